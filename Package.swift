@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+// openclaw-node: a native Linux OpenClaw node. No outside Swift packages; C libraries come from
+// Debian packages through the systemLibrary shims under Sources/C*.
+import PackageDescription
+
+let package = Package(
+    name: "openclaw-node",
+    products: [
+        .executable(name: "openclaw-node", targets: ["openclaw-node"]),
+        .library(name: "NodeHost", targets: ["NodeHost"]),
+    ],
+    targets: [
+        // C shims: each is a module.modulemap + one header of static inline wrappers.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CX11", path: "Sources/CX11", pkgConfig: "x11 xscrnsaver",
+                       providers: [.apt(["libx11-dev", "libxss-dev"])]),
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+
+        // The runtime: config, registry/dispatcher, presence, state, device capability, control socket.
+        .target(name: "NodeHost", dependencies: ["CSQLite", "COpenSSL", "CX11", "CSystemd"],
+                path: "Sources/NodeHost"),
+
+        // Capability bundles. Until their own issues land they hold only command specs and report
+        // themselves unavailable, so nothing is advertised that does not work.
+        .target(name: "CameraCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Camera"),
+        .target(name: "LocationCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Location"),
+        .target(name: "ScreenCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Screen"),
+        .target(name: "CanvasCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Canvas"),
+
+        .executableTarget(name: "openclaw-node",
+                          dependencies: ["NodeHost", "CameraCapability", "LocationCapability",
+                                         "ScreenCapability", "CanvasCapability"],
+                          path: "Sources/openclaw-node"),
+
+        .testTarget(name: "NodeHostTests",
+                    dependencies: ["NodeHost", "CameraCapability", "LocationCapability",
+                                   "ScreenCapability", "CanvasCapability", "openclaw-node"],
+                    path: "Tests/NodeHostTests"),
+    ]
+)

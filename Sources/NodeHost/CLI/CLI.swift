@@ -1,0 +1,76 @@
+import Foundation
+
+/// `openclaw-node` command line. The executable only supplies the capability bundles; everything
+/// else lives here so tests can drive it.
+public enum CLI {
+    /// Builds the capability list for a config (the executable adds camera, location, …).
+    public typealias CapabilityFactory = @Sendable (NodeConfig) -> [any Capability]
+
+    static let commands: [(name: String, summary: String)] = [
+        ("run", "run the node daemon (connects to the gateway, serves the control socket)"),
+        ("invoke", "run one command through the node's dispatcher and print its payload"),
+        ("caps", "show the capabilities and commands this node advertises"),
+        ("status", "show device id, state directory, gateways and pairing state"),
+        ("config check", "validate a config file"),
+        ("presence", "set foreground/background on the running daemon"),
+    ]
+
+    public static func main(_ args: [String], capabilities: @escaping CapabilityFactory) async -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        guard let first = args.first else { Out.line(usage); return ExitCode.usage.rawValue }
+        let rest = Array(args.dropFirst())
+        do {
+            switch first {
+            case "run": return try await RunCommand.main(rest, capabilities: capabilities)
+            case "invoke": return try await InvokeCommand.main(rest, capabilities: capabilities)
+            case "caps": return try await CapsCommand.main(rest, capabilities: capabilities)
+            case "status": return try await StatusCommand.main(rest)
+            case "config": return try ConfigCommand.main(rest)
+            case "presence": return try PresenceCommand.main(rest)
+            case "help", "--help", "-h":
+                if let topic = rest.first { return await main([topic, "--help"], capabilities: capabilities) }
+                Out.line(usage); return ExitCode.ok.rawValue
+            case "--version", "version": Out.line("openclaw-node \(NodeVersion.version)"); return ExitCode.ok.rawValue
+            default:
+                let hint = Suggest.closest(to: first, in: commands.map { String($0.name.split(separator: " ")[0]) })
+                Out.err("openclaw-node: unknown command \"\(first)\"\(hint.map { " (did you mean \($0)?)" } ?? ""). See openclaw-node --help")
+                return ExitCode.usage.rawValue
+            }
+        } catch let e as Arguments.Failure {
+            Out.err("openclaw-node \(first): \(e.description). See openclaw-node \(first) --help")
+            return ExitCode.usage.rawValue
+        } catch {
+            Out.err("openclaw-node \(first): \(error)")
+            return ExitCode.failure.rawValue
+        }
+    }
+
+    static var usage: String {
+        """
+        openclaw-node \(NodeVersion.version) — turns this Linux device into an OpenClaw node.
+
+        Usage: openclaw-node <command> [options]
+
+        Commands:
+        \(commands.map { "  \($0.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+
+        Every command takes --config FILE (default: $XDG_CONFIG_HOME/openclaw-node/config.json5 if it
+        exists, else built-in defaults) and --help.
+
+        Environment: OPENCLAW_GATEWAY_URL, OPENCLAW_GATEWAY_TOKEN, OPENCLAW_GATEWAY_PASSWORD override the
+        config file; OPENCLAW_NODE_LOG=debug|info|warn|error sets the log level.
+        """
+    }
+
+    /// Loads the config named by --config (or the default location), printing a clear error.
+    static func loadConfig(_ a: Arguments) throws -> NodeConfig {
+        let path = ConfigLoader.resolvePath(explicit: a.option("config"))
+        do { return try ConfigLoader.load(path: path) }
+        catch { throw CLIError(message: "invalid config:\n\(error.description)\n(run `openclaw-node config check \(path ?? "")` for details)") }
+    }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

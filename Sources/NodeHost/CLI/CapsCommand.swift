@@ -1,0 +1,60 @@
+/// `openclaw-node caps [--json]`: the connect manifest, derived from the command table.
+enum CapsCommand {
+    static let help = """
+        Usage: openclaw-node caps [--json] [--all] [--config FILE]
+
+        Shows what this node declares to the gateway: capabilities, commands and permissions, and
+        why anything is not advertised.
+          --json   the manifest as JSON ({caps, commands, permissions, notAdvertised, table})
+        """
+
+    static func main(_ args: [String], capabilities: CLI.CapabilityFactory) async throws -> Int32 {
+        let a = try Arguments(args, valued: ["config"], known: ["json"])
+        if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
+        let config = try CLI.loadConfig(a)
+        let registry = await CommandRegistry.load(capabilities(config), enabled: { config.isEnabled($0) })
+        let m = registry.manifest
+        if a.flag("json") {
+            Out.json(ManifestDocument.json(registry))
+            return ExitCode.ok.rawValue
+        }
+        Out.line("Capabilities: \(m.caps.isEmpty ? "(none)" : m.caps.joined(separator: ", "))")
+        Out.line("Commands:")
+        for spec in registry.allSpecs {
+            let advertised = m.commands.contains(spec.name)
+            var marks: [String] = []
+            if spec.requiresForeground { marks.append("foreground") }
+            if spec.dangerous { marks.append("dangerous") }
+            Out.line("  \(advertised ? "+" : "-") \(spec.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(spec.summary)\(marks.isEmpty ? "" : " [\(marks.joined(separator: ", "))]")")
+        }
+        if !m.permissions.isEmpty {
+            Out.line("Permissions: " + m.permissions.keys.sorted().map { "\($0)=\(m.permissions[$0]! ? "yes" : "no")" }.joined(separator: ", "))
+        }
+        let reasons = registry.notAdvertisedReasons
+        if !reasons.isEmpty {
+            Out.line("Not advertised (-):")
+            for r in reasons { Out.line("  \(r)") }
+        }
+        return ExitCode.ok.rawValue
+    }
+}
+
+/// The manifest and command table as JSON (for `caps --json`, docs and doctor).
+public enum ManifestDocument {
+    public static func json(_ registry: CommandRegistry) -> JSONValue {
+        let m = registry.manifest
+        let table: [JSONValue] = registry.allSpecs.map { s in
+            var row: [String: JSONValue] = ["name": .string(s.name), "capability": .string(s.capability),
+                                            "requiresForeground": .bool(s.requiresForeground), "dangerous": .bool(s.dangerous),
+                                            "advertised": .bool(m.commands.contains(s.name)), "summary": .string(s.summary)]
+            if let p = s.permission { row["permission"] = .string(p) }
+            if !s.paramsDoc.isEmpty {
+                row["params"] = .object(Dictionary(s.paramsDoc.map { ($0.0, JSONValue.string($0.1)) }, uniquingKeysWith: { a, _ in a }))
+            }
+            return .object(row)
+        }
+        return ["caps": .array(m.caps.map { .string($0) }), "commands": .array(m.commands.map { .string($0) }),
+                "permissions": .object(m.permissions.mapValues { .bool($0) }),
+                "notAdvertised": .array(registry.notAdvertisedReasons.map { .string($0) }), "table": .array(table)]
+    }
+}

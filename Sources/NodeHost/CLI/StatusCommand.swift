@@ -1,0 +1,77 @@
+import Foundation
+
+/// `openclaw-node status [--json]`: identity, state and pairing as stored, plus the live daemon's
+/// view (presence, connection) when one is running.
+enum StatusCommand {
+    static let help = """
+        Usage: openclaw-node status [--json] [--config FILE]
+
+        Shows the device id and public key, the state directory, each known gateway with its pairing
+        state, and — when the daemon is running — its presence and connection.
+        """
+
+    static func main(_ args: [String]) async throws -> Int32 {
+        let a = try Arguments(args, valued: ["config"], known: ["json"])
+        if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
+        let config = try CLI.loadConfig(a)
+        let store = try StateStore(stateDir: config.stateDir)
+        let id = try store.identity()
+        var mode: String?
+        if let attrs = try? FileManager.default.attributesOfItem(atPath: store.path),
+           let perms = attrs[.posixPermissions] as? NSNumber { mode = String(format: "%04o", perms.intValue) }
+        let gateways: [JSONValue] = try store.gateways().map { g in
+            var o: [String: JSONValue] = ["gateway": .string(g.gateway), "url": .string(g.url),
+                                          "pairing": .string(PairingText.describe(g))]
+            o["pairingState"] = .string(g.pairingState)
+            if let r = g.pairingRequestId { o["pairingRequestId"] = .string(r) }
+            if let p = g.tlsPin { o["tlsPin"] = .string(p) }
+            if let e = g.lastError { o["lastError"] = .string(e) }
+            if let s = g.lastSeenMs { o["lastSeenMs"] = .number(Double(s)) }
+            o["hasDeviceToken"] = .bool((try? store.deviceToken(gateway: g.gateway, role: "node")) != nil)
+            return .object(o)
+        }
+        var daemon: JSONValue = ["running": false]
+        if let client = ControlClient.connect(stateDir: config.stateDir),
+           let reply = try? client.request(["op": "status"]), let s = reply["status"] {
+            daemon = s
+        }
+        var out: [String: JSONValue] = [
+            "deviceId": .string(id.deviceId), "publicKey": .string(id.publicKeyBase64url),
+            "displayName": .string(config.displayName), "stateDir": .string(config.stateDir),
+            "database": .string(store.path), "schemaVersion": .number(Double(try store.schemaVersion())),
+            "gateways": .array(gateways), "daemon": daemon, "version": .string(NodeVersion.version),
+        ]
+        if let mode { out["databaseMode"] = .string(mode) }
+        if let aside = store.movedAside { out["movedAside"] = .string(aside) }
+        if a.flag("json") { Out.json(.object(out)); return ExitCode.ok.rawValue }
+
+        Out.line("Device id:    \(id.deviceId)")
+        Out.line("Public key:   \(id.publicKeyBase64url)")
+        Out.line("Name:         \(config.displayName)")
+        Out.line("State:        \(store.path)\(mode.map { " (mode \($0))" } ?? "")")
+        if let aside = store.movedAside { Out.line("Warning:      a damaged state database was moved to \(aside)") }
+        if gateways.isEmpty { Out.line("Gateways:     none yet") }
+        for g in try store.gateways() { Out.line("Gateway:      \(g.url) — \(PairingText.describe(g))") }
+        if daemon["running"]?.boolValue == false {
+            Out.line("Daemon:       not running (start it with `openclaw-node run`)")
+        } else {
+            Out.line("Daemon:       running, pid \(daemon["pid"]?.intValue ?? 0)")
+            if let p = daemon["presence"]?.stringValue { Out.line("Presence:     \(p) (\(daemon["presenceReason"]?.stringValue ?? ""))") }
+            if let c = daemon["connection"]?.stringValue { Out.line("Connection:   \(c)") }
+        }
+        return ExitCode.ok.rawValue
+    }
+}
+
+/// How a stored pairing state reads to a person.
+public enum PairingText {
+    public static func describe(_ g: StateStore.GatewayRecord) -> String {
+        switch g.pairingState {
+        case "paired": return "paired"
+        case "pending": return "pending approval (request \(g.pairingRequestId ?? "unknown"))"
+        case "rejected": return "rejected\(g.lastError.map { ": \($0)" } ?? "")"
+        case "error": return "error\(g.lastError.map { ": \($0)" } ?? "")"
+        default: return "not paired yet"
+        }
+    }
+}

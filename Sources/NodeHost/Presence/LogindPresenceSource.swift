@@ -1,0 +1,136 @@
+import CSystemd
+import Foundation
+
+/// What the logind source needs to know about seats and sessions. The real one asks systemd-logind
+/// (sd-login + D-Bus); tests inject another to drive each branch.
+public protocol LogindBackend: Sendable {
+    /// Seats logind knows (empty on a headless box or without systemd).
+    func seats() -> [String]
+    /// The session this process belongs to, if it runs inside one (a desktop autostart).
+    func ownSession() -> String?
+    /// The seat a session is attached to.
+    func seat(ofSession session: String) -> String?
+    /// The foreground session of a seat.
+    func activeSession(onSeat seat: String) -> String?
+    /// Session properties from D-Bus; nil when logind cannot be asked.
+    func sessionState(_ session: String) -> LogindSessionState?
+}
+
+public struct LogindSessionState: Sendable, Equatable {
+    public var active: Bool
+    public var locked: Bool
+    public var idle: Bool
+    public init(active: Bool, locked: Bool, idle: Bool) { self.active = active; self.locked = locked; self.idle = idle }
+}
+
+/// `presence.mode: "auto"`: foreground when the session we belong to (or, for a system service, the
+/// active session on seat0) is active, unlocked and not idle. A box with no seat at all is headless:
+/// nobody can be "at" it, so foreground-only commands are allowed there.
+public struct LogindPresenceSource: PresenceSource {
+    let backend: any LogindBackend
+    public init(backend: any LogindBackend = SystemdLogind()) { self.backend = backend }
+
+    public func sample() async -> PresenceSample {
+        let session: String
+        if let own = backend.ownSession(), let seat = backend.seat(ofSession: own) {
+            session = own
+            _ = seat
+        } else {
+            let seats = backend.seats()
+            guard !seats.isEmpty else { return PresenceSample(.foreground, "no seat (headless device)") }
+            let seat = seats.contains("seat0") ? "seat0" : seats[0]
+            guard let active = backend.activeSession(onSeat: seat) else {
+                return PresenceSample(.background, "nobody is logged in on \(seat)")
+            }
+            session = active
+        }
+        guard let state = backend.sessionState(session) else {
+            return PresenceSample(.foreground, "session \(session) (logind not reachable over D-Bus; assuming active)")
+        }
+        if !state.active { return PresenceSample(.background, "session \(session) is not the active session") }
+        if state.locked { return PresenceSample(.background, "session \(session) is locked") }
+        if state.idle { return PresenceSample(.background, "session \(session) is idle") }
+        return PresenceSample(.foreground, "session \(session) is active and unlocked")
+    }
+}
+
+/// The real logind: sd-login reads /run/systemd; properties come over the system bus.
+public final class SystemdLogind: LogindBackend, @unchecked Sendable {
+    private let lock = NSLock()
+    private var bus: OpaquePointer?
+
+    public init() {}
+    deinit { if let bus { sd_bus_unref(bus) } }
+
+    public func seats() -> [String] {
+        var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        let n = sd_get_seats(&list)
+        guard n > 0, let list else { return [] }
+        defer { free(list) }
+        var out: [String] = []
+        for i in 0..<Int(n) {
+            if let s = list[i] { out.append(String(cString: s)); free(s) }
+        }
+        return out
+    }
+
+    public func ownSession() -> String? {
+        var s: UnsafeMutablePointer<CChar>?
+        guard sd_pid_get_session(0, &s) >= 0, let s else { return nil }
+        defer { free(s) }
+        return String(cString: s)
+    }
+
+    public func seat(ofSession session: String) -> String? {
+        var s: UnsafeMutablePointer<CChar>?
+        guard sd_session_get_seat(session, &s) >= 0, let s else { return nil }
+        defer { free(s) }
+        return String(cString: s)
+    }
+
+    public func activeSession(onSeat seat: String) -> String? {
+        var s: UnsafeMutablePointer<CChar>?
+        guard sd_seat_get_active(seat, &s, nil) >= 0, let s else { return nil }
+        defer { free(s) }
+        return String(cString: s)
+    }
+
+    public func sessionState(_ session: String) -> LogindSessionState? {
+        lock.withLock {
+            if bus == nil {
+                var b: OpaquePointer?
+                guard sd_bus_open_system(&b) >= 0 else { return nil }
+                bus = b
+            }
+            var path: UnsafeMutablePointer<CChar>?
+            guard sd_bus_path_encode("/org/freedesktop/login1/session", session, &path) >= 0, let path else { return nil }
+            defer { free(path) }
+            func prop(_ name: String) -> Bool? {
+                var v: Int32 = 0
+                let r = csystemd_get_bool_property(bus, "org.freedesktop.login1", path,
+                                                   "org.freedesktop.login1.Session", name, &v)
+                return r >= 0 ? v != 0 : nil
+            }
+            guard let active = prop("Active") else {
+                // The bus may have gone away (dbus restart): reconnect next time.
+                sd_bus_unref(bus)
+                bus = nil
+                return nil
+            }
+            return LogindSessionState(active: active, locked: prop("LockedHint") ?? false, idle: prop("IdleHint") ?? false)
+        }
+    }
+}
+
+/// Builds the presence source `presence.mode` asks for.
+public enum PresenceSources {
+    public static func make(_ config: NodeConfig.Presence) -> any PresenceSource {
+        switch config.mode {
+        case .auto: return LogindPresenceSource()
+        case .x11: return X11PresenceSource(display: config.display)
+        case .always: return FixedPresenceSource(.foreground, reason: "presence.mode is always")
+        case .never: return FixedPresenceSource(.background, reason: "presence.mode is never")
+        case .manual: return FixedPresenceSource(.foreground, reason: "presence.mode is manual (default foreground)")
+        }
+    }
+}

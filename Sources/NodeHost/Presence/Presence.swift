@@ -1,0 +1,28 @@
+/// Whether a person could be looking at the device (DESIGN.md "Foreground / background on Linux").
+public enum Presence: String, Sendable, Codable {
+    case foreground, background
+}
+
+/// `presence.mode` in config.
+public enum PresenceMode: String, Sendable, CaseIterable {
+    case auto, x11, always, never, manual
+}
+
+/// One reading of a presence source, with the reason a person can read in the log.
+public struct PresenceSample: Sendable, Equatable {
+    public let presence: Presence
+    public let reason: String
+    public init(_ presence: Presence, _ reason: String) { self.presence = presence; self.reason = reason }
+}
+
+/// Something that can tell whether the device is in the foreground right now.
+public protocol PresenceSource: Sendable {
+    func sample() async -> PresenceSample
+}
+
+/// `always` / `never` / `manual`'s starting point.
+public struct FixedPresenceSource: PresenceSource {
+    let value: PresenceSample
+    public init(_ presence: Presence, reason: String) { value = PresenceSample(presence, reason) }
+    public func sample() async -> PresenceSample { value }
+}

@@ -1,0 +1,40 @@
+/// Whether a capability can serve commands on this device right now.
+public enum Availability: Sendable, Equatable {
+    case available
+    /// Not usable here; the reason is logged and shown by `caps`/doctor instead of advertising it.
+    case unavailable(String)
+}
+
+/// What a handler gets besides its params.
+public struct InvocationContext: Sendable {
+    public let invokeId: String
+    public let command: String
+    /// When the caller stops waiting (nil = no deadline). Handlers that block should honour
+    /// Task cancellation; the dispatcher cancels at this point.
+    public let deadline: ContinuousClock.Instant?
+    /// Largest JSON payload the current transport accepts (gateway `policy.maxPayload`).
+    public let maxPayloadBytes: Int
+
+    public init(invokeId: String, command: String, deadline: ContinuousClock.Instant?, maxPayloadBytes: Int) {
+        self.invokeId = invokeId; self.command = command; self.deadline = deadline
+        self.maxPayloadBytes = maxPayloadBytes
+    }
+}
+
+/// A bundle of commands (device, camera, location, …) loaded through the registry.
+public protocol Capability: Sendable {
+    /// The `caps` name and config section ("camera").
+    var name: String { get }
+    /// The rows of the command table this capability contributes.
+    var commands: [CommandSpec] { get }
+    /// Checked at start-up (and by `caps`/doctor): commands of unavailable capabilities are not advertised.
+    func availability() async -> Availability
+    /// Runs one command whose gates and params the dispatcher already checked.
+    func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue
+    /// Releases devices/processes (SIGTERM path).
+    func shutdown() async
+}
+
+extension Capability {
+    public func shutdown() async {}
+}

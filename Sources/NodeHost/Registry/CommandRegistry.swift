@@ -1,0 +1,79 @@
+/// The capabilities loaded into this node and the command table they form. Built once at start-up:
+/// each capability's enabled flag comes from config and its availability from the device.
+public struct CommandRegistry: Sendable {
+    public struct Entry: Sendable {
+        public let capability: any Capability
+        public let enabled: Bool
+        public let availability: Availability
+        public var advertised: Bool { enabled && availability == .available }
+    }
+
+    /// What the connect frame declares (NODE_PROTOCOL.md §2.2).
+    public struct Manifest: Sendable, Equatable {
+        public let caps: [String]
+        public let commands: [String]
+        public let permissions: [String: Bool]
+    }
+
+    public let entries: [Entry]
+    private let specsByName: [String: CommandSpec]
+    private let entryByCapability: [String: Entry]
+
+    /// `enabled(name)` answers whether config enables the capability.
+    public static func load(_ capabilities: [any Capability], enabled: (String) -> Bool) async -> CommandRegistry {
+        var entries: [Entry] = []
+        for cap in capabilities {
+            let on = enabled(cap.name)
+            // Availability is only probed for enabled capabilities: a disabled camera is never opened.
+            let avail: Availability = on ? await cap.availability() : .unavailable("disabled in config")
+            entries.append(Entry(capability: cap, enabled: on, availability: avail))
+        }
+        return CommandRegistry(entries: entries)
+    }
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+        var specs: [String: CommandSpec] = [:]
+        var byCap: [String: Entry] = [:]
+        for e in entries {
+            byCap[e.capability.name] = e
+            for spec in e.capability.commands {
+                precondition(specs[spec.name] == nil, "command \(spec.name) declared twice")
+                precondition(spec.capability == e.capability.name, "\(spec.name) declared by the wrong capability")
+                specs[spec.name] = spec
+            }
+        }
+        self.specsByName = specs
+        self.entryByCapability = byCap
+    }
+
+    public func spec(_ command: String) -> CommandSpec? { specsByName[command] }
+    public func entry(forCapability name: String) -> Entry? { entryByCapability[name] }
+
+    /// Every command row, in table order.
+    public var allSpecs: [CommandSpec] { entries.flatMap { $0.capability.commands } }
+
+    public var manifest: Manifest {
+        var caps: [String] = []
+        var commands: [String] = []
+        var permissions: [String: Bool] = [:]
+        for e in entries {
+            for spec in e.capability.commands {
+                if let p = spec.permission { permissions[p] = (permissions[p] ?? false) || e.advertised }
+            }
+            guard e.advertised else { continue }
+            caps.append(e.capability.name)
+            commands.append(contentsOf: e.capability.commands.map(\.name))
+        }
+        return Manifest(caps: caps, commands: commands, permissions: permissions)
+    }
+
+    /// One line per capability that is not advertised, saying why (no silent filtering).
+    public var notAdvertisedReasons: [String] {
+        entries.compactMap { e in
+            if !e.enabled { return "\(e.capability.name): disabled in config (capabilities.\(e.capability.name).enabled)" }
+            if case .unavailable(let why) = e.availability { return "\(e.capability.name): \(why)" }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Runs one invoke through the gates, in order (DESIGN.md "The path of one invoke"):
+/// unknown → disabled → unavailable → background → params → duplicate id → in-flight limit →
+/// handler under a deadline. The gateway session and the local control socket both call this,
+/// so `openclaw-node invoke` exercises exactly the path a gateway invoke takes.
+public actor Dispatcher {
+    public let registry: CommandRegistry
+    private let presence: PresenceMonitor
+    public let maxInFlight: Int
+    /// Used when the request carries no timeoutMs (the gateway's own default).
+    public let defaultTimeoutMs: Int
+    private var inFlight: [String: (task: Task<Void, Never>, reply: ReplyOnce)] = [:]
+    private var maxPayloadBytes: Int = 25 * 1024 * 1024
+    private let log: Logger
+
+    public init(registry: CommandRegistry, presence: PresenceMonitor, maxInFlight: Int = 8,
+                defaultTimeoutMs: Int = 30_000, log: Logger = Logger(component: "dispatch")) {
+        self.registry = registry
+        self.presence = presence
+        self.maxInFlight = maxInFlight
+        self.defaultTimeoutMs = defaultTimeoutMs
+        self.log = log
+    }
+
+    public func setMaxPayloadBytes(_ n: Int) { maxPayloadBytes = n }
+    public var inFlightCount: Int { inFlight.count }
+
+    /// Runs `command` and returns its payload or error. Never throws: every failure is a NodeError.
+    public func invoke(id: String, command: String, params: Data?, timeoutMs: Int?) async -> Result<JSONValue, NodeError> {
+        let spec: CommandSpec
+        let entry: CommandRegistry.Entry
+        switch gate(command) {
+        case .failure(let e): return .failure(e)
+        case .success(let s): (spec, entry) = s
+        }
+        if spec.requiresForeground, await presence.current == .background {
+            return .failure(NodeError("NODE_BACKGROUND_UNAVAILABLE",
+                "\(command) needs someone at the device, and presence is background (\(await presence.reason)). " +
+                "Run `openclaw-node presence foreground` or change presence.mode"))
+        }
+        let decoded: any Sendable
+        do { decoded = try spec.decode(params) } catch { return .failure(error) }
+
+        guard inFlight[id] == nil else {
+            return .failure(.invalidRequest("duplicate active request id \(id)"))
+        }
+        guard inFlight.count < maxInFlight else {
+            return .failure(NodeError("NODE_BUSY", "\(maxInFlight) commands already running; retry shortly", retryable: true))
+        }
+
+        let timeout = timeoutMs ?? defaultTimeoutMs
+        let deadline: ContinuousClock.Instant? = timeout > 0 ? .now + .milliseconds(timeout) : nil
+        let context = InvocationContext(invokeId: id, command: command, deadline: deadline, maxPayloadBytes: maxPayloadBytes)
+        let capability = entry.capability
+        let reply = ReplyOnce()
+
+        let work = Task {
+            let result: Result<JSONValue, NodeError>
+            do throws(NodeError) { result = .success(try await capability.invoke(command, params: decoded, context: context)) }
+            catch { result = .failure(error) }
+            reply.resolve(result)
+        }
+        inFlight[id] = (work, reply)
+        if let deadline {
+            Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                if reply.resolve(.failure(NodeError("TIMEOUT", "\(command) did not finish within \(timeout) ms"))) {
+                    work.cancel()
+                }
+            }
+        }
+        let result = await reply.value()
+        inFlight[id] = nil
+        if case .failure(let e) = result { log.info("\(command) [\(id)] failed: \(e.message)") }
+        return result
+    }
+
+    /// Aborts a running invoke (gateway `node.invoke.cancel`); it answers "CANCELLED".
+    public func cancel(id: String) {
+        guard let running = inFlight[id] else { return }
+        if running.reply.resolve(.failure(NodeError("CANCELLED", "cancelled by the gateway"))) { running.task.cancel() }
+    }
+
+    /// The static gates: unknown, disabled, unavailable.
+    private func gate(_ command: String) -> Result<(CommandSpec, CommandRegistry.Entry), NodeError> {
+        guard let spec = registry.spec(command), let entry = registry.entry(forCapability: spec.capability) else {
+            return .failure(.invalidRequest("unknown command \"\(command)\" (see `openclaw-node caps`)"))
+        }
+        let cap = spec.capability.uppercased()
+        if !entry.enabled {
+            return .failure(NodeError("\(cap)_DISABLED",
+                "\(spec.capability) is disabled on this node (set capabilities.\(spec.capability).enabled: true)"))
+        }
+        if case .unavailable(let why) = entry.availability {
+            return .failure(NodeError("\(cap)_UNAVAILABLE", why))
+        }
+        return .success((spec, entry))
+    }
+}
+
+/// A reply slot that the handler and the deadline race to fill; the first one wins.
+final class ReplyOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<JSONValue, NodeError>?
+    private var waiter: CheckedContinuation<Result<JSONValue, NodeError>, Never>?
+
+    /// Returns true if this call provided the answer.
+    @discardableResult
+    func resolve(_ r: Result<JSONValue, NodeError>) -> Bool {
+        lock.lock()
+        guard result == nil else { lock.unlock(); return false }
+        result = r
+        let w = waiter
+        waiter = nil
+        lock.unlock()
+        w?.resume(returning: r)
+        return true
+    }
+
+    func value() async -> Result<JSONValue, NodeError> {
+        await withCheckedContinuation { c in
+            lock.lock()
+            if let r = result { lock.unlock(); c.resume(returning: r) } else { waiter = c; lock.unlock() }
+        }
+    }
+}

@@ -1,0 +1,252 @@
+import CSQLite
+import Foundation
+
+/// The node's durable state in one SQLite file inside stateDir (0700 dir, 0600 file, WAL, STRICT
+/// tables, versioned migrations): device key, device tokens, gateway records.
+public final class StateStore: @unchecked Sendable {
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case directory(String)
+        case database(path: String, SQLiteError)
+        case tooNew(path: String, version: Int)
+        case crypto(String)
+
+        public var description: String {
+            switch self {
+            case .directory(let m): return m
+            case .database(let path, let e): return "\(path): \(e.message)"
+            case .tooNew(let path, let v):
+                return "\(path) has schema version \(v), newer than this openclaw-node understands (\(Migrations.latest)); upgrade openclaw-node"
+            case .crypto(let m): return m
+            }
+        }
+    }
+
+    public static let fileName = "state.db"
+
+    public let stateDir: String
+    public let path: String
+    /// Set when a damaged database was found and moved aside on open (its new name).
+    public private(set) var movedAside: String?
+    private let db: SQLiteDatabase
+    private let lock = NSLock()
+    private let log = Logger(component: "state")
+
+    public init(stateDir: String) throws(Failure) {
+        self.stateDir = stateDir
+        self.path = stateDir + "/" + StateStore.fileName
+        try StateStore.prepareDirectory(stateDir)
+        try StateStore.createFileIfMissing(path)
+        do {
+            db = try StateStore.openAndMigrate(path)
+        } catch Failure.database(_, let e) where e.isCorruption {
+            let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+            log.error("\(path) is damaged (\(e.message)); moved it to \(aside) and started a new state database. " +
+                      "The old device key is in that file: a new key means this node must be approved again")
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                rename(path + suffix, aside + suffix)
+            }
+            movedAside = aside
+            try StateStore.createFileIfMissing(path)
+            db = try StateStore.openAndMigrate(path)
+        }
+    }
+
+    private static func prepareDirectory(_ dir: String) throws(Failure) {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw .directory("stateDir \(dir) exists but is not a directory") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .directory("cannot create stateDir \(dir): \(error.localizedDescription) (set node.stateDir to a writable place)")
+        }
+        chmod(dir, 0o700)
+    }
+
+    /// SQLite would create the file with the umask; create it 0600 first so no window exists.
+    private static func createFileIfMissing(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .directory("cannot create \(path): \(String(cString: strerror(errno)))") }
+        fchmod(fd, 0o600)
+        close(fd)
+    }
+
+    private static func openAndMigrate(_ path: String) throws(Failure) -> SQLiteDatabase {
+        do {
+            let db = try SQLiteDatabase(path: path)
+            // A damaged or foreign file fails here, before anything is written to it.
+            let check = try db.query("PRAGMA quick_check")
+            if let first = check.first?.first?.text, first != "ok" {
+                throw SQLiteError(code: SQLITE_CORRUPT, message: "integrity check failed: \(first)")
+            }
+            _ = try db.query("PRAGMA journal_mode=WAL")
+            try db.execute("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL")
+            try db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL) STRICT")
+            var version = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+            if version > Migrations.latest { throw Failure.tooNew(path: path, version: version) }
+            while version < Migrations.latest {
+                let step = Migrations.steps[version]
+                let next = version + 1
+                try db.transaction { () throws(SQLiteError) in
+                    try db.execute(step)
+                    try db.execute("DELETE FROM schema_version")
+                    try db.query("INSERT INTO schema_version (version) VALUES (?)", [.integer(Int64(next))])
+                }
+                version = next
+            }
+            return db
+        } catch let e as SQLiteError {
+            throw .database(path: path, e)
+        } catch let e as Failure {
+            throw e
+        } catch {
+            throw .database(path: path, SQLiteError(code: SQLITE_ERROR, message: "\(error)"))
+        }
+    }
+
+    private func locked<T>(_ body: () throws(SQLiteError) -> T) throws(Failure) -> T {
+        lock.lock(); defer { lock.unlock() }
+        do { return try body() } catch { throw .database(path: path, error) }
+    }
+
+    static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    // MARK: identity
+
+    /// The device key: loaded if stored, created (once) otherwise.
+    public func identity() throws(Failure) -> DeviceIdentity {
+        let row = try locked { () throws(SQLiteError) in
+            try db.query("SELECT private_seed, created_at_ms FROM device_identity WHERE id = 1").first
+        }
+        if let row, let seed = row[0].blob, let created = row[1].integer {
+            do { return try DeviceIdentity(seed: seed, createdAtMs: created) }
+            catch { throw .crypto("the stored device key in \(path) is unusable: \(error)") }
+        }
+        let fresh: DeviceIdentity
+        do { fresh = try DeviceIdentity.generate(nowMs: StateStore.nowMs()) } catch { throw .crypto("\(error)") }
+        try locked { () throws(SQLiteError) in
+            // INSERT OR IGNORE + re-read: two processes starting at once still end up with one key.
+            try db.query("INSERT OR IGNORE INTO device_identity (id, algorithm, private_seed, public_key, created_at_ms) VALUES (1, 'ed25519', ?, ?, ?)",
+                         [.blob(fresh.seed), .blob(fresh.publicKey), .integer(fresh.createdAtMs)])
+        }
+        log.info("created device key \(fresh.deviceId) in \(path)")
+        return try identity()
+    }
+
+    // MARK: device tokens
+
+    public struct DeviceToken: Sendable, Equatable {
+        public let token: String
+        public let role: String
+        public let scopes: [String]
+        public let issuedAtMs: Int64?
+    }
+
+    public func deviceToken(gateway: String, role: String) throws(Failure) -> DeviceToken? {
+        try locked { () throws(SQLiteError) in
+            guard let r = try db.query("SELECT token, scopes, issued_at_ms FROM device_tokens WHERE gateway = ? AND role = ?",
+                                       [.text(gateway), .text(role)]).first, let token = r[0].text else { return nil }
+            let scopes = (r[1].text ?? "").split(separator: ",").map(String.init)
+            return DeviceToken(token: token, role: role, scopes: scopes, issuedAtMs: r[2].integer)
+        }
+    }
+
+    public func saveDeviceToken(gateway: String, _ t: DeviceToken) throws(Failure) {
+        try locked { () throws(SQLiteError) in
+            try db.query("""
+                INSERT INTO device_tokens (gateway, role, token, scopes, issued_at_ms, stored_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (gateway, role) DO UPDATE SET token = excluded.token, scopes = excluded.scopes,
+                  issued_at_ms = excluded.issued_at_ms, stored_at_ms = excluded.stored_at_ms
+                """, [.text(gateway), .text(t.role), .text(t.token), .text(t.scopes.joined(separator: ",")),
+                      t.issuedAtMs.map { .integer($0) } ?? .null, .integer(StateStore.nowMs())])
+        }
+    }
+
+    public func deleteDeviceToken(gateway: String, role: String) throws(Failure) {
+        try locked { () throws(SQLiteError) in
+            try db.query("DELETE FROM device_tokens WHERE gateway = ? AND role = ?", [.text(gateway), .text(role)])
+        }
+    }
+
+    // MARK: gateway records
+
+    public struct GatewayRecord: Sendable, Equatable {
+        public var gateway: String
+        public var url: String
+        public var tlsPin: String?
+        public var displayName: String?
+        /// unknown | paired | pending | rejected | error
+        public var pairingState: String
+        public var pairingRequestId: String?
+        public var lastError: String?
+        public var lastSeenMs: Int64?
+
+        public init(gateway: String, url: String, tlsPin: String? = nil, displayName: String? = nil,
+                    pairingState: String = "unknown", pairingRequestId: String? = nil, lastError: String? = nil,
+                    lastSeenMs: Int64? = nil) {
+            self.gateway = gateway; self.url = url; self.tlsPin = tlsPin; self.displayName = displayName
+            self.pairingState = pairingState; self.pairingRequestId = pairingRequestId
+            self.lastError = lastError; self.lastSeenMs = lastSeenMs
+        }
+    }
+
+    public func gateways() throws(Failure) -> [GatewayRecord] {
+        try locked { () throws(SQLiteError) in
+            try db.query("SELECT gateway, url, tls_pin, display_name, pairing_state, pairing_request_id, last_error, last_seen_ms FROM gateways ORDER BY gateway")
+                .map { r in
+                    GatewayRecord(gateway: r[0].text ?? "", url: r[1].text ?? "", tlsPin: r[2].text, displayName: r[3].text,
+                                  pairingState: r[4].text ?? "unknown", pairingRequestId: r[5].text,
+                                  lastError: r[6].text, lastSeenMs: r[7].integer)
+                }
+        }
+    }
+
+    public func gateway(_ key: String) throws(Failure) -> GatewayRecord? {
+        try gateways().first { $0.gateway == key }
+    }
+
+    public func saveGateway(_ g: GatewayRecord) throws(Failure) {
+        try locked { () throws(SQLiteError) in
+            try db.query("""
+                INSERT INTO gateways (gateway, url, tls_pin, display_name, pairing_state, pairing_request_id, last_error, last_seen_ms, updated_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (gateway) DO UPDATE SET url = excluded.url, tls_pin = excluded.tls_pin,
+                  display_name = excluded.display_name, pairing_state = excluded.pairing_state,
+                  pairing_request_id = excluded.pairing_request_id, last_error = excluded.last_error,
+                  last_seen_ms = excluded.last_seen_ms, updated_at_ms = excluded.updated_at_ms
+                """, [.text(g.gateway), .text(g.url), g.tlsPin.map { .text($0) } ?? .null,
+                      g.displayName.map { .text($0) } ?? .null, .text(g.pairingState),
+                      g.pairingRequestId.map { .text($0) } ?? .null, g.lastError.map { .text($0) } ?? .null,
+                      g.lastSeenMs.map { .integer($0) } ?? .null, .integer(StateStore.nowMs())])
+        }
+    }
+
+    // MARK: settings (small key/value facts such as the chosen gateway)
+
+    public func setting(_ key: String) throws(Failure) -> String? {
+        try locked { () throws(SQLiteError) in
+            try db.query("SELECT value FROM settings WHERE key = ?", [.text(key)]).first?.first?.text
+        }
+    }
+
+    public func setSetting(_ key: String, _ value: String?) throws(Failure) {
+        try locked { () throws(SQLiteError) in
+            if let value {
+                try db.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                             [.text(key), .text(value)])
+            } else {
+                try db.query("DELETE FROM settings WHERE key = ?", [.text(key)])
+            }
+        }
+    }
+
+    /// The schema version on disk (for status/doctor).
+    public func schemaVersion() throws(Failure) -> Int {
+        try locked { () throws(SQLiteError) in
+            Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import CameraCapability
+import CanvasCapability
+import Foundation
+import LocationCapability
+import NodeHost
+import ScreenCapability
+
+// The executable only decides which capability bundles are compiled in; NodeHost does the rest.
+let capabilities: CLI.CapabilityFactory = { config in
+    NodeRuntime.builtinCapabilities(config: config) + [
+        CameraCommands.capability(),
+        LocationCommands.capability(),
+        ScreenCommands.capability(),
+        CanvasCommands.capability(),
+    ]
+}
+
+let code = await CLI.main(Array(CommandLine.arguments.dropFirst()), capabilities: capabilities)
+exit(code)
