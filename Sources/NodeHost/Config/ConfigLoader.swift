@@ -43,9 +43,7 @@ public enum ConfigLoader {
 
     public static func parse(_ text: String, file: String, environment env: [String: String] = [:]) throws(Failure) -> NodeConfig {
         let doc: JSON5Node
-        do { doc = try JSON5Parser.parse(text, file: file) }
-        catch let e as JSON5SyntaxError { throw .syntax(e) }
-        catch { throw .syntax(JSON5SyntaxError(file: file, location: SourceLocation(line: 1, column: 1), reason: "\(error)")) }
+        do { doc = try JSON5Parser.parse(text, file: file) } catch { throw .syntax(error) }
         let errors = ConfigValidator.validate(doc, file: file)
         if !errors.isEmpty { throw .invalid(errors) }
         return NodeConfig(document: doc.plain, sourceFile: file, environment: env)

@@ -45,61 +45,20 @@ extension CommandParams {
 
     static func decodeValidated(from data: Data?) throws(NodeError) -> Self {
         // Absent params, `null` and "" all mean "no params" (the gateway sends paramsJSON: null).
-        var bytes = data ?? Data("{}".utf8)
-        let trimmed = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty || trimmed == "null" { bytes = Data("{}".utf8) }
-        let value: Self
-        do {
-            value = try JSONDecoder().decode(Self.self, from: bytes)
-        } catch let error as DecodingError {
-            throw NodeError.invalidRequest(ParamsDecodingMessage.describe(error))
-        } catch {
-            throw NodeError.invalidRequest("params are not valid JSON")
+        var tree = JSONValue.object([:])
+        if let data, !data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
+            guard let parsed = JSONValue.parse(data) else { throw NodeError.invalidRequest("params are not valid JSON") }
+            if parsed != .null { tree = parsed }
         }
+        let value: Self
+        do { value = try JSONValueDecoder.decode(Self.self, from: tree) }
+        catch { throw NodeError.invalidRequest(error.description) }
         return try value.validated()
     }
 }
 
 /// Commands that take no params still accept (and ignore) any object.
 public struct NoParams: CommandParams { public init() {} }
-
-/// Turns a DecodingError into "maxWidth: expected a number" style text.
-enum ParamsDecodingMessage {
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ ctx: DecodingError.Context, _ extra: CodingKey? = nil) -> String {
-            let keys = ctx.codingPath + (extra.map { [$0] } ?? [])
-            let p = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return p.isEmpty ? "params" : p
-        }
-        switch error {
-        case .typeMismatch(let type, let ctx):
-            if ctx.codingPath.isEmpty { return "params must be a JSON object" }
-            return "\(path(ctx)): expected \(typeWord(type))"
-        case .valueNotFound(let type, let ctx):
-            return "\(path(ctx)): expected \(typeWord(type)), found null"
-        case .keyNotFound(let key, let ctx):
-            return "\(path(ctx, key)) is required"
-        case .dataCorrupted(let ctx):
-            if ctx.codingPath.isEmpty { return "params are not valid JSON" }
-            return "\(path(ctx)): \(ctx.debugDescription)"
-        @unknown default:
-            return "invalid params"
-        }
-    }
-
-    static func typeWord(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "a boolean"
-        case is Int.Type, is Double.Type, is Int64.Type, is Float.Type: return "a number"
-        default:
-            let name = String(describing: type)
-            if name.hasPrefix("Array") || name.hasPrefix("[") { return "an array" }
-            if name.hasPrefix("Dictionary") { return "an object" }
-            return "a value of type \(name)"
-        }
-    }
-}
 
 /// Helpers for `validated()` implementations: one place for range messages.
 public enum ParamCheck {

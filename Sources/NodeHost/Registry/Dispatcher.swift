@@ -5,11 +5,11 @@ import Foundation
 /// handler under a deadline. The gateway session and the local control socket both call this,
 /// so `openclaw-node invoke` exercises exactly the path a gateway invoke takes.
 public actor Dispatcher {
-    public let registry: CommandRegistry
+    public nonisolated let registry: CommandRegistry
     private let presence: PresenceMonitor
-    public let maxInFlight: Int
+    public nonisolated let maxInFlight: Int
     /// Used when the request carries no timeoutMs (the gateway's own default).
-    public let defaultTimeoutMs: Int
+    public nonisolated let defaultTimeoutMs: Int
     private var inFlight: [String: (task: Task<Void, Never>, reply: ReplyOnce)] = [:]
     private var maxPayloadBytes: Int = 25 * 1024 * 1024
     private let log: Logger

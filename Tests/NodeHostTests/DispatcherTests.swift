@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+@testable import NodeHost
+
+/// A capability made for exercising the dispatcher's gates.
+struct GateTestCapability: Capability {
+    struct SleepParams: CommandParams {
+        var ms: Int?
+        var ignoreCancel: Bool?
+        func validated() throws(NodeError) -> SleepParams {
+            try ParamCheck.range(ms, "ms", 0...60_000)
+            return self
+        }
+    }
+    struct EchoParams: CommandParams { var text: String; var count: Int? }
+
+    var name = "gate"
+    var avail: Availability = .available
+    var commands: [CommandSpec] {
+        [CommandSpec("gate.echo", capability: "gate", params: EchoParams.self, summary: "echo"),
+         CommandSpec("gate.fg", capability: "gate", params: NoParams.self, requiresForeground: true, summary: "fg only"),
+         CommandSpec("gate.sleep", capability: "gate", params: SleepParams.self, summary: "sleep")]
+    }
+    func availability() async -> Availability { avail }
+    func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
+        switch command {
+        case "gate.echo":
+            let p = params as! EchoParams
+            return ["text": .string(p.text), "count": .number(Double(p.count ?? 1))]
+        case "gate.fg": return ["ran": true]
+        case "gate.sleep":
+            let p = params as! SleepParams
+            if p.ignoreCancel == true {
+                // Waits without looking at cancellation (and without blocking a pool thread).
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(p.ms ?? 0)) { c.resume() }
+                }
+                return ["slept": true]
+            }
+            do { try await Task.sleep(for: .milliseconds(p.ms ?? 0)) } catch { throw NodeError("CANCELLED", "stopped") }
+            return ["slept": true]
+        default: throw NodeError.invalidRequest("no")
+        }
+    }
+}
+
+func makeDispatcher(enabled: Bool = true, avail: Availability = .available, presence: Presence = .foreground,
+                    maxInFlight: Int = 8) async -> (Dispatcher, PresenceMonitor) {
+    let monitor = PresenceMonitor(mode: .manual, source: FixedPresenceSource(presence, reason: "test"))
+    let registry = await CommandRegistry.load([GateTestCapability(avail: avail)], enabled: { _ in enabled })
+    return (Dispatcher(registry: registry, presence: monitor, maxInFlight: maxInFlight), monitor)
+}
+
+func params(_ s: String) -> Data { Data(s.utf8) }
+
+@Suite struct DispatcherTests {
+    @Test func unknownCommandIsInvalidRequest() async {
+        let (d, _) = await makeDispatcher()
+        let r = await d.invoke(id: "1", command: "nope.nope", params: nil, timeoutMs: nil)
+        guard case .failure(let e) = r else { Issue.record("expected failure"); return }
+        #expect(e.code == "INVALID_REQUEST")
+        #expect(e.message.hasPrefix("INVALID_REQUEST: unknown command"))
+    }
+
+    @Test func disabledCapabilityHasItsOwnCode() async {
+        let (d, _) = await makeDispatcher(enabled: false)
+        let r = await d.invoke(id: "1", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
+        guard case .failure(let e) = r else { Issue.record("expected failure"); return }
+        #expect(e.code == "GATE_DISABLED")
+        #expect(e.message.contains("capabilities.gate.enabled"))
+    }
+
+    @Test func unavailableCapabilityIsNotAdvertisedAndRefused() async {
+        let (d, _) = await makeDispatcher(avail: .unavailable("no hardware"))
+        #expect(d.registry.manifest.commands.isEmpty)
+        #expect(d.registry.notAdvertisedReasons == ["gate: no hardware"])
+        let r = await d.invoke(id: "1", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
+        guard case .failure(let e) = r else { Issue.record("expected failure"); return }
+        #expect(e.code == "GATE_UNAVAILABLE")
+        #expect(e.message == "GATE_UNAVAILABLE: no hardware")
+    }
+
+    @Test func foregroundOnlyCommandRefusedInBackground() async {
+        let (d, monitor) = await makeDispatcher(presence: .background)
+        let r = await d.invoke(id: "1", command: "gate.fg", params: nil, timeoutMs: nil)
+        guard case .failure(let e) = r else { Issue.record("expected failure"); return }
+        #expect(e.code == "NODE_BACKGROUND_UNAVAILABLE")
+        #expect(e.message.hasPrefix("NODE_BACKGROUND_UNAVAILABLE: "))
+        // Commands that don't need a person still run in the background.
+        let ok = await d.invoke(id: "2", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
+        #expect((try? ok.get())?["text"] == "x")
+        // …and the foreground one runs once someone is there.
+        await monitor.setOverride(.foreground)
+        let fg = await d.invoke(id: "3", command: "gate.fg", params: nil, timeoutMs: nil)
+        #expect((try? fg.get()) == ["ran": true])
+    }
+
+    @Test func backgroundGateComesBeforeParams() async {
+        let (d, _) = await makeDispatcher(presence: .background)
+        let r = await d.invoke(id: "1", command: "gate.fg", params: params("not json"), timeoutMs: nil)
+        guard case .failure(let e) = r else { Issue.record("expected failure"); return }
+        #expect(e.code == "NODE_BACKGROUND_UNAVAILABLE")
+    }
+
+    @Test(arguments: [
+        (#"{"count":1}"#, "text is required"),
+        (#"{"text":5}"#, "text: expected a string"),
+        (#"{"text":"a","count":"many"}"#, "count: expected an integer, found a string (\"many\")"),
+        (#"{"text":"a","count":1.5}"#, "count: expected an integer, found 1.5"),
+        ("[1,2]", "params must be a JSON object, found an array"),
+        (#"{"text":null}"#, "text is required (found null)"),
+        ("{nope", "params are not valid JSON"),
+    ])
+    func badParamsNameTheField(input: String, expected: String) async {
+        let (d, _) = await makeDispatcher()
+        let r = await d.invoke(id: "1", command: "gate.echo", params: params(input), timeoutMs: nil)
+        guard case .failure(let e) = r else { Issue.record("expected failure for \(input)"); return }
+        #expect(e.code == "INVALID_REQUEST")
+        #expect(e.message.contains(expected), "\(e.message)")
+    }
+
+    @Test func rangeCheckNamesField() async {
+        let (d, _) = await makeDispatcher()
+        let r = await d.invoke(id: "1", command: "gate.sleep", params: params(#"{"ms":-5}"#), timeoutMs: nil)
+        guard case .failure(let e) = r else { Issue.record("expected failure"); return }
+        #expect(e.message == "INVALID_REQUEST: ms must be between 0 and 60000 (got -5)")
+    }
+
+    @Test(arguments: [nil, "", "null", "{}", "  null  "])
+    func absentParamsMeanEmpty(input: String?) async {
+        let (d, _) = await makeDispatcher()
+        let r = await d.invoke(id: "1", command: "gate.sleep", params: input.map { params($0) }, timeoutMs: nil)
+        #expect((try? r.get()) == ["slept": true])
+    }
+
+    @Test func deadlineCancelsTheHandler() async {
+        let (d, _) = await makeDispatcher()
+        let start = ContinuousClock.now
+        let r = await d.invoke(id: "1", command: "gate.sleep", params: params(#"{"ms":20000}"#), timeoutMs: 100)
+        guard case .failure(let e) = r else { Issue.record("expected timeout"); return }
+        #expect(e.code == "TIMEOUT")
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(await d.inFlightCount == 0)
+    }
+
+    @Test func deadlineAnswersEvenWhenHandlerIgnoresCancellation() async {
+        let (d, _) = await makeDispatcher()
+        let r = await d.invoke(id: "1", command: "gate.sleep", params: params(#"{"ms":1500,"ignoreCancel":true}"#), timeoutMs: 100)
+        guard case .failure(let e) = r else { Issue.record("expected timeout"); return }
+        #expect(e.code == "TIMEOUT")
+    }
+
+    @Test func inFlightLimitGivesRetryableBusy() async {
+        let (d, _) = await makeDispatcher(maxInFlight: 8)
+        await withTaskGroup(of: Void.self) { group in
+            for i in 0..<8 {
+                group.addTask { _ = await d.invoke(id: "s\(i)", command: "gate.sleep", params: params(#"{"ms":3000}"#), timeoutMs: nil) }
+            }
+            // Wait until all eight are running.
+            for _ in 0..<200 where await d.inFlightCount < 8 { try? await Task.sleep(for: .milliseconds(10)) }
+            #expect(await d.inFlightCount == 8)
+            let r = await d.invoke(id: "extra", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
+            guard case .failure(let e) = r else { Issue.record("expected busy"); return }
+            #expect(e.code == "NODE_BUSY")
+            #expect(e.retryable)
+            for i in 0..<8 { await d.cancel(id: "s\(i)") }
+        }
+        #expect(await d.inFlightCount == 0)
+        let after = await d.invoke(id: "later", command: "gate.echo", params: params(#"{"text":"y"}"#), timeoutMs: nil)
+        #expect((try? after.get())?["text"] == "y")
+    }
+
+    @Test func duplicateActiveIdRejected() async {
+        let (d, _) = await makeDispatcher()
+        async let first = d.invoke(id: "same", command: "gate.sleep", params: params(#"{"ms":2000}"#), timeoutMs: nil)
+        for _ in 0..<200 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(5)) }
+        let second = await d.invoke(id: "same", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
+        guard case .failure(let e) = second else { Issue.record("expected duplicate refusal"); return }
+        #expect(e.message.contains("duplicate"))
+        await d.cancel(id: "same")
+        guard case .failure(let c) = await first else { Issue.record("expected cancel"); return }
+        #expect(c.code == "CANCELLED")
+    }
+
+    @Test func manifestDerivedFromTable() async {
+        let (d, _) = await makeDispatcher()
+        let m = d.registry.manifest
+        #expect(m.caps == ["gate"])
+        #expect(m.commands == ["gate.echo", "gate.fg", "gate.sleep"])
+    }
+}
