@@ -97,11 +97,13 @@ final class BackgroundProcess: @unchecked Sendable {
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: stderrPath)
         return process.terminationStatus
     }
 
-    deinit { if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit() } }
+    deinit {
+        if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: stderrPath)
+    }
 }
 
 /// Polls `condition` until it holds or `timeout` passes.

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import NodeHost
+
+/// The real `openclaw-node` binary, end to end.
+@Suite struct CLITests {
+    struct Env {
+        let dir: String
+        let config: String
+        var vars: [String: String] {
+            ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "XDG_CONFIG_HOME": dir + "/xdg"]
+        }
+        init(_ body: String = "") {
+            dir = TestPaths.tempDir("cli")
+            config = dir + "/config.json5"
+            let text = "{ node: { stateDir: '\(dir)/state' }, presence: { mode: 'manual' }, \(body) }"
+            FileManager.default.createFile(atPath: config, contents: Data(text.utf8))
+        }
+        func run(_ args: [String]) throws -> ProcessResult { try runProcess(TestPaths.nodeBinary, args, env: vars) }
+        func cleanup() { try? FileManager.default.removeItem(atPath: dir) }
+    }
+
+    @Test func invokeDeviceInfoPrintsRealValues() throws {
+        let e = Env(); defer { e.cleanup() }
+        let r = try e.run(["invoke", "device.info", "--config", e.config])
+        #expect(r.code == 0, "\(r.stderr)")
+        let v = try #require(JSONValue.parse(r.stdout))
+        for key in ["deviceName", "modelIdentifier", "systemName", "systemVersion", "appVersion", "appBuild", "locale"] {
+            #expect(v[key]?.stringValue?.isEmpty == false, "missing \(key)")
+        }
+        #expect(v["deviceName"]?.stringValue == NodeConfig.hostname())
+    }
+
+    @Test func invokeDeviceStatusPrintsRealValues() throws {
+        let e = Env(); defer { e.cleanup() }
+        let r = try e.run(["invoke", "device.status", "--config", e.config])
+        #expect(r.code == 0, "\(r.stderr)")
+        let v = try #require(JSONValue.parse(r.stdout))
+        #expect((v["storage"]?["totalBytes"]?.doubleValue ?? 0) > 0)
+        #expect((v["uptimeSeconds"]?.doubleValue ?? 0) > 0)
+        #expect(v["thermal"]?["state"]?.stringValue != nil)
+        #expect(v["network"]?["status"]?.stringValue != nil)
+    }
+
+    @Test func unknownCommandExitsOneWithInvalidRequest() throws {
+        let e = Env(); defer { e.cleanup() }
+        let r = try e.run(["invoke", "nope.nope", "--config", e.config])
+        #expect(r.code == 1)
+        let v = try #require(JSONValue.parse(r.stdout))
+        #expect(v["code"] == "INVALID_REQUEST")
+        #expect(v["message"]?.stringValue?.hasPrefix("INVALID_REQUEST: ") == true)
+    }
+
+    @Test func disabledCapabilityThroughCLI() throws {
+        let e = Env("capabilities: { device: { enabled: false } }"); defer { e.cleanup() }
+        let r = try e.run(["invoke", "device.info", "--config", e.config])
+        #expect(r.code == 1)
+        #expect(JSONValue.parse(r.stdout)?["code"] == "DEVICE_DISABLED")
+    }
+
+    @Test func badParamsJSONIsInvalidRequest() throws {
+        let e = Env(); defer { e.cleanup() }
+        let r = try e.run(["invoke", "device.info", "--params", "{oops", "--config", e.config])
+        #expect(r.code == 1)
+        #expect(JSONValue.parse(r.stdout)?["code"] == "INVALID_REQUEST")
+    }
+
+    @Test func statusKeepsTheSameDeviceIdAndDatabaseIs0600() throws {
+        let e = Env(); defer { e.cleanup() }
+        let a = try e.run(["status", "--json", "--config", e.config])
+        let b = try e.run(["status", "--json", "--config", e.config])
+        #expect(a.code == 0 && b.code == 0, "\(a.stderr)\(b.stderr)")
+        let va = try #require(JSONValue.parse(a.stdout)), vb = try #require(JSONValue.parse(b.stdout))
+        #expect(va["deviceId"]?.stringValue?.count == 64)
+        #expect(va["deviceId"] == vb["deviceId"])
+        #expect(va["publicKey"] == vb["publicKey"])
+        #expect(va["databaseMode"] == "0600")
+        #expect(va["stateDir"]?.stringValue == e.dir + "/state")
+        let attrs = try FileManager.default.attributesOfItem(atPath: e.dir + "/state/state.db")
+        #expect((attrs[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    }
+
+    @Test func capsJSONIsDerivedFromTheTable() throws {
+        let e = Env(); defer { e.cleanup() }
+        let r = try e.run(["caps", "--json", "--config", e.config])
+        #expect(r.code == 0)
+        let v = try #require(JSONValue.parse(r.stdout))
+        #expect(v["caps"] == ["device"])
+        #expect(v["commands"] == ["device.info", "device.status"])
+        let table = v["table"]?.arrayValue ?? []
+        #expect(table.contains { $0["name"] == "camera.snap" && $0["dangerous"] == true && $0["advertised"] == false })
+        #expect(v["notAdvertised"]?.arrayValue?.contains { $0.stringValue?.hasPrefix("camera:") == true } == true)
+    }
+
+    @Test func configCheckExitCodes() throws {
+        let e = Env(); defer { e.cleanup() }
+        let ok = try e.run(["config", "check", TestPaths.repoRoot + "/config.json5"])
+        #expect(ok.code == 0, "\(ok.stderr)")
+        let syntax = e.dir + "/syntax.json5"
+        FileManager.default.createFile(atPath: syntax, contents: Data("{\n  a: 1,,\n}".utf8))
+        let s = try e.run(["config", "check", syntax])
+        #expect(s.code == 2)
+        #expect(s.stderr.contains("\(syntax):2:"))
+        let array = e.dir + "/array.json5"
+        FileManager.default.createFile(atPath: array, contents: Data("[1, 2]".utf8))
+        #expect(try e.run(["config", "check", array]).code == 3)
+        let unknown = e.dir + "/unknown.json5"
+        FileManager.default.createFile(atPath: unknown, contents: Data("{ gatway: {} }".utf8))
+        let u = try e.run(["config", "check", unknown])
+        #expect(u.code == 3)
+        #expect(u.stderr.contains("gatway: unknown key. Did you mean \"gateway\"?"))
+        #expect(try e.run(["config", "check", e.dir + "/missing.json5"]).code == 1)
+    }
+
+    @Test func helpOnEveryCommand() throws {
+        let e = Env(); defer { e.cleanup() }
+        for cmd in [["--help"], ["run", "--help"], ["invoke", "--help"], ["caps", "--help"], ["status", "--help"],
+                    ["config", "--help"], ["presence", "--help"]] {
+            let r = try e.run(cmd)
+            #expect(r.code == 0, "\(cmd)")
+            #expect(r.stdout.contains("Usage:"), "\(cmd)")
+        }
+        let bad = try e.run(["invok"])
+        #expect(bad.code == 64)
+        #expect(bad.stderr.contains("did you mean invoke?"))
+    }
+
+    @Test func invalidConfigStopsWithClearMessage() throws {
+        let e = Env(); defer { e.cleanup() }
+        let bad = e.dir + "/bad.json5"
+        FileManager.default.createFile(atPath: bad, contents: Data("{ presence: { mode: 'sometimes' } }".utf8))
+        let r = try e.run(["invoke", "device.info", "--config", bad])
+        #expect(r.code == 1)
+        #expect(r.stderr.contains("presence.mode"))
+    }
+
+    /// The daemon: control socket (0600), presence switching, invoke through the socket, status,
+    /// refusal of a second daemon on the same stateDir, clean SIGTERM.
+    @Test func daemonServesControlSocket() throws {
+        let e = Env(); defer { e.cleanup() }
+        let daemon = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", e.config], env: e.vars)
+        defer { daemon.stop() }
+        let sock = e.dir + "/state/control.sock"
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: sock) }, "\(daemon.log)")
+        let attrs = try FileManager.default.attributesOfItem(atPath: sock)
+        #expect((attrs[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+        let bg = try e.run(["presence", "background", "--config", e.config])
+        #expect(bg.code == 0, "\(bg.stderr)")
+        #expect(bg.stdout.hasPrefix("background"))
+        let st = try e.run(["status", "--json", "--config", e.config])
+        let sv = try #require(JSONValue.parse(st.stdout))
+        #expect(sv["daemon"]?["running"] == true)
+        #expect(sv["daemon"]?["presence"] == "background")
+        #expect(sv["daemon"]?["pid"]?.intValue == Int(daemon.pid))
+
+        let inv = try e.run(["invoke", "device.info", "--config", e.config])
+        #expect(inv.code == 0)
+        #expect(JSONValue.parse(inv.stdout)?["appVersion"]?.stringValue == NodeVersion.version)
+        let fg = try e.run(["presence", "foreground", "--json", "--config", e.config])
+        #expect(JSONValue.parse(fg.stdout)?["presence"] == "foreground")
+        #expect(try e.run(["presence", "auto", "--config", e.config]).code == 0)
+
+        let second = try e.run(["run", "--config", e.config])
+        #expect(second.code == 1)
+        #expect(second.stderr.contains("already running"))
+
+        #expect(daemon.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: sock))
+        #expect(daemon.log.contains("received SIGTERM; stopping"))
+        #expect(daemon.log.contains("INFO  node: stopped"))
+    }
+
+    @Test func presenceWithoutDaemonSaysSo() throws {
+        let e = Env(); defer { e.cleanup() }
+        let r = try e.run(["presence", "foreground", "--config", e.config])
+        #expect(r.code == 1)
+        #expect(r.stderr.contains("no running daemon"))
+    }
+}
