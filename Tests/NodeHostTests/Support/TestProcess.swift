@@ -1,4 +1,5 @@
 import Foundation
+@testable import NodeHost
 
 /// Runs a program to completion and captures its output (for CLI end-to-end tests).
 struct ProcessResult {
@@ -15,9 +16,7 @@ enum TestPaths {
             let p = candidate.appendingPathComponent("openclaw-node").path
             if FileManager.default.isExecutableFile(atPath: p) { return p }
         }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/openclaw-node").path
+        return repoRoot + "/.build/debug/openclaw-node"
     }
 
     static var repoRoot: String {
@@ -35,29 +34,20 @@ enum TestPaths {
 
 func runProcess(_ path: String, _ args: [String], env: [String: String]? = nil, stdin: String? = nil,
                 timeout: TimeInterval = 60) throws -> ProcessResult {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = args
-    if let env { p.environment = env }
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    let inPipe = Pipe()
-    p.standardInput = inPipe
-    try p.run()
-    if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try? inPipe.fileHandleForWriting.close()
+    let p = try Subprocess.spawn(path, args, environment: env, stdin: .pipe, stdout: .pipe, stderr: .pipe)
+    if let stdin { p.stdin?.write(Data(stdin.utf8)) }
+    try? p.stdin?.close()
     // Read both pipes concurrently so a chatty child cannot block on a full pipe.
     let outData = LockedData(), errData = LockedData()
     let g = DispatchGroup()
-    g.enter(); DispatchQueue.global().async { outData.set(out.fileHandleForReading.readDataToEndOfFile()); g.leave() }
-    g.enter(); DispatchQueue.global().async { errData.set(err.fileHandleForReading.readDataToEndOfFile()); g.leave() }
+    g.enter(); DispatchQueue.global().async { outData.set(p.stdout!.readDataToEndOfFile()); g.leave() }
+    g.enter(); DispatchQueue.global().async { errData.set(p.stderr!.readDataToEndOfFile()); g.leave() }
     let deadline = Date().addingTimeInterval(timeout)
-    while p.isRunning && Date() < deadline { usleep(10_000) }
-    if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-    p.waitUntilExit()
+    while p.isRunning && Date() < deadline { usleep(5_000) }
+    if p.isRunning { kill(p.pid, SIGKILL) }
+    let code = p.wait()
     g.wait()
-    return ProcessResult(code: p.terminationStatus, stdout: String(decoding: outData.get(), as: UTF8.self),
+    return ProcessResult(code: code, stdout: String(decoding: outData.get(), as: UTF8.self),
                          stderr: String(decoding: errData.get(), as: UTF8.self))
 }
 
@@ -70,39 +60,25 @@ final class LockedData: @unchecked Sendable {
 
 /// A child process that runs in the background during a test and is stopped by its PID.
 final class BackgroundProcess: @unchecked Sendable {
-    let process = Process()
-    let stderrPath: String
+    let child: Subprocess
+    let logPath: String
 
     init(_ path: String, _ args: [String], env: [String: String]? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = args
-        if let env { process.environment = env }
-        stderrPath = NSTemporaryDirectory() + "ocn-bg-\(UUID().uuidString.prefix(8)).log"
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let h = FileHandle(forWritingAtPath: stderrPath)
-        process.standardError = h
-        process.standardOutput = h
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        logPath = NSTemporaryDirectory() + "ocn-bg-\(UUID().uuidString.prefix(8)).log"
+        child = try Subprocess.spawn(path, args, environment: env, stdin: .null, stdout: .file(logPath), stderr: .file(logPath))
     }
 
-    var pid: Int32 { process.processIdentifier }
-    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var pid: Int32 { child.pid }
+    var isRunning: Bool { child.isRunning }
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// SIGTERM, then SIGKILL if it has not exited within `grace`.
     @discardableResult
-    func stop(grace: TimeInterval = 5) -> Int32 {
-        if process.isRunning { kill(pid, SIGTERM) }
-        let deadline = Date().addingTimeInterval(grace)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    func stop(grace: TimeInterval = 5) -> Int32 { child.terminate(grace: .milliseconds(Int(grace * 1000))) }
 
     deinit {
-        if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit() }
-        try? FileManager.default.removeItem(atPath: stderrPath)
+        child.terminate(grace: .seconds(2))
+        try? FileManager.default.removeItem(atPath: logPath)
     }
 }
 

@@ -19,7 +19,7 @@ final class Xvfb: @unchecked Sendable {
         for (i, s) in screens.enumerated() { args += ["-screen", "\(i)", s] }
         proc = try BackgroundProcess("/usr/bin/Xvfb", args)
         let socket = "/tmp/.X11-unix/X\(n)"
-        guard waitUntil(timeout: 15, { FileManager.default.fileExists(atPath: socket) }) else {
+        guard waitUntil(timeout: 15, { FileManager.default.fileExists(atPath: socket) && Xvfb.accepts(socket) }) else {
             let log = proc.log
             proc.stop()
             throw TestFailure("Xvfb \(display) did not start: \(log)")
@@ -27,6 +27,18 @@ final class Xvfb: @unchecked Sendable {
     }
 
     func stop() { proc.stop() }
+
+    /// The socket file appears before the server accepts; wait for a real connection.
+    static func accepts(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in raw.copyBytes(from: Array(path.utf8) + [0]) }
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
+    }
     deinit { proc.stop() }
 }
 

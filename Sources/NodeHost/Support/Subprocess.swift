@@ -1,0 +1,124 @@
+import Foundation
+
+/// A child process started with posix_spawn and a clean signal state. Foundation's Process passes on
+/// the spawning thread's blocked-signal mask (and ignored signals survive exec), which leaves a
+/// child that cannot be stopped with SIGTERM; every process the node (or a test) starts goes through
+/// here instead. The owner stops it by PID.
+public final class Subprocess: @unchecked Sendable {
+    public enum Stream: Sendable {
+        case inherit
+        case null
+        case pipe
+        /// Append to this file (created 0600 if missing).
+        case file(String)
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let pid: pid_t
+    public let executable: String
+    /// Our ends of `.pipe` streams (nil otherwise).
+    public let stdin: FileHandle?
+    public let stdout: FileHandle?
+    public let stderr: FileHandle?
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                             stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
+                             newProcessGroup: Bool = false) throws(Failure) -> Subprocess {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var closeAfter: [Int32] = []
+        var ours: [FileHandle?] = [nil, nil, nil]
+        for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+            switch stream {
+            case .inherit: break
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .file(let path):
+                posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            case .pipe:
+                var fds: [Int32] = [0, 0]
+                guard pipe(&fds) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
+                let (childEnd, ourEnd) = target == 0 ? (fds[0], fds[1]) : (fds[1], fds[0])
+                _ = fcntl(ourEnd, F_SETFD, FD_CLOEXEC)
+                posix_spawn_file_actions_adddup2(&actions, childEnd, target)
+                posix_spawn_file_actions_addclose(&actions, childEnd)
+                closeAfter.append(childEnd)
+                ours[Int(target)] = FileHandle(fileDescriptor: ourEnd, closeOnDealloc: true)
+            }
+        }
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t(), all = sigset_t()
+        sigemptyset(&empty)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        var flags = Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        if newProcessGroup { flags |= Int16(POSIX_SPAWN_SETPGROUP); posix_spawnattr_setpgroup(&attr, 0) }
+        posix_spawnattr_setflags(&attr, flags)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = executable.contains("/")
+            ? posix_spawn(&pid, executable, &actions, &attr, argv, env)
+            : posix_spawnp(&pid, executable, &actions, &attr, argv, env)
+        closeAfter.forEach { _ = close($0) }
+        guard rc == 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(rc)))") }
+        return Subprocess(pid: pid, executable: executable, stdin: ours[0], stdout: ours[1], stderr: ours[2])
+    }
+
+    private init(pid: pid_t, executable: String, stdin: FileHandle?, stdout: FileHandle?, stderr: FileHandle?) {
+        self.pid = pid; self.executable = executable; self.stdin = stdin; self.stdout = stdout; self.stderr = stderr
+    }
+
+    /// Exit code, or 128+signal for a child killed by a signal.
+    private static func decode(_ status: Int32) -> Int32 {
+        let sig = status & 0x7f
+        return sig == 0 ? (status >> 8) & 0xff : 128 + sig
+    }
+
+    /// Reaps the child if it has exited; nil while it runs.
+    public func poll() -> Int32? {
+        lock.lock(); defer { lock.unlock() }
+        if let s = exitStatus { return s }
+        var status: Int32 = 0
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid { exitStatus = Subprocess.decode(status) }
+        else if r < 0 && errno == ECHILD { exitStatus = -1 }
+        return exitStatus
+    }
+
+    public var isRunning: Bool { poll() == nil }
+
+    /// Blocks until the child exits (call off the cooperative pool).
+    @discardableResult
+    public func wait() -> Int32 {
+        if let s = poll() { return s }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        lock.withLock { if exitStatus == nil { exitStatus = Subprocess.decode(status) } }
+        return poll() ?? -1
+    }
+
+    public func signal(_ sig: Int32) { if isRunning { kill(pid, sig) } }
+
+    /// SIGTERM, then SIGKILL after `grace`; returns the exit code.
+    @discardableResult
+    public func terminate(grace: Duration = .seconds(5)) -> Int32 {
+        signal(SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while isRunning && ContinuousClock.now < deadline { usleep(5_000) }
+        if isRunning { kill(pid, SIGKILL) }
+        return wait()
+    }
+}

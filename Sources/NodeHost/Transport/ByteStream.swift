@@ -1,0 +1,23 @@
+/// Result of one non-blocking read or write.
+enum IOStep {
+    case bytes(Int)
+    /// Nothing moved; wait until the fd is readable (`wantWrite == false`) or writable.
+    case wouldBlock(wantWrite: Bool)
+    case eof
+    case failed(String)
+}
+
+/// A non-blocking byte stream over one socket fd: plain TCP or TLS on top of it.
+protocol ByteStream: AnyObject {
+    var fd: Int32 { get }
+    func read(_ buf: UnsafeMutableRawBufferPointer) -> IOStep
+    func write(_ buf: UnsafeRawBufferPointer) -> IOStep
+    /// Bytes already decrypted and waiting (poll on the fd would not report them).
+    var hasBufferedInput: Bool { get }
+    func close()
+}
+
+struct TransportError: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}

@@ -1,0 +1,89 @@
+import Foundation
+@testable import NodeHost
+
+/// A helper server written in Python (Debian's python3 with python3-websockets etc.), started for
+/// one test and stopped by PID. The script prints a JSON line when it is ready.
+final class PythonServer: @unchecked Sendable {
+    static let python = "/usr/bin/python3"
+    let child: Subprocess
+    let ready: JSONValue
+    private let reader: LineReader
+
+    init(script: String, args: [String] = [], readyTimeout: TimeInterval = 20) throws {
+        child = try Subprocess.spawn(PythonServer.python, ["-u", TestPaths.repoRoot + "/Tests/gateway/" + script] + args,
+                                     stdin: .pipe, stdout: .pipe, stderr: .inherit)
+        reader = LineReader(child.stdout!)
+        guard let first = reader.next(timeout: readyTimeout), let v = JSONValue.parse(first) else {
+            child.terminate(grace: .seconds(1))
+            throw TestFailure("\(script) did not start")
+        }
+        ready = v
+    }
+
+    var port: Int { ready["port"]?.intValue ?? 0 }
+    var pid: Int32 { child.pid }
+
+    /// Next line the server printed (after the ready line).
+    func nextLine(timeout: TimeInterval = 10) -> String? { reader.next(timeout: timeout) }
+
+    func send(_ line: String) { child.stdin?.write(Data((line + "\n").utf8)) }
+
+    func stop() { child.terminate(grace: .seconds(5)) }
+
+    deinit { stop() }
+}
+
+/// Reads lines from a pipe on a background thread.
+final class LineReader: @unchecked Sendable {
+    private let cond = NSCondition()
+    private var lines: [String] = []
+    private var eof = false
+
+    init(_ handle: FileHandle) {
+        let t = Thread { [weak self] in
+            var buf = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buf.append(chunk)
+                while let nl = buf.firstIndex(of: 10) {
+                    let line = String(decoding: buf[buf.startIndex..<nl], as: UTF8.self)
+                    buf.removeSubrange(buf.startIndex...nl)
+                    guard let self else { return }
+                    self.cond.lock(); self.lines.append(line); self.cond.signal(); self.cond.unlock()
+                }
+            }
+            guard let self else { return }
+            self.cond.lock(); self.eof = true; self.cond.broadcast(); self.cond.unlock()
+        }
+        t.start()
+    }
+
+    func next(timeout: TimeInterval) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        cond.lock(); defer { cond.unlock() }
+        while lines.isEmpty && !eof {
+            if !cond.wait(until: deadline) { break }
+        }
+        return lines.isEmpty ? nil : lines.removeFirst()
+    }
+}
+
+/// A self-signed certificate for localhost/127.0.0.1, made with the openssl CLI for one test.
+struct TestCertificate {
+    let certPath: String
+    let keyPath: String
+    let dir: String
+
+    init() throws {
+        dir = TestPaths.tempDir("cert")
+        certPath = dir + "/cert.pem"
+        keyPath = dir + "/key.pem"
+        let r = try runProcess("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                    "-nodes", "-keyout", keyPath, "-out", certPath, "-days", "2",
+                                                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        guard r.code == 0 else { throw TestFailure("openssl req failed: \(r.stderr)") }
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: dir) }
+}
