@@ -25,18 +25,33 @@ enum RunCommand {
 
         await runtime.presence.startPolling()
         let started = Date()
+        let gatewayStatus = GatewayStatus()
+        var client: GatewayClient?
+        do {
+            let info = DeviceCapability(storagePath: config.stateDir).infoPayload()
+            client = try GatewayClient(config: config, store: runtime.store, identity: identity,
+                                       dispatcher: runtime.dispatcher, deviceInfo: info, status: gatewayStatus)
+        } catch {
+            log.warn("\(error.description); serving only the local control socket")
+            await gatewayStatus.set(.idle(error.description))
+        }
         let server = ControlServer(runtime: runtime) {
             let p = await runtime.presence.refresh()
             return ["running": true, "pid": .number(Double(getpid())), "presence": .string(p.presence.rawValue),
                     "presenceReason": .string(p.reason), "presenceMode": .string(config.presence.mode.rawValue),
                     "uptimeSeconds": .number(Date().timeIntervalSince(started).rounded()),
                     "inFlight": .number(Double(await runtime.dispatcher.inFlightCount)),
-                    "connection": .string(config.gateway.url == nil ? "no gateway configured" : "not connected")]
+                    "connection": .string(await gatewayStatus.text),
+                    "connected": .bool(await gatewayStatus.isConnected)]
         }
         try server.start()
+        let gateway = client
+        let gatewayTask = Task { await gateway?.run() }
 
         let signal = await SignalWaiter.wait(for: [SIGTERM, SIGINT])
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
+        await gateway?.stop()
+        await gatewayTask.value
         server.stop()
         await runtime.shutdown()
         log.info("stopped")

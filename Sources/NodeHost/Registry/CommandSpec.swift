@@ -58,7 +58,11 @@ extension CommandParams {
 }
 
 /// Commands that take no params still accept (and ignore) any object.
-public struct NoParams: CommandParams { public init() {} }
+public struct NoParams: CommandParams {
+    public init() {}
+    /// Still insists on an object, so `[1]` is refused as for every other command.
+    public init(from decoder: Decoder) throws { _ = try decoder.container(keyedBy: PathKey.self) }
+}
 
 /// Helpers for `validated()` implementations: one place for range messages.
 public enum ParamCheck {

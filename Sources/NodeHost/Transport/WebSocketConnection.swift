@@ -36,6 +36,9 @@ public final class WebSocketConnection: @unchecked Sendable {
     public let url: URL
     /// The server's leaf certificate SHA-256 (wss only), for trust-on-first-use pinning.
     public let peerFingerprint: String?
+    /// True when the certificate verified against the trust store (and hostname); false for a
+    /// certificate accepted only by pin or trust-on-first-use.
+    public let peerVerified: Bool
     public let events: AsyncStream<WebSocketEvent>
 
     private let stream: ByteStream
@@ -82,12 +85,14 @@ public final class WebSocketConnection: @unchecked Sendable {
         catch { throw WebSocketError(.connect, "cannot connect to \(host):\(port): \(error.description)") }
         var stream: ByteStream = tcp
         var fingerprint: String?
+        var verified = false
         if secure {
             let tls: TLSStream
             do { tls = try TLSStream(tcp: tcp, host: host, timeout: o.connectTimeout, caFile: o.caFile) }
             catch { throw WebSocketError(.tls, error.description) }
             guard let peer = tls.peerInfo() else { throw WebSocketError(.tls, "\(host) sent no certificate") }
             fingerprint = peer.fingerprint
+            verified = peer.verifyError == nil
             // Decided before a single byte of the upgrade (which carries no secret, but still) is sent.
             switch o.tls {
             case .pinned(let pin):
@@ -117,7 +122,7 @@ public final class WebSocketConnection: @unchecked Sendable {
             stream.close()
             throw WebSocketError(.upgrade, error.description)
         }
-        let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, maxMessageBytes: o.maxMessageBytes)
+        let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, verified: verified, maxMessageBytes: o.maxMessageBytes)
         conn.decoder.feed(leftover)
         let t = Thread { conn.ioLoop() }
         t.name = "ws-io"
@@ -125,10 +130,11 @@ public final class WebSocketConnection: @unchecked Sendable {
         return conn
     }
 
-    private init(url: URL, stream: ByteStream, fingerprint: String?, maxMessageBytes: Int) {
+    private init(url: URL, stream: ByteStream, fingerprint: String?, verified: Bool, maxMessageBytes: Int) {
         self.url = url
         self.stream = stream
         self.peerFingerprint = fingerprint
+        self.peerVerified = verified
         self.decoder = WebSocketFrameDecoder(maxMessageBytes: maxMessageBytes)
         (events, continuation) = AsyncStream<WebSocketEvent>.makeStream()
         var fds: [Int32] = [0, 0]

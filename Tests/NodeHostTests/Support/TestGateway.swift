@@ -1,0 +1,129 @@
+import Foundation
+@testable import NodeHost
+
+/// Tests/gateway/test_gateway.py, started for one test: a protocol-faithful gateway that validates
+/// every frame the node sends against the upstream JSON schema.
+final class TestGateway: @unchecked Sendable {
+    let server: PythonServer
+    let stateFile: String
+    private let lock = NSLock()
+    private var seen: [JSONValue] = []
+    private var consumed = Set<Int>()
+
+    /// `port: 0` picks a free port; pass the previous port to "restart" the same gateway.
+    init(port: Int = 0, stateFile: String, args: [String] = []) throws {
+        self.stateFile = stateFile
+        var a = ["--port", String(port), "--state", stateFile]
+        a += args
+        var lastError: Error?
+        for _ in 0..<50 {
+            do {
+                server = try PythonServer(script: "test_gateway.py", args: a)
+                return
+            } catch {
+                // The old process may still hold the port for a moment after a kill.
+                lastError = error
+                usleep(100_000)
+            }
+        }
+        throw lastError!
+    }
+
+    var port: Int { server.port }
+    var url: String { (server.ready["fingerprint"]?.stringValue != nil ? "wss" : "ws") + "://127.0.0.1:\(port)" }
+    var fingerprint: String? { server.ready["fingerprint"]?.stringValue }
+
+    func command(_ c: JSONValue) { server.send(c.jsonString()) }
+
+    private func drain(timeout: TimeInterval) {
+        if let line = server.nextLine(timeout: timeout), let v = JSONValue.parse(line) {
+            lock.withLock { seen.append(v) }
+        }
+    }
+
+    /// The first not-yet-consumed event matching `predicate`, waiting up to `timeout`.
+    func waitFor(_ event: String, timeout: TimeInterval = 20, where predicate: (JSONValue) -> Bool = { _ in true }) -> JSONValue? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let hit: JSONValue? = lock.withLock {
+                for (i, v) in seen.enumerated() where !consumed.contains(i) && v["event"]?.stringValue == event && predicate(v) {
+                    consumed.insert(i)
+                    return v
+                }
+                return nil
+            }
+            if let hit { return hit }
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 { return nil }
+            drain(timeout: min(left, 0.5))
+        }
+    }
+
+    /// Every event seen so far with this name (after draining what is already printed).
+    func all(_ event: String) -> [JSONValue] {
+        while let line = server.nextLine(timeout: 0.05), let v = JSONValue.parse(line) { lock.withLock { seen.append(v) } }
+        return lock.withLock { seen.filter { $0["event"]?.stringValue == event } }
+    }
+
+    /// Schema violations in frames the node sent (must stay empty).
+    var schemaErrors: [JSONValue] { all("schema_error") }
+
+    func invoke(_ command: String, id: String = UUID().uuidString.lowercased(), paramsJSON: String? = nil,
+                timeoutMs: Int? = nil, wait: TimeInterval = 20) -> JSONValue? {
+        var c: [String: JSONValue] = ["cmd": "invoke", "id": .string(id), "command": .string(command)]
+        if let paramsJSON { c["paramsJSON"] = .string(paramsJSON) }
+        if let timeoutMs { c["timeoutMs"] = .number(Double(timeoutMs)) }
+        self.command(.object(c))
+        return waitFor("invoke_result", timeout: wait) { $0["id"]?.stringValue == id }
+    }
+
+    func kill9() {
+        kill(server.pid, SIGKILL)
+        server.stop()
+    }
+
+    func stop() { server.stop() }
+}
+
+/// A running `openclaw-node run` against some gateway, with its own stateDir and config.
+final class NodeUnderTest: @unchecked Sendable {
+    let dir: String
+    let configPath: String
+    private(set) var process: BackgroundProcess?
+
+    init(gatewayURL: String, extraGateway: String = "", extra: String = "") {
+        dir = TestPaths.tempDir("node")
+        configPath = dir + "/config.json5"
+        let text = """
+            { gateway: { url: '\(gatewayURL)', \(extraGateway) },
+              node: { stateDir: '\(dir)/state', displayName: 'Test Node' },
+              presence: { mode: 'manual' }, \(extra) }
+            """
+        FileManager.default.createFile(atPath: configPath, contents: Data(text.utf8))
+    }
+
+    var env: [String: String] {
+        ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "OPENCLAW_NODE_LOG": "debug"]
+    }
+
+    func start() throws {
+        process = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", configPath], env: env)
+    }
+
+    @discardableResult
+    func stop() -> Int32? { defer { process = nil }; return process?.stop() }
+
+    var log: String { process?.log ?? "" }
+    var isRunning: Bool { process?.isRunning ?? false }
+
+    func cli(_ args: [String]) throws -> ProcessResult {
+        try runProcess(TestPaths.nodeBinary, args + ["--config", configPath], env: env)
+    }
+
+    func status() throws -> JSONValue? { JSONValue.parse(try cli(["status", "--json"]).stdout) }
+
+    func cleanup() {
+        stop()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+}

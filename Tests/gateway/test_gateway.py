@@ -1,0 +1,397 @@
+#!/usr/bin/python3
+"""A protocol-faithful OpenClaw gateway for the node's tests (NODE_PROTOCOL.md).
+
+Independent of the node's own code: WebSocket from python3-websockets, Ed25519 from
+python3-cryptography, and every frame the node sends is validated against the upstream
+protocol.schema.json with python3-jsonschema. The real gateway rejects frames that do not
+validate; so does this one.
+
+Talks to the test over stdio, one JSON object per line.
+  stdout: {"event": "listening", "port": N, "fingerprint": hex|null} first, then events such as
+          connect, pairing_requested, hello, invoke_result, node_event, schema_error, disconnect.
+  stdin:  {"cmd": "approve", "requestId": id} | {"cmd": "approve_all"} | {"cmd": "reject", "requestId": id}
+          {"cmd": "invoke", "id": id, "command": c, "paramsJSON": s|null, "timeoutMs": n}
+          {"cmd": "cancel", "id": id} | {"cmd": "raw", "text": s} | {"cmd": "close", "code": n}
+          {"cmd": "shutdown", "restartExpectedMs": n} | {"cmd": "revoke_tokens"} | {"cmd": "stats"}
+State (paired devices, device tokens, pending requests) persists in --state so a restarted
+gateway remembers them, like the real one.
+"""
+import argparse, asyncio, base64, hashlib, json, os, secrets, ssl, sys, time
+import websockets
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.exceptions import InvalidSignature
+import jsonschema
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+def b64url_decode(s):
+    s = s.replace("-", "+").replace("_", "/")
+    return base64.b64decode(s + "=" * (-len(s) % 4))
+
+
+class Schema:
+    def __init__(self, path):
+        with open(path) as f:
+            self.doc = json.load(f)
+        defs = self.doc["definitions"]
+        self.frame = jsonschema.Draft7Validator({"oneOf": self.doc["oneOf"], "definitions": defs})
+        self.by_name = {}
+        for name in ("ConnectParams", "NodeInvokeResultParams", "NodeEventParams", "NodePresenceAlivePayload"):
+            if name in defs:
+                self.by_name[name] = jsonschema.Draft7Validator({"$ref": "#/definitions/" + name, "definitions": defs})
+
+    def errors(self, frame):
+        errs = [e.message for e in self.frame.iter_errors(frame)]
+        if frame.get("type") == "req":
+            method = frame.get("method")
+            name = {"connect": "ConnectParams", "node.invoke.result": "NodeInvokeResultParams",
+                    "node.event": "NodeEventParams"}.get(method)
+            if name:
+                errs += ["%s: %s" % (name, e.message) for e in self.by_name[name].iter_errors(frame.get("params"))]
+            if method == "node.event" and isinstance(frame.get("params"), dict) \
+                    and frame["params"].get("event") == "node.presence.alive" and "NodePresenceAlivePayload" in self.by_name:
+                try:
+                    payload = json.loads(frame["params"].get("payloadJSON") or "{}")
+                    errs += ["NodePresenceAlivePayload: " + e.message
+                             for e in self.by_name["NodePresenceAlivePayload"].iter_errors(payload)]
+                except ValueError as e:
+                    errs.append("payloadJSON is not JSON: %s" % e)
+        return errs
+
+
+class State:
+    def __init__(self, path):
+        self.path = path
+        self.paired = {}      # deviceId -> {"publicKey", "platform", "deviceFamily"}
+        self.tokens = {}      # deviceId -> device token
+        self.pending = {}     # requestId -> {"deviceId", "publicKey", "platform", "deviceFamily"}
+        if path and os.path.exists(path):
+            with open(path) as f:
+                d = json.load(f)
+            self.paired, self.tokens, self.pending = d["paired"], d["tokens"], d["pending"]
+
+    def save(self):
+        if not self.path:
+            return
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"paired": self.paired, "tokens": self.tokens, "pending": self.pending}, f)
+        os.replace(tmp, self.path)
+
+
+def payload_v2(d, client, role, scopes, signed_at, token, nonce):
+    return "|".join(["v2", d, client["id"], client["mode"], role, ",".join(scopes), str(signed_at), token, nonce])
+
+
+def norm(s):
+    s = (s or "").strip()
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in s)
+
+
+def payload_v3(d, client, role, scopes, signed_at, token, nonce):
+    return payload_v2(d, client, role, scopes, signed_at, token, nonce).replace("v2|", "v3|", 1) + \
+        "|" + norm(client.get("platform")) + "|" + norm(client.get("deviceFamily"))
+
+
+class Gateway:
+    def __init__(self, args):
+        self.args = args
+        self.schema = Schema(args.schema)
+        self.state = State(args.state)
+        self.sessions = {}        # deviceId -> ws
+        self.pending_invokes = {}
+        self.counts = {"connects": 0, "frames": 0, "schema_errors": 0, "invoke_results": 0}
+
+    async def send(self, ws, obj):
+        await ws.send(json.dumps(obj))
+
+    def error(self, rid, code, message, details=None, retryable=None):
+        err = {"code": code, "message": message}
+        if details is not None:
+            err["details"] = details
+        if retryable is not None:
+            err["retryable"] = retryable
+        return {"type": "res", "id": rid, "ok": False, "error": err}
+
+    def validate(self, frame):
+        errs = self.schema.errors(frame)
+        if errs:
+            self.counts["schema_errors"] += 1
+            emit({"event": "schema_error", "frame": frame, "errors": errs})
+        return errs
+
+    async def handler(self, ws, path=None):
+        nonce = secrets.token_urlsafe(16)
+        await self.send(ws, {"type": "event", "event": "connect.challenge", "payload": {"nonce": nonce, "ts": int(time.time() * 1000)}})
+        device_id = None
+        try:
+            raw = await asyncio.wait_for(ws.recv(), timeout=15)
+            device_id = await self.handshake(ws, raw, nonce)
+            if device_id is None:
+                return
+            ticker = None if self.args.silent else asyncio.ensure_future(self.tick(ws))
+            try:
+                async for raw in ws:
+                    await self.frame(ws, device_id, raw)
+            finally:
+                if ticker:
+                    ticker.cancel()
+        except (websockets.ConnectionClosed, asyncio.TimeoutError):
+            pass
+        finally:
+            if device_id and self.sessions.get(device_id) is ws:
+                del self.sessions[device_id]
+            emit({"event": "disconnect", "deviceId": device_id, "code": ws.close_code})
+
+    async def handshake(self, ws, raw, nonce):
+        self.counts["connects"] += 1
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            await self.send(ws, self.error("?", "INVALID_REQUEST", "invalid request frame"))
+            await ws.close(1008, "invalid request frame")
+            return None
+        if self.validate(frame):
+            await self.send(ws, self.error(frame.get("id", "?"), "INVALID_REQUEST", "invalid connect params"))
+            await ws.close(1008, "invalid connect params")
+            return None
+        if frame.get("method") != "connect":
+            await self.send(ws, self.error(frame["id"], "INVALID_REQUEST", "invalid handshake: first request must be connect"))
+            await ws.close(1008, "invalid handshake")
+            return None
+        rid, p = frame["id"], frame["params"]
+        if not (p["minProtocol"] <= 4 <= p["maxProtocol"] or (p.get("role") == "node" and p["client"]["mode"] == "node" and p["minProtocol"] <= 3 <= p["maxProtocol"])):
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "protocol mismatch", {"code": "PROTOCOL_MISMATCH", "expectedProtocol": 4}))
+            await ws.close(1002, "protocol mismatch")
+            return None
+        dev, auth, client = p.get("device") or {}, p.get("auth") or {}, p["client"]
+        emit({"event": "connect", "deviceId": dev.get("id"), "auth": sorted(auth.keys()), "client": client,
+              "caps": p.get("caps"), "commands": p.get("commands"), "permissions": p.get("permissions")})
+
+        async def refuse(message, code, reason, close=1008):
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", message, {"code": code, "reason": reason}))
+            await ws.close(close, message)
+            return None
+
+        if self.args.fail_code:
+            return await refuse("forced failure", self.args.fail_code, "test")
+        try:
+            pub = b64url_decode(dev["publicKey"])
+            assert len(pub) == 32
+            key = Ed25519PublicKey.from_public_bytes(pub)
+        except Exception:
+            return await refuse("device public key invalid", "DEVICE_AUTH_PUBLIC_KEY_INVALID", "device-public-key")
+        if hashlib.sha256(pub).hexdigest() != dev["id"]:
+            return await refuse("device identity mismatch", "DEVICE_AUTH_DEVICE_ID_MISMATCH", "device-id-mismatch")
+        if dev.get("nonce", "").strip() != nonce:
+            return await refuse("device nonce mismatch", "DEVICE_AUTH_NONCE_MISMATCH", "device-nonce-mismatch")
+        if abs(dev["signedAt"] - time.time() * 1000) > 120000:
+            return await refuse("device signature expired", "DEVICE_AUTH_SIGNATURE_EXPIRED", "device-signature-stale")
+        token = auth.get("token") or auth.get("deviceToken") or auth.get("bootstrapToken") or ""
+        sig = b64url_decode(dev["signature"])
+        version = None
+        builders = [("v2", payload_v2)] if self.args.reject_v3 else [("v3", payload_v3), ("v2", payload_v2)]
+        for name, build in builders:
+            try:
+                key.verify(sig, build(dev["id"], client, p.get("role", ""), p.get("scopes", []), dev["signedAt"], token, nonce).encode())
+                version = name
+                break
+            except InvalidSignature:
+                pass
+        if version is None:
+            return await refuse("device signature invalid", "DEVICE_AUTH_SIGNATURE_INVALID", "device-signature")
+
+        d = dev["id"]
+        issue_token = False
+        if "deviceToken" in auth:
+            if self.state.tokens.get(d) != auth["deviceToken"]:
+                await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized: device token mismatch",
+                                               {"code": "AUTH_DEVICE_TOKEN_MISMATCH", "canRetryWithDeviceToken": False,
+                                                "recommendedNextStep": "update_auth_credentials"}))
+                await ws.close(1008, "unauthorized")
+                return None
+        elif "bootstrapToken" in auth:
+            if auth["bootstrapToken"] != self.args.bootstrap or self.args.bootstrap_used:
+                await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized: bootstrap token invalid",
+                                               {"code": "AUTH_BOOTSTRAP_TOKEN_INVALID"}))
+                await ws.close(1008, "unauthorized")
+                return None
+            self.args.bootstrap_used = True
+            self.state.paired[d] = {"publicKey": dev["publicKey"], "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily")}
+            issue_token = True
+        elif self.args.require_token:
+            if "token" not in auth:
+                await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized: gateway token missing", {"code": "AUTH_TOKEN_MISSING"}))
+                await ws.close(1008, "unauthorized")
+                return None
+            if auth["token"] != self.args.require_token:
+                await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized: gateway token mismatch", {"code": "AUTH_TOKEN_MISMATCH"}))
+                await ws.close(1008, "unauthorized")
+                return None
+            issue_token = True
+        else:
+            issue_token = True
+
+        if d not in self.state.paired:
+            if self.args.auto_approve:
+                self.state.paired[d] = {"publicKey": dev["publicKey"], "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily")}
+            else:
+                req_id = next((r for r, dd in self.state.pending.items() if dd["deviceId"] == d), None) or ("req-" + secrets.token_hex(6))
+                self.state.pending[req_id] = {"deviceId": d, "publicKey": dev["publicKey"],
+                                              "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily")}
+                self.state.save()
+                emit({"event": "pairing_requested", "requestId": req_id, "deviceId": d})
+                details = {"code": "PAIRING_REQUIRED", "reason": "not-paired", "requestId": req_id,
+                           "remediationHint": "Approve this device from the pending pairing requests.",
+                           "recommendedNextStep": "wait_then_retry", "retryable": True, "pauseReconnect": False,
+                           "deviceId": d, "requestedRole": "node", "requestedScopes": []}
+                await self.send(ws, {"type": "res", "id": rid, "ok": False,
+                                     "error": {"code": "NOT_PAIRED", "message": "pairing required: device is not approved yet", "details": details}})
+                await ws.close(1008, "pairing required: not-paired (requestId: %s)" % req_id)
+                return None
+        if self.state.paired[d]["publicKey"] != dev["publicKey"]:
+            return await refuse("device identity mismatch", "DEVICE_AUTH_DEVICE_ID_MISMATCH", "device-id-mismatch")
+
+        auth_out = {"role": "node", "scopes": []}
+        if issue_token or d not in self.state.tokens:
+            self.state.tokens[d] = "devtok-" + secrets.token_urlsafe(18)
+            auth_out["deviceToken"] = self.state.tokens[d]
+            auth_out["issuedAtMs"] = int(time.time() * 1000)
+        self.state.save()
+        old = self.sessions.get(d)
+        self.sessions[d] = ws
+        if old is not None and old is not ws:
+            await old.close(1000, "replaced by a newer connection")
+        hello = {"type": "hello-ok", "protocol": 4, "server": {"version": "test-gateway", "connId": secrets.token_hex(4)},
+                 "features": {"methods": ["node.invoke.result", "node.event"], "events": ["tick", "node.invoke.request"]},
+                 "snapshot": {"presence": [], "health": {}, "stateVersion": {"presence": 0, "health": 0}, "uptimeMs": 1,
+                              "sessionDefaults": {"mainSessionKey": "main"}},
+                 "auth": auth_out,
+                 "policy": {"maxPayload": self.args.max_payload, "maxBufferedBytes": 52428800, "tickIntervalMs": self.args.tick_ms}}
+        if self.args.canvas_host:
+            hello["canvasHostUrl"] = self.args.canvas_host
+        await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": hello})
+        emit({"event": "hello", "deviceId": d, "sigVersion": version, "auth": sorted(auth.keys()), "issuedToken": "deviceToken" in auth_out})
+        return d
+
+    async def tick(self, ws):
+        while True:
+            await asyncio.sleep(self.args.tick_ms / 1000)
+            await self.send(ws, {"type": "event", "event": "tick", "payload": {"ts": int(time.time() * 1000)}})
+
+    async def frame(self, ws, device_id, raw):
+        self.counts["frames"] += 1
+        try:
+            frame = json.loads(raw)
+        except ValueError:
+            emit({"event": "schema_error", "frame": raw[:200], "errors": ["not JSON"]})
+            return
+        if self.validate(frame):
+            await self.send(ws, self.error(frame.get("id", "?"), "INVALID_REQUEST", "invalid request frame"))
+            return
+        if frame["type"] != "req":
+            return
+        method, params, rid = frame["method"], frame.get("params") or {}, frame["id"]
+        if method == "node.invoke.result":
+            self.counts["invoke_results"] += 1
+            if params.get("nodeId") != device_id:
+                await self.send(ws, self.error(rid, "INVALID_REQUEST", "nodeId mismatch"))
+                return
+            known = self.pending_invokes.pop(params["id"], None) is not None
+            emit({"event": "invoke_result", "id": params["id"], "ok": params["ok"],
+                  "payload": json.loads(params["payloadJSON"]) if "payloadJSON" in params else None,
+                  "error": params.get("error"), "known": known})
+            await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True} if known else {"ok": True, "ignored": True}})
+        elif method == "node.event":
+            payload = json.loads(params["payloadJSON"]) if "payloadJSON" in params else params.get("payload")
+            emit({"event": "node_event", "name": params["event"], "payload": payload})
+            await self.send(ws, {"type": "res", "id": rid, "ok": True,
+                                 "payload": {"ok": True, "event": params["event"], "handled": True, "reason": "persisted"}})
+        else:
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized role: node"))
+
+    async def command(self, line):
+        c = json.loads(line)
+        cmd = c["cmd"]
+        if cmd in ("approve", "approve_all", "reject"):
+            ids = list(self.state.pending) if cmd == "approve_all" else [c["requestId"]]
+            for r in ids:
+                req = self.state.pending.pop(r, None)
+                if req and cmd != "reject":
+                    self.state.paired[req["deviceId"]] = {k: req[k] for k in ("publicKey", "platform", "deviceFamily")}
+            self.state.save()
+            emit({"event": "approved" if cmd != "reject" else "rejected", "requestIds": ids})
+        elif cmd == "invoke":
+            for d, ws in list(self.sessions.items()):
+                self.pending_invokes[c["id"]] = True
+                ev = {"id": c["id"], "nodeId": d, "command": c["command"]}
+                if "paramsJSON" in c and c["paramsJSON"] is not None:
+                    ev["paramsJSON"] = c["paramsJSON"]
+                if "timeoutMs" in c:
+                    ev["timeoutMs"] = c["timeoutMs"]
+                await self.send(ws, {"type": "event", "event": "node.invoke.request", "payload": ev})
+        elif cmd == "cancel":
+            for ws in list(self.sessions.values()):
+                await self.send(ws, {"type": "event", "event": "node.invoke.cancel", "payload": {"invokeId": c["id"], "nodeId": "x"}})
+        elif cmd == "raw":
+            for ws in list(self.sessions.values()):
+                await ws.send(c["text"])
+        elif cmd == "close":
+            for ws in list(self.sessions.values()):
+                await ws.close(c.get("code", 1000), "closed by test")
+        elif cmd == "shutdown":
+            for ws in list(self.sessions.values()):
+                await self.send(ws, {"type": "event", "event": "shutdown", "payload": {"reason": "test", "restartExpectedMs": c.get("restartExpectedMs", 1000)}})
+                await ws.close(1012, "service restart")
+        elif cmd == "revoke_tokens":
+            self.state.tokens.clear()
+            self.state.save()
+            emit({"event": "tokens_revoked"})
+        elif cmd == "stats":
+            emit({"event": "stats", **self.counts, "sessions": len(self.sessions)})
+
+
+async def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--state")
+    ap.add_argument("--schema", default=os.path.join(HERE, "protocol.schema.json"))
+    ap.add_argument("--tick-ms", type=int, default=30000)
+    ap.add_argument("--max-payload", type=int, default=25 * 1024 * 1024)
+    ap.add_argument("--cert"); ap.add_argument("--key")
+    ap.add_argument("--auto-approve", action="store_true")
+    ap.add_argument("--reject-v3", action="store_true", help="verify only v2 signatures (an older gateway)")
+    ap.add_argument("--require-token")
+    ap.add_argument("--bootstrap")
+    ap.add_argument("--fail-code")
+    ap.add_argument("--silent", action="store_true", help="send no ticks")
+    ap.add_argument("--canvas-host")
+    args = ap.parse_args()
+    args.bootstrap_used = False
+    gw = Gateway(args)
+    ctx, fp = None, None
+    if args.cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.cert, args.key)
+        fp = hashlib.sha256(ssl.PEM_cert_to_DER_cert(open(args.cert).read())).hexdigest()
+    async with websockets.serve(gw.handler, "127.0.0.1", args.port, ssl=ctx, max_size=args.max_payload,
+                                compression=None, ping_interval=None, reuse_address=True) as server:
+        emit({"event": "listening", "port": server.sockets[0].getsockname()[1], "fingerprint": fp})
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while True:
+            line = await reader.readline()
+            if not line:
+                break
+            if line.strip():
+                await gw.command(line.decode())
+
+
+asyncio.run(main())
