@@ -50,7 +50,7 @@ import Testing
         #expect(node.stop() == 0)
         let pairingsBefore = gw.all("pairing_requested").count
         try node.start()
-        let second = try #require(gw.waitFor("hello", timeout: 20))
+        let second = try #require(gw.waitFor("hello", timeout: 20), "node log:\n\(node.log)\ngateway:\n\(gw.all("connect"))\n\(gw.all("disconnect"))")
         #expect(second["auth"] == ["deviceToken"])
         #expect(gw.all("pairing_requested").count == pairingsBefore)
         #expect(gw.schemaErrors.isEmpty, "\(gw.schemaErrors)")

@@ -16,6 +16,9 @@ public actor GatewayClient {
     private let setupCode: SetupCode?
     private var signatureVersion: DeviceAuthPayload.Version = .v3
     private var backoff = Backoff()
+    /// While waiting for approval the gateway is fine and a person is about to act: ask every few
+    /// seconds so approval takes effect promptly, without hammering the gateway.
+    private var pairingBackoff = Backoff(initial: .seconds(1), cap: .seconds(5))
     private var current: GatewayConnection?
     private var stopped = false
     private var lastLoggedRequestId: String?
@@ -134,6 +137,7 @@ public actor GatewayClient {
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)
         lastLoggedRequestId = nil
+        pairingBackoff.reset()
         await dispatcher.setMaxPayloadBytes(hello.maxPayload)
         await status.setHello(hello)
         await status.set(.connected(url: url.absoluteString, serverVersion: hello.serverVersion))
@@ -175,7 +179,7 @@ public actor GatewayClient {
                          "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
                          "  then, if the gateway asks for it, approve the node's commands: openclaw nodes approve <id>")
             }
-            let delay = backoff.next()
+            let delay = pairingBackoff.next()
             await wait("pending approval (request \(requestId ?? "unknown"))", for: delay, quiet: true)
             return false
         case .retryWithV2Signature:

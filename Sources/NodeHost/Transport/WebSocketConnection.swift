@@ -199,6 +199,15 @@ public final class WebSocketConnection: @unchecked Sendable {
         var pending: [UInt8] = []
         var wantWriteForRead = false
         var endReason: (UInt16?, String) = (1006, "connection lost")
+        // Frames that arrived together with the upgrade response are already in the decoder.
+        if let end = deliverMessages(&pending) {
+            flush(pending)
+            lock.withLock { state = .closed }
+            stream.close()
+            continuation.yield(.closed(code: end.0, reason: end.1))
+            continuation.finish()
+            return
+        }
         loop: while true {
             lock.withLock {
                 if !outgoing.isEmpty { pending += outgoing; outgoing.removeAll(keepingCapacity: true) }
