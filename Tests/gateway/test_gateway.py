@@ -384,7 +384,7 @@ async def main():
                                 compression=None, ping_interval=None, reuse_address=True) as server:
         emit({"event": "listening", "port": server.sockets[0].getsockname()[1], "fingerprint": fp})
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
+        reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
         while True:
             line = await reader.readline()

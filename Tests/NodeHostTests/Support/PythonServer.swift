@@ -26,7 +26,14 @@ final class PythonServer: @unchecked Sendable {
     /// Next line the server printed (after the ready line).
     func nextLine(timeout: TimeInterval = 10) -> String? { reader.next(timeout: timeout) }
 
-    func send(_ line: String) { child.stdin?.write(Data((line + "\n").utf8)) }
+    /// Writes a command line; a server that already died is not an error here (the test's
+    /// expectations catch that), and must not kill the test process with SIGPIPE.
+    func send(_ line: String) {
+        PythonServer.ignoreSIGPIPE
+        try? child.stdin?.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN); return () }()
 
     func stop() { child.terminate(grace: .seconds(5)) }
 
