@@ -13,13 +13,15 @@ struct GateTestCapability: Capability {
         }
     }
     struct EchoParams: CommandParams { var text: String; var count: Int? }
+    struct BigParams: CommandParams { var bytes: Int }
 
     var name = "gate"
     var avail: Availability = .available
     var commands: [CommandSpec] {
         [CommandSpec("gate.echo", capability: "gate", params: EchoParams.self, summary: "echo"),
          CommandSpec("gate.fg", capability: "gate", params: NoParams.self, requiresForeground: true, summary: "fg only"),
-         CommandSpec("gate.sleep", capability: "gate", params: SleepParams.self, summary: "sleep")]
+         CommandSpec("gate.sleep", capability: "gate", params: SleepParams.self, summary: "sleep"),
+         CommandSpec("gate.big", capability: "gate", params: BigParams.self, summary: "large payload")]
     }
     func availability() async -> Availability { avail }
     func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
@@ -28,6 +30,7 @@ struct GateTestCapability: Capability {
             let p = params as! EchoParams
             return ["text": .string(p.text), "count": .number(Double(p.count ?? 1))]
         case "gate.fg": return ["ran": true]
+        case "gate.big": return ["data": .string(String(repeating: "z", count: (params as! BigParams).bytes))]
         case "gate.sleep":
             let p = params as! SleepParams
             if p.ignoreCancel == true {
@@ -186,6 +189,6 @@ func params(_ s: String) -> Data { Data(s.utf8) }
         let (d, _) = await makeDispatcher()
         let m = d.registry.manifest
         #expect(m.caps == ["gate"])
-        #expect(m.commands == ["gate.echo", "gate.fg", "gate.sleep"])
+        #expect(m.commands == ["gate.echo", "gate.fg", "gate.sleep", "gate.big"])
     }
 }

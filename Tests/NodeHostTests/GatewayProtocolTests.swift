@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+@testable import NodeHost
+
+@Suite struct DeviceAuthPayloadTests {
+    // NODE_PROTOCOL.md §2.4 test vectors.
+    @Test func v2Vector() {
+        #expect(DeviceAuthPayload.build(version: .v2, deviceId: "dev-1", clientId: "openclaw-macos", clientMode: "ui", role: "operator",
+                                        scopes: ["operator.admin", "operator.read"], signedAtMs: 1_700_000_000_000, token: nil,
+                                        nonce: "nonce-abc")
+                == "v2|dev-1|openclaw-macos|ui|operator|operator.admin,operator.read|1700000000000||nonce-abc")
+    }
+
+    @Test func v3Vector() {
+        #expect(DeviceAuthPayload.build(version: .v3, deviceId: "dev-1", clientId: "openclaw-macos", clientMode: "ui", role: "operator",
+                                        scopes: ["operator.admin", "operator.read"], signedAtMs: 1_700_000_000_000, token: "tok-123",
+                                        nonce: "nonce-abc", platform: "  IOS  ", deviceFamily: "  iPhone  ")
+                == "v3|dev-1|openclaw-macos|ui|operator|operator.admin,operator.read|1700000000000|tok-123|nonce-abc|ios|iphone")
+    }
+
+    @Test func v3EmptyMetadataVector() {
+        #expect(DeviceAuthPayload.build(version: .v3, deviceId: "dev-2", clientId: "openclaw-ios", clientMode: "ui", role: "operator",
+                                        scopes: ["operator.read"], signedAtMs: 1_700_000_000_001, token: nil, nonce: "nonce-def")
+                == "v3|dev-2|openclaw-ios|ui|operator|operator.read|1700000000001||nonce-def||")
+    }
+
+    @Test func metadataNormaliser() {
+        #expect(DeviceAuthPayload.normalizeMetadata("  MAC  ") == "mac")
+        #expect(DeviceAuthPayload.normalizeMetadata("  İOS  ") == "İos")
+        #expect(DeviceAuthPayload.normalizeMetadata(nil) == "")
+    }
+
+    @Test func nodeExample() {
+        #expect(DeviceAuthPayload.build(version: .v3, deviceId: "D", clientId: "node-host", clientMode: "node", role: "node", scopes: [],
+                                        signedAtMs: 5, token: "T", nonce: "N", platform: "linux", deviceFamily: "Linux")
+                == "v3|D|node-host|node|node||5|T|N|linux|linux")
+    }
+
+    @Test func connectParamsAreSignedWithTheDeviceKey() throws {
+        let id = try DeviceIdentity(seed: Array(repeating: 7, count: 32), createdAtMs: 0)
+        let manifest = CommandRegistry.Manifest(caps: ["device"], commands: ["device.info"], permissions: ["x": true])
+        let p = try GatewayProtocol.connectParams(.init(displayName: "N", modelIdentifier: "unknown", manifest: manifest,
+                                                        credential: .deviceToken("dt"), identity: id, nonce: "abc", signedAtMs: 42,
+                                                        signatureVersion: .v3, locale: "en-US"))
+        #expect(p["auth"] == ["deviceToken": "dt"])
+        #expect(p["client"]?["modelIdentifier"] == nil)   // "unknown" is not sent
+        #expect(p["scopes"] == [])
+        let sig = try #require(Encoding.fromBase64url(p["device"]?["signature"]?.stringValue ?? ""))
+        let payload = "v3|\(id.deviceId)|node-host|node|node||42|dt|abc|linux|linux"
+        #expect(Crypto.ed25519Verify(publicKey: id.publicKey, message: Array(payload.utf8), signature: sig))
+        #expect(p["device"]?["signature"]?.stringValue?.count == 86)
+    }
+
+    @Test func passwordIsSentButNeverSigned() throws {
+        #expect(GatewayProtocol.Credential.password("pw").signedToken == "")
+        #expect(GatewayProtocol.Credential.password("pw").authObject == ["password": "pw"])
+        #expect(GatewayProtocol.Credential.none.authObject == nil)
+    }
+}
+
+@Suite struct GatewayFrameParsingTests {
+    @Test func invokeRequestParamsJSONForms() {
+        let s = GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "paramsJSON": "{\"a\":1}", "timeoutMs": 500])
+        #expect(s?.paramsJSON == Data("{\"a\":1}".utf8))
+        #expect(s?.timeoutMs == 500)
+        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "paramsJSON": nil])?.paramsJSON == nil)
+        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c"])?.paramsJSON == nil)
+        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "params": ["b": 2]])?.paramsJSON == Data("{\"b\":2}".utf8))
+        #expect(GatewayProtocol.InvokeRequest(["command": "c"]) == nil)
+        #expect(GatewayProtocol.InvokeRequest(["id": "", "command": "c"]) == nil)
+        #expect(GatewayProtocol.InvokeRequest(nil) == nil)
+    }
+
+    @Test func helloOkPolicyAndCanvas() {
+        let h = GatewayProtocol.HelloOk(["type": "hello-ok", "protocol": 4, "server": ["version": "2026.6.34"],
+                                         "auth": ["deviceToken": "t", "role": "node", "scopes": []],
+                                         "policy": ["maxPayload": 1000, "tickIntervalMs": 15000],
+                                         "canvasHostUrl": "http://gw/__openclaw__/cap/x",
+                                         "pluginSurfaceUrls": ["canvas": "http://gw/c"],
+                                         "snapshot": ["sessionDefaults": ["mainSessionKey": "main"]]])
+        #expect(h?.deviceToken == "t")
+        #expect(h?.maxPayload == 64 * 1024)   // never below the pre-auth cap
+        #expect(h?.tickIntervalMs == 15000)
+        #expect(h?.canvasHostUrl == "http://gw/__openclaw__/cap/x")
+        #expect(h?.pluginSurfaceUrls["canvas"] == "http://gw/c")
+        #expect(h?.mainSessionKey == "main")
+        #expect(GatewayProtocol.HelloOk(["type": "something"]) == nil)
+        let defaults = GatewayProtocol.HelloOk(["type": "hello-ok"])
+        #expect(defaults?.maxPayload == 25 * 1024 * 1024)
+        #expect(defaults?.tickIntervalMs == 30000)
+    }
+
+    @Test func errorsPreferDetailCode() {
+        let e = GatewayProtocol.GatewayError(["code": "INVALID_REQUEST", "message": "m", "details": ["code": "AUTH_TOKEN_MISMATCH"]])
+        #expect(e.specificCode == "AUTH_TOKEN_MISMATCH")
+        #expect(GatewayProtocol.GatewayError(["code": "NOT_PAIRED"]).specificCode == "NOT_PAIRED")
+    }
+
+    @Test func invokeResultShapes() {
+        let ok = GatewayProtocol.invokeResult(id: "i", nodeId: "n", result: .success(["a": 1]))
+        #expect(ok == ["id": "i", "nodeId": "n", "ok": true, "payloadJSON": "{\"a\":1}"])
+        let err = GatewayProtocol.invokeResult(id: "i", nodeId: "n", result: .failure(NodeError("X_Y", "boom")))
+        #expect(err == ["id": "i", "nodeId": "n", "ok": false, "error": ["code": "X_Y", "message": "X_Y: boom"]])
+    }
+}
+
+@Suite struct AuthFailurePolicyTests {
+    func e(_ code: String, details: JSONValue? = nil) -> GatewayProtocol.GatewayError {
+        var o: [String: JSONValue] = ["code": "INVALID_REQUEST", "message": "m"]
+        var d = details?.objectValue ?? [:]
+        d["code"] = .string(code)
+        o["details"] = .object(d)
+        return GatewayProtocol.GatewayError(.object(o))
+    }
+
+    @Test func decisions() {
+        #expect(AuthFailurePolicy.decide(e("PAIRING_REQUIRED", details: ["requestId": "r1"]), signatureVersion: .v3, usedDeviceToken: false)
+                == .pendingApproval(requestId: "r1"))
+        #expect(AuthFailurePolicy.decide(e("DEVICE_AUTH_SIGNATURE_INVALID"), signatureVersion: .v3, usedDeviceToken: false) == .retryWithV2Signature)
+        if case .stop = AuthFailurePolicy.decide(e("DEVICE_AUTH_SIGNATURE_INVALID"), signatureVersion: .v2, usedDeviceToken: false) {} else { Issue.record("v2 failure must stop") }
+        #expect(AuthFailurePolicy.decide(e("AUTH_DEVICE_TOKEN_MISMATCH"), signatureVersion: .v3, usedDeviceToken: true) == .dropDeviceToken)
+        for code in ["AUTH_TOKEN_MISMATCH", "AUTH_BOOTSTRAP_TOKEN_INVALID", "AUTH_TOKEN_NOT_CONFIGURED", "DEVICE_AUTH_SIGNATURE_EXPIRED",
+                     "PROTOCOL_MISMATCH", "AUTH_PASSWORD_MISMATCH", "AUTH_TOKEN_MISSING"] {
+            guard case .stop(let why) = AuthFailurePolicy.decide(e(code), signatureVersion: .v3, usedDeviceToken: false) else {
+                Issue.record("\(code) must stop"); continue
+            }
+            #expect(!why.isEmpty)
+        }
+        #expect(AuthFailurePolicy.decide(e("AUTH_RATE_LIMITED"), signatureVersion: .v3, usedDeviceToken: false) == .retry(afterMs: 60_000))
+        let startup = GatewayProtocol.GatewayError(["code": "UNAVAILABLE", "message": "gateway starting", "retryable": true, "retryAfterMs": 750])
+        #expect(AuthFailurePolicy.decide(startup, signatureVersion: .v3, usedDeviceToken: false) == .retry(afterMs: 750))
+    }
+}
+
+@Suite struct BackoffAndSetupCodeTests {
+    @Test func backoffGrowsWithJitterAndIsCapped() {
+        var b = Backoff()
+        var delays: [Int64] = []
+        for _ in 0..<12 { delays.append(b.next().milliseconds) }
+        #expect(delays.allSatisfy { $0 >= 100 && $0 <= 30_000 })
+        #expect(delays[0] <= 500)
+        #expect(delays.suffix(4).allSatisfy { $0 >= 15_000 })
+        b.reset()
+        #expect(b.next().milliseconds <= 500)
+    }
+
+    @Test func setupCodeDecoding() throws {
+        let code = Encoding.base64url(Array(#"{"url":"wss://gw.example:18789","bootstrapToken":"bt","urls":["ws://10.0.0.2:18789"]}"#.utf8))
+        let s = try SetupCode(decoding: code)
+        #expect(s.url == "wss://gw.example:18789")
+        #expect(s.bootstrapToken == "bt")
+        #expect(s.urls == ["ws://10.0.0.2:18789"])
+        #expect(throws: SetupCode.Invalid.self) { try SetupCode(decoding: "!!!") }
+        #expect(throws: SetupCode.Invalid.self) { try SetupCode(decoding: Encoding.base64url(Array(#"{"url":"x"}"#.utf8))) }
+        #expect(throws: SetupCode.Invalid.self) { try SetupCode(decoding: String(repeating: "A", count: 3000)) }
+    }
+
+    @Test func fingerprintNormalisation() {
+        #expect(TLSPolicy.normalizeFingerprint("sha256:AB:cd:01") == "abcd01")
+        #expect(TLSPolicy.normalizeFingerprint("SHA-256 ab cd") == "abcd")
+        #expect(TLSPolicy.normalizeFingerprint("abcd") == "abcd")
+    }
+}
