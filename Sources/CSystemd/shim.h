@@ -10,3 +10,8 @@ static inline int csystemd_get_bool_property(sd_bus *bus, const char *destinatio
     sd_bus_error_free(&error);
     return r;
 }
+
+// sd_bus_message_read is variadic; the sleep monitor only needs one boolean argument.
+static inline int csystemd_read_bool(sd_bus_message *m, int *value) {
+    return sd_bus_message_read(m, "b", value);
+}

@@ -106,6 +106,7 @@ class Gateway:
         self.state = State(args.state)
         self.sessions = {}        # deviceId -> ws
         self.pending_invokes = {}
+        self.waiters = {}         # invoke id -> future (benchmark)
         self.counts = {"connects": 0, "frames": 0, "schema_errors": 0, "invoke_results": 0}
 
     async def send(self, ws, obj):
@@ -280,6 +281,46 @@ class Gateway:
         emit({"event": "hello", "deviceId": d, "sigVersion": version, "auth": sorted(auth.keys()), "issuedToken": "deviceToken" in auth_out})
         return d
 
+    async def invoke_once(self, ws, device_id, command, n):
+        iid = "bench-%d" % n
+        fut = asyncio.get_running_loop().create_future()
+        self.waiters[iid] = fut
+        t0 = time.perf_counter()
+        await self.send(ws, {"type": "event", "event": "node.invoke.request",
+                             "payload": {"id": iid, "nodeId": device_id, "command": command, "timeoutMs": 30000}})
+        ok = await asyncio.wait_for(fut, 30)
+        return (time.perf_counter() - t0) * 1000.0, ok
+
+    async def bench(self, c):
+        """Round trips measured at the gateway: event out -> node.invoke.result in."""
+        device_id, ws = next(iter(self.sessions.items()))
+        command = c.get("command", "device.info")
+        seq = []
+        for i in range(c.get("n", 500)):
+            ms, ok = await self.invoke_once(ws, device_id, command, i)
+            seq.append(ms)
+        seq.sort()
+        conc, seconds = c.get("concurrency", 8), c.get("seconds", 5.0)
+        done = 0
+        failures = 0
+        deadline = time.perf_counter() + seconds
+        counter = [100000]
+
+        async def worker():
+            nonlocal done, failures
+            while time.perf_counter() < deadline:
+                counter[0] += 1
+                _, ok = await self.invoke_once(ws, device_id, command, counter[0])
+                done += 1
+                failures += 0 if ok else 1
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*[worker() for _ in range(conc)])
+        elapsed = time.perf_counter() - t0
+        pct = lambda q: seq[min(len(seq) - 1, int(q * len(seq)))]
+        emit({"event": "bench", "command": command, "n": len(seq), "p50Ms": pct(0.50), "p99Ms": pct(0.99),
+              "meanMs": sum(seq) / len(seq), "concurrency": conc, "invokesPerSecond": done / elapsed, "failures": failures})
+
     async def tick(self, ws):
         while True:
             await asyncio.sleep(self.args.tick_ms / 1000)
@@ -302,6 +343,12 @@ class Gateway:
             self.counts["invoke_results"] += 1
             if params.get("nodeId") != device_id:
                 await self.send(ws, self.error(rid, "INVALID_REQUEST", "nodeId mismatch"))
+                return
+            waiter = self.waiters.pop(params["id"], None)
+            if waiter is not None:
+                if not waiter.done():
+                    waiter.set_result(params["ok"])
+                await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True}})
                 return
             known = self.pending_invokes.pop(params["id"], None) is not None
             emit({"event": "invoke_result", "id": params["id"], "ok": params["ok"],
@@ -353,6 +400,8 @@ class Gateway:
             self.state.tokens.clear()
             self.state.save()
             emit({"event": "tokens_revoked"})
+        elif cmd == "bench":
+            await self.bench(c)
         elif cmd == "stats":
             emit({"event": "stats", **self.counts, "sessions": len(self.sessions)})
 

@@ -47,9 +47,14 @@ enum RunCommand {
         try server.start()
         let gateway = client
         let gatewayTask = Task { await gateway?.run() }
+        let network = NetworkChangeMonitor { Task { await gateway?.networkChanged() } }
+        let sleep = SleepMonitor { Task { await gateway?.systemResumed() } }
+        if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }
 
         let signal = await SignalWaiter.wait(for: [SIGTERM, SIGINT])
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
+        network?.stop()
+        sleep?.stop()
         await gateway?.stop()
         await gatewayTask.value
         server.stop()

@@ -70,6 +70,23 @@ public actor GatewayClient {
         wake = nil
     }
 
+    /// The network changed: check a live connection, or stop waiting and reconnect now.
+    public func networkChanged() async {
+        if let conn = current, await status.isConnected {
+            _ = await conn.probe()
+        } else {
+            log.info("network changed; reconnecting now")
+            reconnectSoon()
+        }
+    }
+
+    /// The system resumed from suspend: announce the node (or reconnect if the link died meanwhile).
+    public func systemResumed() async {
+        log.info("system resumed from suspend")
+        guard let conn = current, await status.isConnected else { reconnectSoon(); return }
+        if await conn.probe() { await announcePresence(conn, trigger: "background") }
+    }
+
     // MARK: the loop
 
     public func run() async {

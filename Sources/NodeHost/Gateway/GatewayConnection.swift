@@ -166,6 +166,20 @@ final class GatewayConnection: @unchecked Sendable {
         }
     }
 
+    /// Checks that the peer still answers (after a network change): a WebSocket ping must bring
+    /// some frame back within `timeout`, else the connection is closed so the client reconnects.
+    func probe(timeout: Duration = .seconds(4)) async -> Bool {
+        let sent = ContinuousClock.now
+        ws.sendPing(Array("probe".utf8))
+        while ContinuousClock.now - sent < timeout {
+            if lastFrame.instant > sent { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        log.info("the gateway did not answer a ping within \(timeout) after a network change; reconnecting")
+        ws.close(code: 4001, reason: "network changed")
+        return false
+    }
+
     /// Sends `node.event`; returns the gateway's reply payload (nil on error/timeout).
     func sendEvent(_ event: String, payload: JSONValue, timeout: Duration = .seconds(10)) async -> JSONValue? {
         let id = await pending.nextId("e")
@@ -184,4 +198,5 @@ final class LockedInstant: @unchecked Sendable {
     private var at = ContinuousClock.now
     func touch() { lock.withLock { at = .now } }
     var age: Duration { lock.withLock { ContinuousClock.now - at } }
+    var instant: ContinuousClock.Instant { lock.withLock { at } }
 }

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import NodeHost
+
+/// Network changes and resume from suspend reach the gateway connection.
+@Suite(.serialized) struct GatewaySystemEventTests {
+    @Test func resumeFromSuspendAnnouncesPresence() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let logind = try PythonServer(script: "fake_logind.py", args: [bus.address])
+        defer { logind.stop() }
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url)
+        defer { node.cleanup() }
+        var env = node.env
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        let p = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", node.configPath], env: env)
+        defer { p.stop() }
+        _ = try #require(gw.waitFor("hello"), "\(p.log)")
+        _ = try #require(gw.waitFor("node_event") { $0["payload"]?["trigger"] == "connect" })
+        usleep(300_000)  // the node's D-Bus match is in place shortly after start
+        logind.send("sleep")
+        logind.send("resume")
+        let alive = gw.waitFor("node_event", timeout: 10) { $0["name"] == "node.presence.alive" && $0["payload"]?["trigger"] == "background" }
+        #expect(alive != nil, "\(p.log)")
+        #expect(p.log.contains("system resumed from suspend"))
+        #expect(gw.schemaErrors.isEmpty)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "creating a veth pair needs root"))
+    func networkChangeCutsTheBackoffShort() throws {
+        let state = TestPaths.tempDir("gw") + "/gw.json"
+        var gw = try TestGateway(stateFile: state, args: ["--auto-approve"])
+        let port = gw.port
+        let node = NodeUnderTest(gatewayURL: gw.url)
+        defer { node.cleanup() }
+        try node.start()
+        _ = try #require(gw.waitFor("hello"))
+        gw.kill9()
+        // Wait until the node is in a long backoff wait.
+        let long = try Regex(#"retrying in (\d+)\.\d s"#)
+        #expect(waitUntil(timeout: 40) {
+            node.log.matches(of: long).contains { Int($0.output[1].substring ?? "0") ?? 0 >= 8 }
+        }, "\(node.log)")
+        gw = try TestGateway(port: port, stateFile: state, args: ["--auto-approve"])
+        defer { gw.stop() }
+        let name = "ocn\(getpid() % 10000)"
+        let start = Date()
+        _ = try runProcess("/sbin/ip", ["link", "add", name + "a", "type", "veth", "peer", "name", name + "b"])
+        _ = try runProcess("/sbin/ip", ["link", "del", name + "a"])
+        let hello = gw.waitFor("hello", timeout: 6)
+        #expect(hello != nil, "\(node.log)")
+        #expect(Date().timeIntervalSince(start) < 6)
+        #expect(node.log.contains("network changed; reconnecting now"))
+    }
+}
