@@ -19,16 +19,32 @@ let package = Package(
                        providers: [.apt(["libx11-dev", "libxss-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
+        // Media and screen capture shims (issue #6); the camera capability reuses the media ones.
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng16",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg",
+                       pkgConfig: "libavcodec libavformat libswscale libavutil",
+                       providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev"])]),
+        .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes",
+                       providers: [.apt(["libx11-dev", "libxext-dev", "libxrandr-dev", "libxfixes-dev"])]),
+        .systemLibrary(name: "CLinuxFB", path: "Sources/CLinuxFB"),
 
         // The runtime: config, registry/dispatcher, presence, state, device capability, control socket.
         .target(name: "NodeHost", dependencies: ["CSQLite", "COpenSSL", "CX11", "CSystemd"],
                 path: "Sources/NodeHost"),
 
-        // Capability bundles. Until their own issues land they hold only command specs and report
-        // themselves unavailable, so nothing is advertised that does not work.
+        // Shared media codecs (JPEG/PNG encode and decode, scaling, H.264/MP4 recording) for the
+        // screen and camera capabilities.
+        .target(name: "Media", dependencies: ["CTurboJPEG", "CPNG", "CFFmpeg"], path: "Sources/Media"),
+
+        // Capability bundles. Camera and canvas hold only their command specs until their issues
+        // land and report themselves unavailable, so nothing is advertised that does not work.
         .target(name: "CameraCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Camera"),
         .target(name: "LocationCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Location"),
-        .target(name: "ScreenCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Screen"),
+        .target(name: "ScreenCapability", dependencies: ["NodeHost", "Media", "CX11Capture", "CLinuxFB"],
+                path: "Sources/Capabilities/Screen"),
         .target(name: "CanvasCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Canvas"),
 
         .executableTarget(name: "openclaw-node",
@@ -38,7 +54,8 @@ let package = Package(
 
         .testTarget(name: "NodeHostTests",
                     dependencies: ["NodeHost", "CameraCapability", "LocationCapability",
-                                   "ScreenCapability", "CanvasCapability", "openclaw-node"],
+                                   "ScreenCapability", "CanvasCapability", "openclaw-node",
+                                   "Media", "CX11Capture"],
                     path: "Tests/NodeHostTests"),
     ]
 )

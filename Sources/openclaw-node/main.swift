@@ -9,8 +9,8 @@ import ScreenCapability
 let capabilities: CLI.CapabilityFactory = { config in
     NodeRuntime.builtinCapabilities(config: config) + [
         CameraCommands.capability(),
-        LocationCommands.capability(),
-        ScreenCommands.capability(),
+        LocationCommands.capability(config: config),
+        ScreenCommands.capability(config: config),
         CanvasCommands.capability(),
     ]
 }

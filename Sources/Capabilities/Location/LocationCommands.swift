@@ -1,34 +1,53 @@
 import NodeHost
 
+/// location.* command names (NODE_PROTOCOL.md §6.1).
 public enum LocationCommand: String, CaseIterable, Sendable {
     case get = "location.get"
 }
 
+/// `location.get` params, named exactly as on the wire. `validated()` fills the defaults, so the
+/// handler never sees a nil timeout or accuracy.
 public struct LocationGetParams: CommandParams, Equatable {
+    public static let defaultTimeoutMs = 10_000
+    public static let timeoutRangeMs = 1000...60_000
+
     public var timeoutMs: Int?
     public var maxAgeMs: Int?
     public var desiredAccuracy: String?
 
+    public init(timeoutMs: Int? = nil, maxAgeMs: Int? = nil, desiredAccuracy: String? = nil) {
+        self.timeoutMs = timeoutMs; self.maxAgeMs = maxAgeMs; self.desiredAccuracy = desiredAccuracy
+    }
+
     public func validated() throws(NodeError) -> LocationGetParams {
         var p = self
         // Android clamps rather than rejects; so do we.
-        if let t = timeoutMs { p.timeoutMs = min(max(t, 1000), 60_000) }
+        let t = timeoutMs ?? Self.defaultTimeoutMs
+        p.timeoutMs = min(max(t, Self.timeoutRangeMs.lowerBound), Self.timeoutRangeMs.upperBound)
         if let a = maxAgeMs, a < 0 { throw NodeError.invalidRequest("maxAgeMs must not be negative (got \(a))") }
-        try ParamCheck.oneOf(desiredAccuracy, "desiredAccuracy", ["coarse", "balanced", "precise"])
+        try ParamCheck.oneOf(desiredAccuracy, "desiredAccuracy", LocationAccuracy.allCases.map(\.rawValue))
         return p
     }
+
+    /// Like iOS with its "precise" toggle on (the default there): absent means precise.
+    public var accuracy: LocationAccuracy { desiredAccuracy.flatMap(LocationAccuracy.init(rawValue:)) ?? .precise }
+    public var timeout: Duration { .milliseconds(timeoutMs ?? Self.defaultTimeoutMs) }
+    public var maxAge: Duration? { maxAgeMs.map { .milliseconds($0) } }
 }
 
 public enum LocationCommands {
+    public static let capabilityName = "location"
+
     public static let specs: [CommandSpec] = [
-        CommandSpec(LocationCommand.get.rawValue, capability: "location", params: LocationGetParams.self,
+        CommandSpec(LocationCommand.get.rawValue, capability: capabilityName, params: LocationGetParams.self,
                     permission: "location", summary: "current position from gpsd",
                     paramsDoc: [("timeoutMs", "1000..60000, default 10000"), ("maxAgeMs", "int"),
                                 ("desiredAccuracy", "coarse|balanced|precise")]),
     ]
 
-    public static func capability() -> any Capability {
-        PendingCapability(name: "location", commands: specs,
-                          reason: "location (gpsd) is not implemented in this build yet")
+    /// The location capability for this config (`capabilities.location.*`). It talks to gpsd only
+    /// once the registry finds it enabled; a disabled one never opens a socket.
+    public static func capability(config: NodeConfig) -> LocationCapability {
+        LocationCapability(settings: LocationSettings(config.capability(capabilityName)))
     }
 }

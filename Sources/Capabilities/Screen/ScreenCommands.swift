@@ -19,6 +19,20 @@ public struct ScreenSnapshotParams: CommandParams, Equatable {
         try ParamCheck.range(screenIndex, "screenIndex", 0...32)
         return self
     }
+
+    // Defaults (anchors §3, macOS ScreenSnapshotService): JPEG, 1600 px wide for JPEG and 900 for
+    // PNG, quality 0.72, cursor shown, first screen.
+    public var effectiveFormat: String { format == "png" ? "png" : "jpeg" }
+    public var effectiveMaxWidth: Int { maxWidth ?? (effectiveFormat == "png" ? 900 : 1600) }
+    /// JPEG quality 1...100. `quality` may be a fraction (0...1, clamped to ≥ 0.05 like iOS) or a
+    /// percentage (above 1, like Windows).
+    public var effectiveQuality: Int {
+        guard let q = quality else { return 72 }
+        if q <= 1 { return Int((max(0.05, q) * 100).rounded()) }
+        return min(100, Int(q.rounded()))
+    }
+    public var effectiveScreenIndex: Int { screenIndex ?? 0 }
+    public var effectiveIncludePointer: Bool { includePointer ?? true }
 }
 
 public struct ScreenRecordParams: CommandParams, Equatable {
@@ -35,23 +49,33 @@ public struct ScreenRecordParams: CommandParams, Equatable {
         try ParamCheck.oneOf(format, "format", ["mp4"])
         return self
     }
+
+    // Defaults (anchors §3, iOS ScreenRecordService): 10 s at 10 fps, no audio, first screen.
+    public var effectiveDurationMs: Int { durationMs ?? 10_000 }
+    public var effectiveFps: Int { fps ?? 10 }
+    public var effectiveScreenIndex: Int { screenIndex ?? 0 }
+    public var wantsAudio: Bool { includeAudio ?? false }
 }
 
 public enum ScreenCommands {
     public static let specs: [CommandSpec] = [
         CommandSpec(ScreenCommand.snapshot.rawValue, capability: "screen", params: ScreenSnapshotParams.self,
                     requiresForeground: true, permission: "screen.capture", summary: "screenshot as JPEG or PNG",
-                    paramsDoc: [("format", "jpeg|png"), ("maxWidth", "int"), ("quality", "0..1"),
-                                ("screenIndex", "int"), ("includePointer", "bool")]),
+                    paramsDoc: [("format", "jpeg|png, default jpeg"), ("maxWidth", "int, default 1600 (jpeg) / 900 (png)"),
+                                ("quality", "0..1 (or 1..100), default 0.72"),
+                                ("screenIndex", "int: XRandR monitor of the default X screen when it has several, else X screen"),
+                                ("includePointer", "bool, default true")]),
         CommandSpec(ScreenCommand.record.rawValue, capability: "screen", params: ScreenRecordParams.self,
                     requiresForeground: true, dangerous: true, permission: "screen.record",
                     summary: "record the screen to MP4",
                     paramsDoc: [("screenIndex", "int"), ("durationMs", "250..60000, default 10000"),
-                                ("fps", "1..30, default 10"), ("includeAudio", "bool"), ("format", "mp4")]),
+                                ("fps", "1..30, default 10"), ("includeAudio", "bool, default false (no audio yet)"),
+                                ("format", "mp4")]),
     ]
 
-    public static func capability() -> any Capability {
-        PendingCapability(name: "screen", commands: specs,
-                          reason: "screen capture (X11/fbdev) is not implemented in this build yet")
+    /// The screen capability for this config (backend, display and framebuffer from
+    /// `capabilities.screen`).
+    public static func capability(config: NodeConfig) -> any Capability {
+        ScreenCapability(config: config)
     }
 }

@@ -46,10 +46,13 @@ enum InvokeCommand {
         }
 
         let runtime = try await NodeRuntime(config: config, capabilities: capabilities(config))
-        defer { Task { await runtime.shutdown() } }
         let data = params.map { Data($0.jsonString().utf8) }
-        switch await runtime.dispatcher.invoke(id: "cli-" + UUID().uuidString.lowercased(), command: command,
-                                               params: data, timeoutMs: timeout) {
+        let result = await runtime.dispatcher.invoke(id: "cli-" + UUID().uuidString.lowercased(), command: command,
+                                                     params: data, timeoutMs: timeout)
+        // Released before returning: a shutdown racing exit() would close X displays (and other
+        // devices) after their libraries' destructors ran.
+        await runtime.shutdown()
+        switch result {
         case .success(let payload): Out.json(payload, pretty: pretty); return ExitCode.ok.rawValue
         case .failure(let e): return fail(e, pretty: pretty)
         }

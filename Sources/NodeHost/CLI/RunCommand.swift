@@ -47,6 +47,18 @@ enum RunCommand {
         try server.start()
         let gateway = client
         let gatewayTask = Task { await gateway?.run() }
+        // Capability events (location.update, …) go to the gateway while connected.
+        for entry in runtime.registry.entries where entry.advertised {
+            guard let stream = await entry.capability.events() else { continue }
+            let name = entry.capability.name
+            Task {
+                for await e in stream {
+                    if await gateway?.sendEvent(e.event, payload: e.payload) == nil {
+                        log.debug("\(name): \(e.event) not sent (not connected)")
+                    }
+                }
+            }
+        }
         let network = NetworkChangeMonitor { Task { await gateway?.networkChanged() } }
         let sleep = SleepMonitor { Task { await gateway?.systemResumed() } }
         if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }

@@ -73,6 +73,10 @@ public enum ConfigSchema {
             ConfigField("location", .object([
                 ConfigField("enabled", .bool, default: "false", "location.get"),
                 ConfigField("gpsd", .string, default: "\"127.0.0.1:2947\"", "gpsd host:port"),
+                ConfigField("significantChangeMeters", .integer(0...1_000_000), default: "0",
+                            "send a location.update node event after moving more than this many meters (0 = off)"),
+                ConfigField("significantChangeMinIntervalMs", .integer(0...86_400_000), default: "60000",
+                            "at most one location.update per this interval"),
             ]), "gpsd location"),
             ConfigField("screen", .object([
                 ConfigField("enabled", .bool, default: "true", "screen.snapshot, screen.record"),

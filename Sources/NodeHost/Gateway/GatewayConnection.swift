@@ -159,9 +159,9 @@ final class GatewayConnection: @unchecked Sendable {
             params = GatewayProtocol.invokeResult(id: req.id, nodeId: nodeId, result: result)
             frame = GatewayProtocol.request(id: id, method: "node.invoke.result", params: params).jsonString()
         }
-        async let reply = pending.wait(id, timeout: .seconds(30))
+        await pending.expect(id, timeout: .seconds(30))
         ws.send(text: frame)
-        if case .success(let p) = await reply, p?["ignored"]?.boolValue == true {
+        if case .success(let p) = await pending.wait(id), p?["ignored"]?.boolValue == true {
             log.info("gateway ignored the result of \(req.command) [\(req.id)] (late or unknown id)")
         }
     }
@@ -183,9 +183,9 @@ final class GatewayConnection: @unchecked Sendable {
     /// Sends `node.event`; returns the gateway's reply payload (nil on error/timeout).
     func sendEvent(_ event: String, payload: JSONValue, timeout: Duration = .seconds(10)) async -> JSONValue? {
         let id = await pending.nextId("e")
-        async let reply = pending.wait(id, timeout: timeout)
+        await pending.expect(id, timeout: timeout)
         ws.send(text: GatewayProtocol.request(id: id, method: "node.event", params: GatewayProtocol.nodeEvent(event, payload: payload)).jsonString())
-        switch await reply {
+        switch await pending.wait(id) {
         case .success(let p): return p ?? .object([:])
         case .failure(let e): log.info("node.event \(event) not accepted: \(e)"); return nil
         }

@@ -31,10 +31,21 @@ public protocol Capability: Sendable {
     func availability() async -> Availability
     /// Runs one command whose gates and params the dispatcher already checked.
     func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue
+    /// Node events the capability wants sent to the gateway (location.update, agent.request from
+    /// the canvas, …); nil when it has none. The daemon forwards them while connected.
+    func events() async -> AsyncStream<CapabilityEvent>?
     /// Releases devices/processes (SIGTERM path).
     func shutdown() async
 }
 
+/// One `node.event` a capability emits.
+public struct CapabilityEvent: Sendable, Equatable {
+    public let event: String
+    public let payload: JSONValue
+    public init(event: String, payload: JSONValue) { self.event = event; self.payload = payload }
+}
+
 extension Capability {
+    public func events() async -> AsyncStream<CapabilityEvent>? { nil }
     public func shutdown() async {}
 }

@@ -62,15 +62,16 @@ public actor Dispatcher {
             reply.resolve(result)
         }
         inFlight[id] = (work, reply)
-        if let deadline {
-            Task {
-                try? await Task.sleep(until: deadline, clock: .continuous)
+        // Disarmed as soon as the reply is in (DeadlineTimer explains why this is not a Task.sleep).
+        let timer = deadline.map { deadline in
+            DeadlineTimer.shared.schedule(at: deadline) {
                 if reply.resolve(.failure(NodeError("TIMEOUT", "\(command) did not finish within \(timeout) ms"))) {
                     work.cancel()
                 }
             }
         }
         let result = await reply.value()
+        if let timer { DeadlineTimer.shared.cancel(timer) }
         inFlight[id] = nil
         if case .failure(let e) = result { log.info("\(command) [\(id)] failed: \(e.message)") }
         return result

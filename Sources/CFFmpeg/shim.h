@@ -1,0 +1,36 @@
+// FFmpeg (bookworm: libavcodec 59 / FFmpeg 5.1). Wrappers for what Swift cannot import: the
+// AVERROR() macros and flag macros, and sws_scale calls whose plane/stride arrays (AVFrame's
+// data/linesize import as tuples) are easier to build in C.
+#include <errno.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavformat/avio.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libswscale/swscale.h>
+
+static inline int cff_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int cff_averror_eof(void) { return AVERROR_EOF; }
+static inline int cff_averror_enomem(void) { return AVERROR(ENOMEM); }
+static inline int cff_avseek_size(void) { return AVSEEK_SIZE; }
+static inline int cff_codec_flag_global_header(void) { return AV_CODEC_FLAG_GLOBAL_HEADER; }
+static inline int cff_fmt_global_header(void) { return AVFMT_GLOBALHEADER; }
+
+// Converts/scales one packed source image (a single plane) into an allocated AVFrame.
+static inline int cff_scale_packed_to_frame(struct SwsContext *ctx, const uint8_t *src, int src_stride,
+                                            int src_height, AVFrame *dst) {
+    const uint8_t *planes[4] = { src, NULL, NULL, NULL };
+    const int strides[4] = { src_stride, 0, 0, 0 };
+    return sws_scale(ctx, planes, strides, 0, src_height, dst->data, dst->linesize);
+}
+
+// Converts/scales one packed source image into one packed destination image.
+static inline int cff_scale_packed(struct SwsContext *ctx, const uint8_t *src, int src_stride, int src_height,
+                                   uint8_t *dst, int dst_stride) {
+    const uint8_t *planes[4] = { src, NULL, NULL, NULL };
+    const int strides[4] = { src_stride, 0, 0, 0 };
+    uint8_t *dplanes[4] = { dst, NULL, NULL, NULL };
+    const int dstrides[4] = { dst_stride, 0, 0, 0 };
+    return sws_scale(ctx, planes, strides, 0, src_height, dplanes, dstrides);
+}

@@ -1,0 +1,81 @@
+import Foundation
+import NodeHost
+
+/// screen.snapshot and screen.record on X11 (MIT-SHM, XGetImage fallback, RandR monitors, XFixes
+/// cursor) or the Linux framebuffer. The work runs on a dedicated thread per invoke. The last
+/// grabber is kept warm between invokes (GrabberCache) and re-validated before reuse, so an X
+/// server restart or a mode change between invokes only costs a reconnect.
+public struct ScreenCapability: Capability {
+    public let name = "screen"
+    public var commands: [CommandSpec] { ScreenCommands.specs }
+    let sources: ScreenSources
+    let cache = GrabberCache()
+    private let log = Logger(component: "screen")
+
+    public init(config: NodeConfig, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.init(settings: ScreenSettings(config: config, environment: environment))
+    }
+
+    init(settings: ScreenSettings) { sources = ScreenSources(settings: settings) }
+
+    public func availability() async -> Availability {
+        let sources = self.sources
+        let result = try? await BlockingThread.run("screen.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
+            sources.probe()
+        }
+        if result == .available, let wayland = sources.settings.wayland, sources.settings.backend != .fbdev {
+            log.warn("Wayland session (\(wayland)): capturing X display \(sources.settings.display ?? "?") shows only X11 " +
+                     "(XWayland) windows; Wayland capture is not supported yet")
+        }
+        return result ?? .unavailable("screen probe was cancelled")
+    }
+
+    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
+        let log = self.log, maxPayload = context.maxPayloadBytes
+        switch ScreenCommand(rawValue: command) {
+        case .snapshot:
+            guard let p = params as? ScreenSnapshotParams else { throw NodeError.invalidRequest("bad params for \(command)") }
+            return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
+                try SnapshotService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+            }
+        case .record:
+            guard let p = params as? ScreenRecordParams else { throw NodeError.invalidRequest("bad params for \(command)") }
+            try Self.checkFitsDeadline(p, context)
+            return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
+                try RecordService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+            }
+        case nil:
+            throw NodeError.invalidRequest("unknown command \"\(command)\"")
+        }
+    }
+
+    public func shutdown() async { cache.clear() }
+
+    /// Runs `body` on its own thread with a grabber for `screenIndex` (the cached one when it still
+    /// fits). The grabber goes back to the cache only when the command succeeded.
+    private func withGrabber(_ name: String, screenIndex: Int,
+                             _ body: @escaping @Sendable (any ScreenGrabber, CancelFlag) throws(NodeError) -> JSONValue)
+        async throws(NodeError) -> JSONValue {
+        let sources = self.sources, cache = self.cache
+        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> JSONValue in
+            let grabber = try cache.checkout(screenIndex: screenIndex) { () throws(NodeError) -> any ScreenGrabber in
+                try sources.open(screenIndex: screenIndex)
+            }
+            let payload = try body(grabber, cancel)
+            cache.checkin(grabber, screenIndex: screenIndex)
+            return payload
+        }
+    }
+
+    /// A recording that cannot finish before the caller gives up is refused up front.
+    static func checkFitsDeadline(_ p: ScreenRecordParams, _ context: InvocationContext) throws(NodeError) {
+        guard let deadline = context.deadline else { return }
+        let needed = Duration.milliseconds(p.effectiveDurationMs) + .seconds(2)
+        let left = ContinuousClock.now.duration(to: deadline)
+        if left < needed {
+            let neededMs = p.effectiveDurationMs + 2000
+            throw NodeError.invalidRequest("durationMs \(p.effectiveDurationMs) does not fit the invoke timeout; " +
+                                           "allow at least \(neededMs) ms (timeoutMs / --timeout)")
+        }
+    }
+}

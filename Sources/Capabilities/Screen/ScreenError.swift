@@ -1,0 +1,19 @@
+import Media
+import NodeHost
+
+/// The screen capability's error codes (NODE_PROTOCOL.md §6.2 naming).
+enum ScreenError {
+    /// Capture is not possible right now; the message says what to change.
+    static func unavailable(_ what: String) -> NodeError { NodeError("SCREEN_UNAVAILABLE", what) }
+
+    static func tooLarge(_ what: String) -> NodeError { NodeError("PAYLOAD_TOO_LARGE", what) }
+
+    static func cancelled() -> NodeError { NodeError("CANCELLED", "the screen command was cancelled") }
+
+    static func media(_ e: MediaError) -> NodeError {
+        switch e.kind {
+        case .tooLarge: return tooLarge(e.description)
+        case .unsupported, .codec: return unavailable(e.description)
+        }
+    }
+}

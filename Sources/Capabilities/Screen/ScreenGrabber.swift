@@ -1,0 +1,18 @@
+import Media
+import NodeHost
+
+/// An open capture of one screen (an X11 monitor or screen, or a framebuffer). Owned and used by
+/// one thread; it owns its connection, device and buffers and releases them when dropped.
+protocol ScreenGrabber: AnyObject {
+    /// Size of every frame this grabber returns.
+    var width: Int { get }
+    var height: Int { get }
+    /// How frames are read, for logs ("XShm", "XGetImage", "fbdev").
+    var method: String { get }
+    /// Captures one frame and lends it to `body`. The pixels live in the grabber's memory (shared
+    /// memory, the mmap'd framebuffer) and are valid only inside `body`: encode them there.
+    func grab<T>(includePointer: Bool, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T
+    /// Whether a cached grabber still captures what `screenIndex` means now (connection alive,
+    /// same monitor/screen geometry, same framebuffer mode).
+    func isStillValid(screenIndex: Int) -> Bool
+}

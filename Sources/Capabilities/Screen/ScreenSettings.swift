@@ -1,0 +1,47 @@
+import Foundation
+import NodeHost
+
+/// `capabilities.screen` plus the environment it depends on, read once at start-up.
+struct ScreenSettings: Sendable {
+    enum Backend: String, Sendable { case auto, x11, fbdev }
+
+    var backend: Backend = .auto
+    /// X display to capture: `capabilities.screen.display`, else $DISPLAY.
+    var display: String?
+    var framebuffer = "/dev/fb0"
+    /// MIT-SHM capture (falls back to XGetImage by itself when the server refuses it).
+    /// OPENCLAW_NODE_SCREEN_NO_SHM=1 forces XGetImage, for remote displays and tests.
+    var useSharedMemory = true
+    /// How we know this is a Wayland session ("WAYLAND_DISPLAY=wayland-0"); nil when it is not.
+    /// Only used to explain why there is nothing to capture.
+    var wayland: String?
+
+    init(backend: Backend = .auto, display: String? = nil, framebuffer: String = "/dev/fb0",
+         useSharedMemory: Bool = true, wayland: String? = nil) {
+        self.backend = backend
+        self.display = display
+        self.framebuffer = framebuffer
+        self.useSharedMemory = useSharedMemory
+        self.wayland = wayland
+    }
+
+    init(config: NodeConfig, environment env: [String: String]) {
+        let section = config.capability("screen")
+        backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
+        display = section.string("display").flatMap { $0.isEmpty ? nil : $0 } ?? env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        framebuffer = section.string("fbdev").flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/fb0"
+        useSharedMemory = !["1", "true", "yes"].contains(env["OPENCLAW_NODE_SCREEN_NO_SHM"]?.lowercased() ?? "")
+        wayland = ScreenSettings.waylandEvidence(env)
+    }
+
+    /// A service started outside the desktop may lack WAYLAND_DISPLAY; the session type and the
+    /// compositor's socket in XDG_RUNTIME_DIR tell as well.
+    static func waylandEvidence(_ env: [String: String]) -> String? {
+        if let d = env["WAYLAND_DISPLAY"], !d.isEmpty { return "WAYLAND_DISPLAY=\(d)" }
+        if env["XDG_SESSION_TYPE"] == "wayland" { return "XDG_SESSION_TYPE=wayland" }
+        if let run = env["XDG_RUNTIME_DIR"], !run.isEmpty, FileManager.default.fileExists(atPath: run + "/wayland-0") {
+            return "a Wayland socket at \(run)/wayland-0"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Media
+import NodeHost
+
+/// screen.snapshot: one frame, encoded straight from the capture memory (shared-memory XImage or
+/// the mapped framebuffer) unless it has to be resized, and kept within the payload budget.
+enum SnapshotService {
+    static func run(_ p: ScreenSnapshotParams, grabber: any ScreenGrabber, maxPayloadBytes: Int,
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+        try cancel.check()
+        let encoder: StillImageEncoder
+        do { encoder = try StillImageEncoder() } catch { throw ScreenError.media(error) }
+        let format: StillImageFormat = p.effectiveFormat == "png" ? .png : .jpeg(quality: p.effectiveQuality)
+        let budget = PayloadBudget.stillImageBase64(maxPayloadBytes: maxPayloadBytes)
+
+        let started = ContinuousClock.now
+        var grabbed = started
+        var capturedAtMs: Int64 = 0
+        let image = try grabber.grab(includePointer: p.effectiveIncludePointer) { (view: PixelView) throws(NodeError) -> EncodedImage in
+            grabbed = .now
+            capturedAtMs = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            do throws(MediaError) { return try encoder.encode(view, format: format, maxWidth: p.effectiveMaxWidth, maxBase64Bytes: budget) }
+            catch { throw ScreenError.media(error) }
+        }
+        let done = ContinuousClock.now
+        log.debug("snapshot \(grabber.width)x\(grabber.height) via \(grabber.method): capture \(millis(grabbed - started)) ms, " +
+                  "encode \(format.name) \(image.width)x\(image.height) \(millis(done - grabbed)) ms, \(image.data.count) bytes")
+        return ["format": .string(image.format.name), "base64": .string(image.data.base64EncodedString()),
+                "width": .number(Double(image.width)), "height": .number(Double(image.height)),
+                "screenIndex": .number(Double(p.effectiveScreenIndex)), "capturedAtMs": .number(Double(capturedAtMs))]
+    }
+
+    static func millis(_ d: Duration) -> String {
+        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        return String(format: "%.1f", ms)
+    }
+}

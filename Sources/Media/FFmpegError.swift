@@ -1,0 +1,11 @@
+import CFFmpeg
+
+extension MediaError {
+    /// A MediaError carrying FFmpeg's text for `code` ("Invalid argument", "Resource temporarily unavailable").
+    static func ffmpeg(_ what: String, _ code: Int32) -> MediaError {
+        var buf = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buf, buf.count)
+        let text = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return MediaError(.codec, "\(what): \(text)")
+    }
+}
