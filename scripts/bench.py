@@ -62,6 +62,15 @@ def rss_kib(pid):
     return 0
 
 
+def pss_kib(pid):
+    """Proportional set size: shared library pages divided among the processes using them."""
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--idle-seconds", type=int, default=60)
@@ -96,8 +105,11 @@ def main():
 
         time.sleep(a.idle_seconds)
         result["idleRssKiB"] = rss_kib(node.pid)
+        result["idlePssKiB"] = pss_kib(node.pid)
         result["idleSeconds"] = a.idle_seconds
-        rows.append(("idle RSS after %d s" % a.idle_seconds, "%.1f MiB" % (result["idleRssKiB"] / 1024), "", ""))
+        rows.append(("idle memory after %d s (RSS / PSS)" % a.idle_seconds,
+                     "%.1f / %.1f MiB" % (result["idleRssKiB"] / 1024, result["idlePssKiB"] / 1024), "",
+                     "after %d invokes" % (b["n"] + b["invokesPerSecond"] * 5)))
         node.send_signal(signal.SIGTERM)
         node.wait(10)
     finally:
@@ -113,7 +125,8 @@ def main():
                     if line.startswith("{"):
                         r = json.loads(line)
                         result.setdefault("capabilities", []).append(r)
-                        rows.append((r.get("name", script), r.get("node", ""), r.get("other", ""), r.get("ratio", "")))
+                        if "name" in r:  # a table row; other objects are kept in the JSON only
+                            rows.append((r["name"], r.get("node", ""), r.get("other", ""), r.get("ratio", "")))
             except Exception as e:
                 rows.append((script, "failed: %s" % e, "", ""))
 
