@@ -115,6 +115,6 @@ public struct NodeConfig: Sendable {
     static func hostname() -> String {
         var buf = [CChar](repeating: 0, count: 256)
         gethostname(&buf, buf.count - 1)
-        return String(cString: buf)
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -107,6 +107,7 @@ public final class StateStore: @unchecked Sendable {
         }
     }
 
+    @discardableResult
     private func locked<T>(_ body: () throws(SQLiteError) -> T) throws(Failure) -> T {
         lock.lock(); defer { lock.unlock() }
         do { return try body() } catch { throw .database(path: path, error) }
