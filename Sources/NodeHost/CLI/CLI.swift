@@ -13,6 +13,8 @@ public enum CLI {
         ("status", "show device id, state directory, gateways and pairing state"),
         ("config check", "validate a config file"),
         ("presence", "set foreground/background on the running daemon"),
+        ("doctor", "check config, state, capabilities and the gateway; print the allowlist snippet"),
+        ("service", "install or remove a systemd unit that runs the node"),
     ]
 
     public static func main(_ args: [String], capabilities: @escaping CapabilityFactory) async -> Int32 {
@@ -27,6 +29,8 @@ public enum CLI {
             case "status": return try await StatusCommand.main(rest)
             case "config": return try ConfigCommand.main(rest)
             case "presence": return try PresenceCommand.main(rest)
+            case "doctor": return try await DoctorCommand.main(rest, capabilities: capabilities)
+            case "service": return try ServiceCommand.main(rest)
             case "help", "--help", "-h":
                 if let topic = rest.first { return await main([topic, "--help"], capabilities: capabilities) }
                 Out.line(usage); return ExitCode.ok.rawValue

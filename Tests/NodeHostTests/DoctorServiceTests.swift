@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import NodeHost
+
+@Suite(.serialized) struct DoctorTests {
+    @Test func missingPrerequisitesAreClearFindings() throws {
+        let port = try freeLoopbackPort()
+        let e = CLITests.Env("gateway: { url: 'ws://127.0.0.1:\(port)' }, capabilities: { location: { enabled: true, gpsd: '127.0.0.1:\(port)' }, screen: { display: ':977' } }")
+        defer { e.cleanup() }
+        let r = try e.run(["doctor", "--json", "--config", e.config])
+        #expect(r.code == 1)
+        let v = try #require(JSONValue.parse(r.stdout), "\(r.stdout)\(r.stderr)")
+        let fails = (v["findings"]?.arrayValue ?? []).filter { $0["level"] == "FAIL" }.compactMap { $0["text"]?.stringValue }
+        #expect(fails.contains { $0.contains("gpsd is not reachable at 127.0.0.1:\(port)") }, "\(fails)")
+        #expect(fails.contains { $0.contains("127.0.0.1:\(port) is not reachable") }, "\(fails)")
+        #expect(fails.contains { $0.contains("enabled but not usable") && $0.contains(":977") }, "\(fails)")
+    }
+
+    @Test func healthyConfigAndAllowlistSnippet() throws {
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
+        defer { gw.stop() }
+        let e = CLITests.Env("gateway: { url: '\(gw.url)' }, capabilities: { screen: { enabled: false }, camera: { enabled: false }, canvas: { enabled: false } }")
+        defer { e.cleanup() }
+        _ = try e.run(["status", "--config", e.config])  // creates the state database
+        let r = try e.run(["doctor", "--config", e.config])
+        #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("All checks passed."))
+        let j = try #require(JSONValue.parse(try e.run(["doctor", "--json", "--config", e.config]).stdout))
+        #expect(j["allowCommands"] == ["device.info", "device.status"])
+        // The snippet is valid JSON5 and lists exactly the filtered commands, under both key names.
+        let snippet = try #require(j["allowlistSnippet"]?.stringValue)
+        let docs = snippet.split(separator: "\n").filter { !$0.hasPrefix("//") }
+        #expect(docs.count == 2)
+        let old = try JSON5Parser.parse(String(docs[0])).plain
+        let new = try JSON5Parser.parse(String(docs[1])).plain
+        #expect(old["gateway"]?["nodes"]?["allowCommands"] == ["device.info", "device.status"])
+        #expect(new["gateway"]?["nodes"]?["commands"]?["allow"] == ["device.info", "device.status"])
+    }
+
+    @Test func looseStatePermissionsFail() throws {
+        let e = CLITests.Env(); defer { e.cleanup() }
+        _ = try e.run(["status", "--config", e.config])
+        chmod(e.dir + "/state/state.db", 0o644)
+        let r = try e.run(["doctor", "--config", e.config])
+        #expect(r.code == 1)
+        #expect(r.stdout.contains("chmod 600"))
+    }
+}
+
+@Suite struct ServiceInstallTests {
+    @Test(arguments: [false, true])
+    func installWritesAVerifiableUnit(system: Bool) throws {
+        let e = CLITests.Env(); defer { e.cleanup() }
+        let unitDir = e.dir + "/units"
+        let r = try e.run(["service", "install", system ? "--system" : "--user", "--unit-dir", unitDir, "--config", e.config])
+        #expect(r.code == 0, "\(r.stderr)")
+        let unit = try String(contentsOfFile: unitDir + "/openclaw-node.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(TestPaths.nodeBinary) run --config \(e.config)"))
+        #expect(unit.contains("Restart=on-failure"))
+        if system {
+            #expect(unit.contains("DeviceAllow=char-video4linux rw"))
+            #expect(unit.contains("ReadWritePaths=\(e.dir)/state"))
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            let v = try runProcess("/usr/bin/systemd-analyze", ["verify", unitDir + "/openclaw-node.service"])
+            // verify prints nothing about our unit when it is fine (it may warn about the host).
+            #expect(!v.stderr.contains("openclaw-node.service:"), "\(v.stderr)")
+        }
+        let u = try e.run(["service", "uninstall", "--unit-dir", unitDir])
+        #expect(u.code == 0)
+        #expect(!FileManager.default.fileExists(atPath: unitDir + "/openclaw-node.service"))
+    }
+}
