@@ -1,5 +1,5 @@
 /// Result of one non-blocking read or write.
-enum IOStep {
+public enum IOStep: Sendable {
     case bytes(Int)
     /// Nothing moved; wait until the fd is readable (`wantWrite == false`) or writable.
     case wouldBlock(wantWrite: Bool)
@@ -17,7 +17,7 @@ protocol ByteStream: AnyObject {
     func close()
 }
 
-struct TransportError: Error, Sendable, CustomStringConvertible {
-    let description: String
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    public let description: String
     init(_ d: String) { description = d }
 }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// A resolved address to connect to, and whether plain-text traffic to it stays off the internet.
-struct ResolvedAddress: Sendable, CustomStringConvertible {
-    let family: Int32
+public struct ResolvedAddress: Sendable, CustomStringConvertible {
+    public let family: Int32
     let storage: [UInt8]
-    let text: String
+    public let text: String
 
-    var description: String { text }
+    public var description: String { text }
 
     /// Loopback, RFC 1918/6598 (private, CGNAT/tailnet), link-local, ULA.
-    var isLoopbackOrPrivate: Bool {
+    public var isLoopbackOrPrivate: Bool {
         if family == AF_INET {
             let p = text.split(separator: ".").compactMap { Int($0) }
             guard p.count == 4 else { return false }
@@ -23,14 +23,15 @@ struct ResolvedAddress: Sendable, CustomStringConvertible {
     }
 }
 
-/// Non-blocking TCP connection owned by exactly one stream; closed once.
-final class TCPSocket: ByteStream {
-    private(set) var fd: Int32
+/// Non-blocking TCP connection owned by exactly one stream; closed once. Shared by the gateway
+/// transport and capabilities that speak line protocols over TCP (gpsd).
+public final class TCPSocket: ByteStream {
+    public private(set) var fd: Int32
 
     private init(fd: Int32) { self.fd = fd }
     deinit { close() }
 
-    static func resolve(host: String, port: Int) throws(TransportError) -> [ResolvedAddress] {
+    public static func resolve(host: String, port: Int) throws(TransportError) -> [ResolvedAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC
@@ -55,7 +56,7 @@ final class TCPSocket: ByteStream {
     }
 
     /// Tries each address in turn until one connects within `timeout`.
-    static func connect(_ addresses: [ResolvedAddress], timeout: Duration) throws(TransportError) -> TCPSocket {
+    public static func connect(_ addresses: [ResolvedAddress], timeout: Duration) throws(TransportError) -> TCPSocket {
         var lastError = "no address"
         let deadline = ContinuousClock.now + timeout
         for a in addresses {
@@ -83,7 +84,7 @@ final class TCPSocket: ByteStream {
         throw TransportError(lastError)
     }
 
-    func read(_ buf: UnsafeMutableRawBufferPointer) -> IOStep {
+    public func read(_ buf: UnsafeMutableRawBufferPointer) -> IOStep {
         let n = recv(fd, buf.baseAddress, buf.count, 0)
         if n > 0 { return .bytes(n) }
         if n == 0 { return .eof }
@@ -91,22 +92,22 @@ final class TCPSocket: ByteStream {
         return .failed(String(cString: strerror(errno)))
     }
 
-    func write(_ buf: UnsafeRawBufferPointer) -> IOStep {
+    public func write(_ buf: UnsafeRawBufferPointer) -> IOStep {
         let n = send(fd, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL))
         if n >= 0 { return .bytes(n) }
         if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .wouldBlock(wantWrite: true) }
         return .failed(String(cString: strerror(errno)))
     }
 
-    var hasBufferedInput: Bool { false }
+    public var hasBufferedInput: Bool { false }
 
-    func close() {
+    public func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }
     }
 }
 
 /// poll() on one fd; true when ready before the timeout.
-func pollOnce(_ fd: Int32, events: Int16, timeout: Duration) -> Bool {
+public func pollOnce(_ fd: Int32, events: Int16, timeout: Duration) -> Bool {
     var p = pollfd(fd: fd, events: events, revents: 0)
     let ms = max(0, Int32(min(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000, 3_600_000)))
     while true {
