@@ -30,6 +30,11 @@ let package = Package(
         .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes",
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxrandr-dev", "libxfixes-dev"])]),
         .systemLibrary(name: "CLinuxFB", path: "Sources/CLinuxFB"),
+        // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
+        .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
+        // ALSA capture for the microphone track of screen.record and camera.clip.
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa",
+                       providers: [.apt(["libasound2-dev"])]),
 
         // The runtime: config, registry/dispatcher, presence, state, device capability, control socket.
         .target(name: "NodeHost", dependencies: ["CSQLite", "COpenSSL", "CX11", "CSystemd"],
@@ -37,11 +42,11 @@ let package = Package(
 
         // Shared media codecs (JPEG/PNG encode and decode, scaling, H.264/MP4 recording) for the
         // screen and camera capabilities.
-        .target(name: "Media", dependencies: ["CTurboJPEG", "CPNG", "CFFmpeg"], path: "Sources/Media"),
+        .target(name: "Media", dependencies: ["CTurboJPEG", "CPNG", "CFFmpeg", "CALSA"], path: "Sources/Media"),
 
         // Capability bundles. Camera and canvas hold only their command specs until their issues
         // land and report themselves unavailable, so nothing is advertised that does not work.
-        .target(name: "CameraCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Camera"),
+        .target(name: "CameraCapability", dependencies: ["NodeHost", "Media", "CV4L2"], path: "Sources/Capabilities/Camera"),
         .target(name: "LocationCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Location"),
         .target(name: "ScreenCapability", dependencies: ["NodeHost", "Media", "CX11Capture", "CLinuxFB"],
                 path: "Sources/Capabilities/Screen"),

@@ -22,8 +22,10 @@ public struct VideoSettings: Sendable, Equatable {
 
 /// Encodes raw frames to H.264 and muxes them into an MP4 held in memory. Frames carry their own
 /// timestamps in milliseconds (the caller paces them with a monotonic clock and may skip slots),
-/// so the clip's duration is real time even when frames are dropped. Used by one thread at a time;
-/// every FFmpeg object here is owned by this instance and freed in deinit.
+/// so the clip's duration is real time even when frames are dropped. With `audio` settings it also
+/// carries an AAC track from microphone chunks stamped on the same monotonic clock; the muxer
+/// interleaves both by timestamp. Used by one thread at a time; every FFmpeg object here is owned
+/// by this instance (or its AACTrack) and freed in deinit.
 public final class MP4Recorder {
     public let settings: VideoSettings
     /// The libavcodec encoder in use ("libx264" on Debian).
@@ -44,11 +46,13 @@ public final class MP4Recorder {
     private let scaler = ImageScaler(filter: .bilinear)
     private var lastTimestampMs: Int64 = -1
     private var finished = false
+    /// The audio track, when one was asked for.
+    private var audio: AACTrack?
 
     /// Encoders tried in order; Debian's libavcodec has libx264.
     static let encoderPreference = ["libx264", "libopenh264"]
 
-    public init(settings: VideoSettings) throws(MediaError) {
+    public init(settings: VideoSettings, audio audioSettings: AudioSettings? = nil) throws(MediaError) {
         guard settings.width >= 2, settings.height >= 2, settings.width % 2 == 0, settings.height % 2 == 0 else {
             throw MediaError(.unsupported, "video size \(settings.width)x\(settings.height) must be even")
         }
@@ -100,6 +104,8 @@ public final class MP4Recorder {
         open = avcodec_parameters_from_context(st.pointee.codecpar, ctx)
         guard open >= 0 else { throw MediaError.ffmpeg("stream parameters", open) }
         st.pointee.time_base = ctx.pointee.time_base
+        // Every stream must exist (with its codec parameters) before the header is written.
+        if let audioSettings { audio = try AACTrack(format: fmt, settings: audioSettings) }
 
         fmt.pointee.pb = sink.context
         fmt.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -130,6 +136,22 @@ public final class MP4Recorder {
     /// Bytes of MP4 produced so far (the encoder still holds a few frames).
     public var byteCount: Int { sink.count }
 
+    public var hasAudioTrack: Bool { audio != nil }
+
+    /// AAC packets handed to the muxer: hasAudio means this is above zero after `finish`.
+    public var audioPacketsWritten: Int { audio?.packetsWritten ?? 0 }
+
+    /// Adds microphone audio. `clipStartNs` is the CLOCK_MONOTONIC time of video timestamp 0, so
+    /// the chunk lands at the same point of the clip as the frames captured with it. Audio before
+    /// the start or past `AudioSettings.clipDurationMs` is dropped. Ignored without an audio track.
+    public func appendAudio(_ chunk: AudioChunk, clipStartNs: UInt64) throws(MediaError) {
+        precondition(!finished, "append after finish")
+        guard let audio else { return }
+        let offsetNs = Int64(bitPattern: chunk.timestampNs &- clipStartNs)
+        let startSample = offsetNs * Int64(audio.settings.sampleRate) / 1_000_000_000
+        try audio.append(chunk, startSample: startSample, write: writeAudio)
+    }
+
     /// Converts `image` (any layout, any size: it is scaled to the output size) and encodes it
     /// as the frame shown from `timestampMs` on. Timestamps must increase.
     public func append(_ image: PixelView, timestampMs: Int64) throws(MediaError) {
@@ -159,6 +181,7 @@ public final class MP4Recorder {
             try write(held!)
             holding = false
         }
+        try audio?.finish(write: writeAudio)
         let t = av_write_trailer(format)
         guard t >= 0 else { throw MediaError.ffmpeg("writing the MP4 index", t) }
         return sink.bytes
@@ -184,5 +207,14 @@ public final class MP4Recorder {
         p.pointee.stream_index = stream.pointee.index
         let rc = av_interleaved_write_frame(format, p)
         guard rc >= 0 else { throw MediaError.ffmpeg("muxing", rc) }
+    }
+
+    /// The same for an AAC packet (timestamps in samples).
+    private func writeAudio(_ p: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
+        let track = audio!
+        av_packet_rescale_ts(p, track.codecTimeBase, track.stream.pointee.time_base)
+        p.pointee.stream_index = track.stream.pointee.index
+        let rc = av_interleaved_write_frame(format, p)
+        guard rc >= 0 else { throw MediaError.ffmpeg("muxing audio", rc) }
     }
 }

@@ -180,6 +180,47 @@ import Testing
         #expect(ScreenTest.near(frame.pixel(x: 8, y: 6), 0xff0000, tolerance: 48))
     }
 
+    /// AAC muxing on the shared clock: chunks start before the clip (trimmed), one is lost (the gap
+    /// becomes silence) and they run past the end (cut at clipDurationMs).
+    @Test func mp4RecorderMuxesAACAudioByTimestamp() throws {
+        let audio = AudioSettings(sampleRate: 48_000, channels: 1, clipDurationMs: 1000)
+        let recorder = try MP4Recorder(settings: VideoSettings(width: 96, height: 64, fps: 10, maxBitrate: 500_000), audio: audio)
+        #expect(recorder.hasAudioTrack)
+        let frame = Synthetic(width: 96, height: 64, layout: .bgrx)
+        let clipStart: UInt64 = 5_000_000_000
+        var nextChunk: Int64 = -200  // ms, relative to the clip start
+        for i in 0..<10 {
+            try recorder.append(frame.view, timestampMs: Int64(i * 100))
+            // 20 ms chunks of a 1 kHz sine up to this frame's end, except 400..<500 ms (lost).
+            while nextChunk < Int64(i + 1) * 100 + 100 {
+                defer { nextChunk += 20 }
+                if (400..<500).contains(nextChunk) { continue }
+                let samples = (0..<960).map { n in
+                    Int16(10_000 * sin(2 * Double.pi * 1000 * Double(Int(nextChunk) * 48 + n) / 48_000))
+                }
+                let ts = UInt64(Int64(clipStart) + nextChunk * 1_000_000)
+                try recorder.appendAudio(AudioChunk(samples: samples, frames: 960, channels: 1, timestampNs: ts), clipStartNs: clipStart)
+            }
+        }
+        let mp4 = try recorder.finish(durationMs: 1000)
+        #expect(recorder.audioPacketsWritten > 40)
+        let dir = TestPaths.tempDir("mp4a")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/clip.mp4"
+        try mp4.write(to: URL(fileURLWithPath: file))
+        let streams = try AudioProbe.streams(file)
+        let aac = AudioProbe.stream(streams, "audio")
+        #expect(aac?["codec_name"] == "aac")
+        #expect(abs(AudioProbe.duration(aac) - 1.0) < 0.05, "audio duration \(AudioProbe.duration(aac))")
+        let pcm = try AudioProbe.samples(file)
+        #expect(abs(pcm.count - 48_000) < 2400, "decoded \(pcm.count) samples")
+        guard pcm.count > 40_000 else { return }
+        #expect(AudioProbe.rms(pcm[4800..<14400]) > 5000)
+        #expect(abs(AudioProbe.frequency(pcm[4800..<14400]) - 1000) < 20)
+        #expect(AudioProbe.rms(pcm[20160..<23040]) < 500, "the lost 400-500 ms are silent")
+        #expect(AudioProbe.rms(pcm[28800..<38400]) > 5000)
+    }
+
     @Test func oddVideoSizesAreRefused() {
         #expect(throws: MediaError.self) { try MP4Recorder(settings: VideoSettings(width: 95, height: 64, fps: 10, maxBitrate: 100_000)) }
     }

@@ -8,7 +8,8 @@ struct FramePacer {
     let durationMs: Int
     /// Number of slots: ⌈duration × fps⌉, at least one.
     let slots: Int
-    private let startNs: UInt64
+    /// CLOCK_MONOTONIC time of timestamp 0 (the microphone's chunks are placed against it).
+    let startNs: UInt64
 
     init(fps: Int, durationMs: Int, startNs: UInt64 = FramePacer.nowNs()) {
         self.fps = fps

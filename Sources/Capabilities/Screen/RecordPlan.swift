@@ -16,15 +16,16 @@ struct RecordPlan: Equatable {
     /// Bits per pixel per frame below which screen text gets unreadable; under it we shrink instead.
     static let minBitsPerPixel = 0.02
 
+    /// `audioBitrate` is taken off the video's share when the clip carries a microphone track.
     static func make(sourceWidth: Int, sourceHeight: Int, fps: Int, durationMs: Int,
-                     maxPayloadBytes: Int) throws(NodeError) -> RecordPlan {
+                     maxPayloadBytes: Int, audioBitrate: Int = 0) throws(NodeError) -> RecordPlan {
         let maxBytes = PayloadBudget.videoBytes(maxPayloadBytes: maxPayloadBytes)
         guard maxBytes >= 16 * 1024 else {
             throw ScreenError.tooLarge("the gateway accepts only \(maxPayloadBytes) bytes per result; no recording fits")
         }
         // One extra second covers the VBV buffer and the MP4 index.
         let seconds = Double(durationMs) / 1000 + 1
-        let cap = Int(Double(maxBytes) * 8 / seconds * 0.85)
+        let cap = max(1, Int(Double(maxBytes) * 8 / seconds * 0.85) - audioBitrate)
         let bitrate = min(maxBitrate, cap)
 
         let fitted = ImageSize.fitting(width: sourceWidth, height: sourceHeight, maxWidth: maxWidth)

@@ -3,18 +3,26 @@ import Media
 import NodeHost
 
 /// screen.record: frames paced by the monotonic clock, converted straight from the capture memory
-/// into the encoder's YUV frame, H.264 in an MP4 kept in memory, sized to fit the payload.
+/// into the encoder's YUV frame, H.264 in an MP4 kept in memory, sized to fit the payload. With
+/// includeAudio the microphone is captured on its own thread and muxed as AAC on the same clock.
 /// Runs entirely on its own thread (BlockingThread); polls the cancel flag between frames.
 enum RecordService {
-    static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, maxPayloadBytes: Int,
+    static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, maxPayloadBytes: Int, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
         let fps = p.effectiveFps, durationMs = p.effectiveDurationMs
+        // The microphone first: a busy one fails before anything is recorded, a missing one means video only.
+        let mic = p.wantsAudio ? try RecordAudio.open(device: audioDevice, log: log) : nil
+        defer { mic?.stop() }
+        let audio = mic.map { AudioSettings(sampleRate: $0.sampleRate, channels: $0.channels, clipDurationMs: Int64(durationMs)) }
         let plan = try RecordPlan.make(sourceWidth: grabber.width, sourceHeight: grabber.height, fps: fps,
-                                       durationMs: durationMs, maxPayloadBytes: maxPayloadBytes)
+                                       durationMs: durationMs, maxPayloadBytes: maxPayloadBytes,
+                                       audioBitrate: audio?.bitrate ?? 0)
         let recorder: MP4Recorder
-        do { recorder = try MP4Recorder(settings: plan.video) } catch { throw ScreenError.media(error) }
+        do { recorder = try MP4Recorder(settings: plan.video, audio: audio) } catch { throw ScreenError.media(error) }
         try cancel.check()
 
+        let queue = AudioChunkQueue()
+        mic?.start { queue.push($0) }
         let pacer = FramePacer(fps: fps, durationMs: durationMs)
         var slot: Int? = 0
         var skipped = 0
@@ -24,20 +32,28 @@ enum RecordService {
             try grabber.grab(includePointer: true) { (view: PixelView) throws(NodeError) in
                 do throws(MediaError) { try recorder.append(view, timestampMs: pacer.timestampMs(s)) } catch { throw ScreenError.media(error) }
             }
+            try RecordAudio.feed(queue, into: recorder, clipStartNs: pacer.startNs)
             if recorder.byteCount > plan.maxBytes { throw tooLarge(recorder.byteCount, plan, maxPayloadBytes) }
             slot = pacer.next(after: s)
             if let n = slot { skipped += n - s - 1 }
         }
+        if let mic {
+            RecordAudio.waitForClipEnd(startNs: pacer.startNs, durationMs: durationMs)
+            if let failure = mic.stop() { log.warn("screen.record: microphone stopped early: \(failure)") }
+            try RecordAudio.feed(queue, into: recorder, clipStartNs: pacer.startNs)
+        }
         let mp4: Data
         do { mp4 = try recorder.finish(durationMs: Int64(durationMs)) } catch { throw ScreenError.media(error) }
         guard mp4.count <= plan.maxBytes else { throw tooLarge(mp4.count, plan, maxPayloadBytes) }
+        // hasAudio only when AAC actually reached the file, not merely because a device opened.
+        let hasAudio = recorder.audioPacketsWritten > 0
+        if mic != nil && !hasAudio { log.warn("screen.record: no audio arrived from \"\(audioDevice)\"; hasAudio false") }
         log.debug("record \(grabber.width)x\(grabber.height) via \(grabber.method) → \(recorder.encoderName) " +
                   "\(plan.video.width)x\(plan.video.height) ≤\(plan.video.maxBitrate / 1000) kbit/s: \(recorder.framesEncoded) frames " +
-                  "(\(skipped) slots skipped), \(mp4.count) bytes")
-        if p.wantsAudio { log.info("screen.record: includeAudio requested, but audio capture is not supported yet; hasAudio false") }
+                  "(\(skipped) slots skipped), \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
         return ["format": "mp4", "base64": .string(mp4.base64EncodedString()),
                 "durationMs": .number(Double(durationMs)), "fps": .number(Double(fps)),
-                "screenIndex": .number(Double(p.effectiveScreenIndex)), "hasAudio": false]
+                "screenIndex": .number(Double(p.effectiveScreenIndex)), "hasAudio": .bool(hasAudio)]
     }
 
     private static func tooLarge(_ bytes: Int, _ plan: RecordPlan, _ maxPayloadBytes: Int) -> NodeError {

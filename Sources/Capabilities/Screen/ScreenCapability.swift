@@ -31,7 +31,7 @@ public struct ScreenCapability: Capability {
     }
 
     public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let log = self.log, maxPayload = context.maxPayloadBytes
+        let log = self.log, maxPayload = context.maxPayloadBytes, audioDevice = sources.settings.audioDevice
         switch ScreenCommand(rawValue: command) {
         case .snapshot:
             guard let p = params as? ScreenSnapshotParams else { throw NodeError.invalidRequest("bad params for \(command)") }
@@ -42,7 +42,8 @@ public struct ScreenCapability: Capability {
             guard let p = params as? ScreenRecordParams else { throw NodeError.invalidRequest("bad params for \(command)") }
             try Self.checkFitsDeadline(p, context)
             return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
-                try RecordService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+                try RecordService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, audioDevice: audioDevice,
+                                      cancel: cancel, log: log)
             }
         case nil:
             throw NodeError.invalidRequest("unknown command \"\(command)\"")

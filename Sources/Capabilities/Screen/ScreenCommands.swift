@@ -69,7 +69,7 @@ public enum ScreenCommands {
                     requiresForeground: true, dangerous: true, permission: "screen.record",
                     summary: "record the screen to MP4",
                     paramsDoc: [("screenIndex", "int"), ("durationMs", "250..60000, default 10000"),
-                                ("fps", "1..30, default 10"), ("includeAudio", "bool, default false (no audio yet)"),
+                                ("fps", "1..30, default 10"), ("includeAudio", "bool, default false: microphone as AAC (ALSA; hasAudio tells)"),
                                 ("format", "mp4")]),
     ]
 

@@ -15,14 +15,18 @@ struct ScreenSettings: Sendable {
     /// How we know this is a Wayland session ("WAYLAND_DISPLAY=wayland-0"); nil when it is not.
     /// Only used to explain why there is nothing to capture.
     var wayland: String?
+    /// ALSA PCM for screen.record's includeAudio: $OPENCLAW_NODE_AUDIO_DEVICE, else "default".
+    /// (Not a config key: the config schema has no audio device yet.)
+    var audioDevice = "default"
 
     init(backend: Backend = .auto, display: String? = nil, framebuffer: String = "/dev/fb0",
-         useSharedMemory: Bool = true, wayland: String? = nil) {
+         useSharedMemory: Bool = true, wayland: String? = nil, audioDevice: String = "default") {
         self.backend = backend
         self.display = display
         self.framebuffer = framebuffer
         self.useSharedMemory = useSharedMemory
         self.wayland = wayland
+        self.audioDevice = audioDevice
     }
 
     init(config: NodeConfig, environment env: [String: String]) {
@@ -32,6 +36,7 @@ struct ScreenSettings: Sendable {
         framebuffer = section.string("fbdev").flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/fb0"
         useSharedMemory = !["1", "true", "yes"].contains(env["OPENCLAW_NODE_SCREEN_NO_SHM"]?.lowercased() ?? "")
         wayland = ScreenSettings.waylandEvidence(env)
+        audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
     }
 
     /// A service started outside the desktop may lack WAYLAND_DISPLAY; the session type and the

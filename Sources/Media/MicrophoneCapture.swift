@@ -1,0 +1,155 @@
+import CALSA
+import Foundation
+import Glibc
+
+/// ALSA capture from one PCM (default "default"; tests use a `type file` PCM as a fake mic).
+/// `init` opens and configures the device, so a missing or busy mic is known before recording
+/// starts. `start` reads on a dedicated thread (never a cooperative-pool thread) and delivers
+/// timestamped chunks; `stop` ends the thread and closes the device. This instance is the single
+/// owner of the snd_pcm_t; callers must call `stop` (a running thread keeps the instance alive).
+public final class MicrophoneCapture: @unchecked Sendable {
+    public let device: String
+    /// What the device actually gives (the request is 48 kHz; "plug" PCMs convert to it).
+    public let sampleRate: Int
+    public let channels: Int
+
+    private let pcm: OpaquePointer
+    private let lock = NSLock()
+    private var stopping = false
+    private var closed = false
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+    private var runFailure: MicrophoneError?
+
+    /// One read's worth: 20 ms, so `stop` returns quickly and chunks stay small.
+    private var chunkFrames: Int { max(1, sampleRate / 50) }
+
+    public init(device: String = "default", sampleRate: Int = 48_000, channels: Int = 1) throws(MicrophoneError) {
+        self.device = device
+        calsa_silence_errors()
+        var handle: OpaquePointer?
+        // Non-blocking open: a busy hw device then fails with EBUSY instead of waiting for it.
+        var rc = snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
+        guard rc >= 0, let handle else { throw MicrophoneError.alsa("open", device: device, rc) }
+        rc = MicrophoneCapture.configure(handle, sampleRate: sampleRate, channels: channels)
+        guard rc >= 0 else {
+            snd_pcm_close(handle)
+            throw MicrophoneError.alsa("no S16_LE mono/stereo capture", device: device, rc, kind: .unavailable)
+        }
+        let actual = MicrophoneCapture.currentFormat(handle)
+        self.sampleRate = actual.rate > 0 ? actual.rate : sampleRate
+        self.channels = actual.channels > 0 ? actual.channels : channels
+        pcm = handle
+    }
+
+    deinit { closeDevice() }
+
+    /// Starts capturing; `deliver` runs on the capture thread for every chunk. Only the first call counts.
+    public func start(_ deliver: @escaping @Sendable (AudioChunk) -> Void) {
+        lock.withLock {
+            guard thread == nil, !closed else { return }  // started already, or stopped: nothing to read
+            let t = Thread { [self] in
+                run(deliver)
+                done.signal()
+            }
+            t.name = "microphone"
+            thread = t
+            t.start()
+        }
+    }
+
+    /// Ends capture (within one read or wait, ≤ ~100 ms), closes the device and returns why capture ended
+    /// early, if it did. Safe to call more than once, or without `start`.
+    @discardableResult
+    public func stop() -> MicrophoneError? {
+        let started = lock.withLock { () -> Bool in
+            stopping = true
+            return thread != nil
+        }
+        // `done` is a latch: every caller waits for the thread's end and passes it on, so a second
+        // stop() cannot close the device while the thread still reads from it.
+        if started { done.wait(); done.signal() }
+        closeDevice()
+        return lock.withLock { runFailure }
+    }
+
+    private func closeDevice() {
+        let close = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
+        if close { snd_pcm_close(pcm) }
+    }
+
+    private var shouldStop: Bool { lock.withLock { stopping } }
+
+    private func run(_ deliver: @Sendable (AudioChunk) -> Void) {
+        let frames = chunkFrames, ch = channels, rate = UInt64(sampleRate)
+        var buffer = [Int16](repeating: 0, count: frames * ch)
+        _ = snd_pcm_start(pcm)
+        // Timestamps follow the sample clock from the start, re-anchored to the monotonic clock
+        // after an overrun (samples were lost, so counting on would drift behind real time).
+        var anchorNs = monotonicNowNs()
+        var counted: UInt64 = 0
+        while !shouldStop {
+            let n = buffer.withUnsafeMutableBytes { snd_pcm_readi(pcm, $0.baseAddress, snd_pcm_uframes_t(frames)) }
+            if n == -Int(EAGAIN) || n == 0 {
+                if snd_pcm_wait(pcm, 100) < 0 { usleep(10_000) }
+                continue
+            }
+            if n < 0 {
+                let r = snd_pcm_recover(pcm, Int32(n), 1)
+                if r < 0 {
+                    let e = MicrophoneError.alsa("read", device: device, Int32(n), kind: .failed)
+                    lock.withLock { runFailure = e }
+                    return
+                }
+                _ = snd_pcm_start(pcm)
+                anchorNs = monotonicNowNs()
+                counted = 0
+                continue
+            }
+            let ts = anchorNs + counted * 1_000_000_000 / rate
+            counted += UInt64(n)
+            deliver(AudioChunk(samples: Array(buffer[0..<(n * ch)]), frames: n, channels: ch, timestampNs: ts))
+            // A real device blocks until audio exists; file/null PCMs return it at once (1 s in a
+            // few ms). Never run ahead of real time, so every source behaves like a microphone.
+            let endNs = anchorNs + counted * 1_000_000_000 / rate
+            if endNs > monotonicNowNs() {
+                var t = timespec(tv_sec: Int(endNs / 1_000_000_000), tv_nsec: Int(endNs % 1_000_000_000))
+                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nil) == EINTR {}
+            }
+        }
+    }
+
+    /// S16_LE interleaved, the channel count nearest the request (1–2), the rate nearest the
+    /// request (a "plug" PCM resamples to it exactly; a bare hw device may give e.g. 44.1 kHz),
+    /// and a ~100 ms buffer. Returns a negative alsa-lib code when the device refuses.
+    private static func configure(_ pcm: OpaquePointer, sampleRate: Int, channels: Int) -> Int32 {
+        var hw: OpaquePointer?
+        var rc = snd_pcm_hw_params_malloc(&hw)
+        guard rc >= 0, let hw else { return rc }
+        defer { snd_pcm_hw_params_free(hw) }
+        rc = snd_pcm_hw_params_any(pcm, hw)
+        if rc >= 0 { rc = snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) }
+        if rc >= 0 { rc = snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE) }
+        var ch = UInt32(min(2, max(1, channels)))
+        if rc >= 0 { rc = snd_pcm_hw_params_set_channels_near(pcm, hw, &ch) }
+        if rc >= 0, ch > 2 { return -EINVAL }  // more channels than an AAC mono/stereo track takes
+        var rate = UInt32(sampleRate), dir: Int32 = 0
+        if rc >= 0 { rc = snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir) }
+        var bufferUs: UInt32 = 100_000
+        if rc >= 0 { _ = snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferUs, &dir) }
+        if rc >= 0 { rc = snd_pcm_hw_params(pcm, hw) }
+        return rc
+    }
+
+    /// Rate and channels the device was configured with (0 when it cannot tell).
+    private static func currentFormat(_ pcm: OpaquePointer) -> (rate: Int, channels: Int) {
+        var hw: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&hw) >= 0, let hw else { return (0, 0) }
+        defer { snd_pcm_hw_params_free(hw) }
+        guard snd_pcm_hw_params_current(pcm, hw) >= 0 else { return (0, 0) }
+        var rate: UInt32 = 0, ch: UInt32 = 0, dir: Int32 = 0
+        _ = snd_pcm_hw_params_get_rate(hw, &rate, &dir)
+        _ = snd_pcm_hw_params_get_channels(hw, &ch)
+        return (Int(rate), Int(ch))
+    }
+}
