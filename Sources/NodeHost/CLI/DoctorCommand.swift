@@ -42,7 +42,10 @@ enum DoctorCommand {
             }
             findings += prerequisites(name, config)
         }
-        findings.append(.init(level: .ok, area: "plugins", text: "out-of-process plugins are not supported by this build yet"))
+        let plugins = registry.entries.compactMap { $0.capability as? PluginCapability }
+        findings.append(.init(level: .ok, area: "plugins", text: plugins.isEmpty
+            ? "none enabled (plugins.dirs: \(config.pluginDirs.joined(separator: ", ")); enable with plugins.entries.<id>.enabled)"
+            : "enabled: \(plugins.map { "\($0.manifest.id) \($0.manifest.version)" }.joined(separator: ", "))"))
         findings += await gatewayFindings(config)
         return report(findings, snippet: GatewayAllowlist.snippet(registry.manifest), json: a.flag("json"),
                       filtered: GatewayAllowlist.filtered(registry.manifest))

@@ -19,9 +19,9 @@ public final class NodeRuntime: Sendable {
         self.dispatcher = Dispatcher(registry: registry, presence: presence)
     }
 
-    /// The built-in capability that lives in NodeHost itself.
+    /// What lives in NodeHost itself: the device capability and the enabled out-of-process plugins.
     public static func builtinCapabilities(config: NodeConfig) -> [any Capability] {
-        [DeviceCapability(storagePath: config.stateDir)]
+        [DeviceCapability(storagePath: config.stateDir)] + PluginLoader.capabilities(config: config)
     }
 
     /// The control socket of the daemon that uses this config's stateDir.

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import NodeHost
+
+/// The plugin host with the shipped sensors plugin and purpose-built bad plugins.
+@Suite(.serialized) struct PluginTests {
+    static let testPlugins = TestPaths.repoRoot + "/Tests/plugins"
+
+    func dispatcher(_ names: [String]) async throws -> (Dispatcher, [PluginCapability]) {
+        let caps = try names.map { PluginCapability(manifest: try PluginManifest.load(directory: Self.testPlugins + "/" + $0), config: [:]) }
+        let registry = await CommandRegistry.load(caps, enabled: { _ in true })
+        let presence = PresenceMonitor(mode: .always, source: FixedPresenceSource(.foreground, reason: "test"))
+        return (Dispatcher(registry: registry, presence: presence), caps)
+    }
+
+    @Test func sensorsPluginThroughTheRealBinary() throws {
+        let root = TestPaths.tempDir("hwmon")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let hw = root + "/sys/class/hwmon/hwmon0"
+        try FileManager.default.createDirectory(atPath: hw, withIntermediateDirectories: true)
+        for (f, v) in [("name", "coretemp"), ("temp1_input", "48500"), ("temp1_label", "Package id 0"), ("fan1_input", "1200")] {
+            FileManager.default.createFile(atPath: hw + "/" + f, contents: Data((v + "\n").utf8))
+        }
+        let e = CLITests.Env("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { sensors: { enabled: true, config: { root: '\(root)' } } } }")
+        defer { e.cleanup() }
+        let caps = try e.run(["caps", "--json", "--config", e.config])
+        #expect(JSONValue.parse(caps.stdout)?["commands"]?.arrayValue?.contains("sensors.read") == true, "\(caps.stdout)\(caps.stderr)")
+        let r = try e.run(["invoke", "sensors.read", "--config", e.config])
+        #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+        let list = JSONValue.parse(r.stdout)?["sensors"]?.arrayValue ?? []
+        #expect(list.contains { $0["label"] == "Package id 0" && $0["value"] == 48.5 && $0["unit"] == "°C" })
+        #expect(list.contains { $0["kind"] == "fan" && $0["value"] == 1200 })
+    }
+
+    @Test func notEnabledPluginIsNotLoaded() throws {
+        let e = CLITests.Env("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'] }")
+        defer { e.cleanup() }
+        let r = try e.run(["invoke", "sensors.read", "--config", e.config])
+        #expect(r.code == 1)
+        #expect(JSONValue.parse(r.stdout)?["code"] == "INVALID_REQUEST")
+    }
+
+    @Test func wellBehavedAndNoisyPluginsAnswer() async throws {
+        let (d, caps) = try await dispatcher(["ok", "garbage", "hugeline", "slowstart"])
+        defer { Task { for c in caps { await c.shutdown() } } }
+        for name in ["ok", "garbage", "hugeline", "slowstart"] {
+            let r = await d.invoke(id: "i-\(name)", command: "behave\(name).echo", params: Data(#"{"x":1}"#.utf8), timeoutMs: 20_000)
+            #expect((try? r.get())?["params"] == ["x": 1], "\(name): \(r)")
+        }
+        for c in caps { await c.shutdown() }
+    }
+
+    @Test func hangingPluginTimesOutWithoutBlockingOthers() async throws {
+        let (d, caps) = try await dispatcher(["hang", "ok"])
+        async let hung = d.invoke(id: "h1", command: "behavehang.echo", params: nil, timeoutMs: 500)
+        let ok = await d.invoke(id: "o1", command: "behaveok.echo", params: nil, timeoutMs: 5000)
+        #expect((try? ok.get()) != nil)
+        guard case .failure(let e) = await hung else { Issue.record("expected timeout"); return }
+        #expect(e.code == "TIMEOUT")
+        for c in caps { await c.shutdown() }
+    }
+
+    @Test func crashingPluginIsRestartedThenGivenUp() async throws {
+        let (d, caps) = try await dispatcher(["crash"])
+        var codes: [String] = []
+        for i in 0..<8 {
+            let r = await d.invoke(id: "c\(i)", command: "behavecrash.echo", params: nil, timeoutMs: 15_000)
+            if case .failure(let e) = r { codes.append(e.code) }
+        }
+        #expect(codes.first == "PLUGIN_CRASHED")
+        #expect(codes.last == "PLUGIN_UNAVAILABLE", "\(codes)")
+        let status = await caps[0].process.status
+        #expect(status.contains("crashed 5 times"), "\(status)")
+        for c in caps { await c.shutdown() }
+    }
+
+    @Test func pluginWithoutHelloIsNotAdvertised() async throws {
+        let (d, caps) = try await dispatcher(["nohello"])
+        #expect(d.registry.manifest.commands.isEmpty)
+        #expect(d.registry.notAdvertisedReasons.first?.contains("did not say hello") == true)
+        for c in caps { await c.shutdown() }
+    }
+
+    @Test func pluginEventsAreForwarded() async throws {
+        let (d, caps) = try await dispatcher(["event"])
+        let stream = try #require(await caps[0].events())
+        _ = await d.invoke(id: "e1", command: "behaveevent.echo", params: nil, timeoutMs: 5000)
+        var it = stream.makeAsyncIterator()
+        #expect(await it.next() == CapabilityEvent(event: "behave.happened", payload: ["n": 1]))
+        for c in caps { await c.shutdown() }
+    }
+
+    @Test func manifestErrorsAreClear() throws {
+        let dir = TestPaths.tempDir("pm")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/plugin.json5", contents: Data("{ id: 'x', executable: 'a', commands: [ { name: 'nodot' } ] }".utf8))
+        #expect(throws: PluginManifest.Invalid.self) { try PluginManifest.load(directory: dir) }
+        FileManager.default.createFile(atPath: dir + "/plugin.json5", contents: Data("{ id: 'x y', executable: 'a', commands: [ { name: 'a.b' } ] }".utf8))
+        #expect(throws: PluginManifest.Invalid.self) { try PluginManifest.load(directory: dir) }
+    }
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""A purpose-built bad plugin for the plugin host's tests. Its behaviour comes from argv[1]:
+  ok        answers behave.echo with its params
+  crash     exits with code 3 when invoked
+  hang      never answers invokes
+  garbage   prints junk lines (before and after hello) but answers correctly
+  hugeline  prints a 40 MB line without a newline-terminated message, then answers
+  slowstart sleeps 2 s before saying hello
+  nohello   never says hello
+  event     answers and also emits a node event
+"""
+import json, sys, time
+
+mode = sys.argv[1]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        if mode == "nohello":
+            continue
+        if mode == "slowstart":
+            time.sleep(2)
+        if mode == "garbage":
+            print("this is not JSON", flush=True)
+            print('{"type": 5}', flush=True)
+        sys.stderr.write("behave plugin started in mode %s\n" % mode)
+        sys.stderr.flush()
+        send({"type": "hello", "protocol": 1})
+        send({"type": "log", "level": "info", "message": "hello from behave"})
+    elif msg["type"] == "invoke":
+        if mode == "crash":
+            sys.exit(3)
+        if mode == "hang":
+            continue
+        if mode == "garbage":
+            print("[[[ garbage", flush=True)
+        if mode == "hugeline":
+            sys.stdout.write("x" * (40 * 1024 * 1024) + "\n")
+            sys.stdout.flush()
+        if mode == "event":
+            send({"type": "event", "event": "behave.happened", "payload": {"n": 1}})
+        send({"type": "result", "id": msg["id"], "ok": True, "payload": {"mode": mode, "params": msg["params"]}})
+    elif msg["type"] == "cancel":
+        pass
