@@ -44,8 +44,8 @@ let package = Package(
         // screen and camera capabilities.
         .target(name: "Media", dependencies: ["CTurboJPEG", "CPNG", "CFFmpeg", "CALSA"], path: "Sources/Media"),
 
-        // Capability bundles. Camera and canvas hold only their command specs until their issues
-        // land and report themselves unavailable, so nothing is advertised that does not work.
+        // Capability bundles. Canvas holds only its command specs until its issue lands and reports
+        // itself unavailable, so nothing is advertised that does not work.
         .target(name: "CameraCapability", dependencies: ["NodeHost", "Media", "CV4L2"], path: "Sources/Capabilities/Camera"),
         .target(name: "LocationCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Location"),
         .target(name: "ScreenCapability", dependencies: ["NodeHost", "Media", "CX11Capture", "CLinuxFB"],

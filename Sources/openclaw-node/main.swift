@@ -8,7 +8,7 @@ import ScreenCapability
 // The executable only decides which capability bundles are compiled in; NodeHost does the rest.
 let capabilities: CLI.CapabilityFactory = { config in
     NodeRuntime.builtinCapabilities(config: config) + [
-        CameraCommands.capability(),
+        CameraCommands.capability(config: config),
         LocationCommands.capability(config: config),
         ScreenCommands.capability(config: config),
         CanvasCommands.capability(),

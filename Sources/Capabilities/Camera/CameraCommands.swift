@@ -36,6 +36,9 @@ public struct CameraClipParams: CommandParams, Equatable {
     public var includeAudio: Bool?
     public var format: String?
 
+    /// The microphone is recorded unless the caller says not to (video only when there is none).
+    public var wantsAudio: Bool { includeAudio ?? true }
+
     public func validated() throws(NodeError) -> CameraClipParams {
         try ParamCheck.range(durationMs, "durationMs", 250...60_000)
         try ParamCheck.oneOf(format, "format", ["mp4"])
@@ -57,12 +60,11 @@ public enum CameraCommands {
                     requiresForeground: true, dangerous: true, permission: "camera.capture",
                     summary: "record a short MP4 clip",
                     paramsDoc: [("deviceId", "string"), ("durationMs", "250..60000, default 3000"),
-                                ("includeAudio", "bool, default true"), ("format", "mp4")]),
+                                ("includeAudio", "bool, default true: microphone as AAC when one exists (ALSA; hasAudio tells)"), ("format", "mp4")]),
     ]
 
-    /// Until V4L2 capture lands (issue #4) the rows exist but nothing is advertised.
-    public static func capability() -> any Capability {
-        PendingCapability(name: "camera", commands: specs,
-                          reason: "camera capture (V4L2) is not implemented in this build yet")
+    /// The V4L2 camera capability (unavailable, and so not advertised, when no capture device exists).
+    public static func capability(config: NodeConfig) -> any Capability {
+        CameraCapability(config: config)
     }
 }

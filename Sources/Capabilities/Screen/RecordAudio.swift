@@ -1,45 +1,39 @@
-import Glibc
 import Media
 import NodeHost
 
-/// screen.record's microphone (includeAudio). The payload's `hasAudio` tells whether the clip has
-/// sound, so a machine without a usable capture device records video only and logs why; a device
-/// that another program holds is MIC_BUSY, since retrying later can succeed.
+/// screen.record's side of the shared microphone track (Media's ClipAudio): its log lines and
+/// its errors (a busy microphone is MIC_BUSY, a media failure SCREEN's).
 enum RecordAudio {
+    static let command = "screen.record"
+
     static func open(device: String, log: Logger) throws(NodeError) -> MicrophoneCapture? {
-        do throws(MicrophoneError) {
-            let mic = try MicrophoneCapture(device: device)
-            guard AudioSettings.aacSampleRates.contains(mic.sampleRate), (1...2).contains(mic.channels) else {
-                log.warn("screen.record: microphone \"\(device)\" gives \(mic.sampleRate) Hz, \(mic.channels) ch, which AAC " +
-                         "cannot carry; recording video only (hasAudio false)")
-                mic.stop()
-                return nil
-            }
-            log.debug("screen.record: microphone \"\(device)\" at \(mic.sampleRate) Hz, \(mic.channels) ch")
-            return mic
-        } catch {
-            if error.kind == .busy {
-                throw NodeError(MicrophoneError.busyCode, "\(error); another program is using the microphone " +
-                                "(retry later, or record without includeAudio)")
-            }
-            log.warn("screen.record: includeAudio requested, but \(error); recording video only (hasAudio false). " +
-                     "Set OPENCLAW_NODE_AUDIO_DEVICE to an ALSA capture PCM (arecord -L lists them)")
-            return nil
-        }
+        do throws(ClipAudio.Busy) { return try ClipAudio.open(device: device, command: command, log: sink(log)) }
+        catch { throw NodeError(error.code, error.message) }
     }
 
-    /// Moves the chunks captured so far into the recorder (on the recording thread).
     static func feed(_ queue: AudioChunkQueue, into recorder: MP4Recorder, clipStartNs: UInt64) throws(NodeError) {
-        for chunk in queue.takeAll() {
-            do throws(MediaError) { try recorder.appendAudio(chunk, clipStartNs: clipStartNs) } catch { throw ScreenError.media(error) }
-        }
+        do throws(MediaError) { try ClipAudio.feed(queue, into: recorder, clipStartNs: clipStartNs) } catch { throw ScreenError.media(error) }
     }
 
-    /// Sleeps until the clip's end plus one chunk, so the audio covers the whole clip (the last
-    /// video frame is captured 1/fps before the end).
-    static func waitForClipEnd(startNs: UInt64, durationMs: Int) {
-        let end = startNs + UInt64(durationMs) * 1_000_000 + 30_000_000
-        var ts = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+    static func finish(_ mic: MicrophoneCapture, queue: AudioChunkQueue, into recorder: MP4Recorder, clipStartNs: UInt64,
+                       durationMs: Int, log: Logger) throws(NodeError) {
+        do throws(MediaError) {
+            try ClipAudio.finish(mic, queue: queue, into: recorder, clipStartNs: clipStartNs, durationMs: durationMs,
+                                 command: command, log: sink(log))
+        } catch { throw ScreenError.media(error) }
+    }
+
+    static func hasAudio(_ recorder: MP4Recorder, mic: MicrophoneCapture?, log: Logger) -> Bool {
+        ClipAudio.hasAudio(recorder, mic: mic, command: command, log: sink(log))
+    }
+
+    static func sink(_ log: Logger) -> ClipAudio.Log {
+        { level, message in
+            switch level {
+            case .debug: log.debug(message)
+            case .info: log.info(message)
+            case .warn: log.warn(message)
+            }
+        }
     }
 }

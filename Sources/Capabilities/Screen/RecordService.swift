@@ -5,7 +5,7 @@ import NodeHost
 /// screen.record: frames paced by the monotonic clock, converted straight from the capture memory
 /// into the encoder's YUV frame, H.264 in an MP4 kept in memory, sized to fit the payload. With
 /// includeAudio the microphone is captured on its own thread and muxed as AAC on the same clock.
-/// Runs entirely on its own thread (BlockingThread); polls the cancel flag between frames.
+/// Runs entirely on its own thread (Media's BlockingThread); polls the cancel flag between frames.
 enum RecordService {
     static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, maxPayloadBytes: Int, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
@@ -13,7 +13,7 @@ enum RecordService {
         // The microphone first: a busy one fails before anything is recorded, a missing one means video only.
         let mic = p.wantsAudio ? try RecordAudio.open(device: audioDevice, log: log) : nil
         defer { mic?.stop() }
-        let audio = mic.map { AudioSettings(sampleRate: $0.sampleRate, channels: $0.channels, clipDurationMs: Int64(durationMs)) }
+        let audio = ClipAudio.settings(mic, durationMs: durationMs)
         let plan = try RecordPlan.make(sourceWidth: grabber.width, sourceHeight: grabber.height, fps: fps,
                                        durationMs: durationMs, maxPayloadBytes: maxPayloadBytes,
                                        audioBitrate: audio?.bitrate ?? 0)
@@ -38,16 +38,13 @@ enum RecordService {
             if let n = slot { skipped += n - s - 1 }
         }
         if let mic {
-            RecordAudio.waitForClipEnd(startNs: pacer.startNs, durationMs: durationMs)
-            if let failure = mic.stop() { log.warn("screen.record: microphone stopped early: \(failure)") }
-            try RecordAudio.feed(queue, into: recorder, clipStartNs: pacer.startNs)
+            try RecordAudio.finish(mic, queue: queue, into: recorder, clipStartNs: pacer.startNs, durationMs: durationMs, log: log)
         }
         let mp4: Data
         do { mp4 = try recorder.finish(durationMs: Int64(durationMs)) } catch { throw ScreenError.media(error) }
         guard mp4.count <= plan.maxBytes else { throw tooLarge(mp4.count, plan, maxPayloadBytes) }
         // hasAudio only when AAC actually reached the file, not merely because a device opened.
-        let hasAudio = recorder.audioPacketsWritten > 0
-        if mic != nil && !hasAudio { log.warn("screen.record: no audio arrived from \"\(audioDevice)\"; hasAudio false") }
+        let hasAudio = RecordAudio.hasAudio(recorder, mic: mic, log: log)
         log.debug("record \(grabber.width)x\(grabber.height) via \(grabber.method) → \(recorder.encoderName) " +
                   "\(plan.video.width)x\(plan.video.height) ≤\(plan.video.maxBitrate / 1000) kbit/s: \(recorder.framesEncoded) frames " +
                   "(\(skipped) slots skipped), \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")

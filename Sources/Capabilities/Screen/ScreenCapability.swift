@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import NodeHost
 
 /// screen.snapshot and screen.record on X11 (MIT-SHM, XGetImage fallback, RandR monitors, XFixes
@@ -79,4 +80,9 @@ public struct ScreenCapability: Capability {
                                            "allow at least \(neededMs) ms (timeoutMs / --timeout)")
         }
     }
+}
+
+extension CancelFlag {
+    /// CANCELLED once the caller stopped waiting (the flag of Media's BlockingThread).
+    func check() throws(NodeError) { try check(ScreenError.cancelled()) }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import Media
+import NodeHost
+
+/// camera.list, camera.snap and camera.clip (with the ALSA microphone as AAC) on V4L2 devices through raw ioctls and mmap streaming (no
+/// subprocess, no libv4l2). Work runs on a dedicated thread per invoke; the last camera is kept
+/// streaming for a short idle period (WarmCamera) and then released for other applications.
+public struct CameraCapability: Capability {
+    public let name = "camera"
+    public var commands: [CommandSpec] { CameraCommands.specs }
+    let settings: CameraSettings
+    let warm: WarmCamera
+    private let log = Logger(component: "camera")
+
+    public init(config: NodeConfig, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.init(settings: CameraSettings(config: config, environment: environment))
+    }
+
+    init(settings: CameraSettings) {
+        self.settings = settings
+        warm = WarmCamera(idleRelease: settings.idleRelease)
+    }
+
+    public func availability() async -> Availability {
+        let settings = self.settings
+        let result = try? await BlockingThread.run("camera.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
+            if let d = settings.defaultDevice { return FileManager.default.fileExists(atPath: d) ? .available : .unavailable("\(d) does not exist") }
+            let found = CameraDevices.list(in: settings.deviceDir)
+            if !found.devices.isEmpty { return .available }
+            return .unavailable(found.firstError?.message ?? "no V4L2 capture device in \(settings.deviceDir)")
+        }
+        return result ?? .unavailable("camera probe was cancelled")
+    }
+
+    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
+        let settings = self.settings, log = self.log, maxPayload = context.maxPayloadBytes
+        switch CameraCommand(rawValue: command) {
+        case .list:
+            return try await BlockingThread.run("camera.list") { (_: CancelFlag) throws(NodeError) -> JSONValue in
+                .object(["devices": .array(CameraDevices.list(in: settings.deviceDir).devices.map(\.json))])
+            }
+        case .snap:
+            guard let p = params as? CameraSnapParams else { throw NodeError.invalidRequest("bad params for \(command)") }
+            return try await withSession("camera.snap", p.deviceId) { session, cancel throws(NodeError) in
+                try SnapService.run(p, session: session, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+            }
+        case .clip:
+            guard let p = params as? CameraClipParams else { throw NodeError.invalidRequest("bad params for \(command)") }
+            try ClipService.checkFitsDeadline(p, context)
+            return try await withSession("camera.clip", p.deviceId) { session, cancel throws(NodeError) in
+                try ClipService.run(p, session: session, maxPayloadBytes: maxPayload, audioDevice: settings.audioDevice,
+                                    cancel: cancel, log: log)
+            }
+        case nil:
+            throw NodeError.invalidRequest("unknown command \"\(command)\"")
+        }
+    }
+
+    public func shutdown() async { warm.clear() }
+
+    /// Runs `body` on its own thread with a session on the wanted camera (the warm one when it is
+    /// the same device). The session goes back to the warm cache only when the command succeeded;
+    /// on failure it is released at once, so a broken or busy device is not held.
+    private func withSession(_ name: String, _ deviceId: String?,
+                             _ body: @escaping @Sendable (CameraSession, CancelFlag) throws(NodeError) -> JSONValue)
+        async throws(NodeError) -> JSONValue {
+        let settings = self.settings, warm = self.warm
+        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> JSONValue in
+            let path = try CameraDevices.resolve(deviceId, settings: settings)
+            let session: CameraSession
+            if let idle = warm.checkout(path: path) { session = idle } else { session = try CameraSession(path: path) }
+            let payload = try body(session, cancel)
+            warm.checkin(session, path: path)
+            return payload
+        }
+    }
+}
+
+extension CancelFlag {
+    /// CANCELLED once the caller stopped waiting (the flag of Media's BlockingThread).
+    func check() throws(NodeError) { try check(CameraError.cancelled()) }
+}

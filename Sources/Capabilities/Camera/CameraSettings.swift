@@ -1,0 +1,32 @@
+import Foundation
+import NodeHost
+
+/// `capabilities.camera` plus the environment it depends on, read once at start-up.
+struct CameraSettings: Sendable {
+    /// Where the /dev/video* nodes are. OPENCLAW_NODE_CAMERA_DIR moves it (tests point it at a
+    /// directory of placeholder files the LD_PRELOAD fake answers for; also containers that bind
+    /// devices elsewhere).
+    var deviceDir = "/dev"
+    /// `capabilities.camera.device`: the camera used when a command names none.
+    var defaultDevice: String?
+    /// How long a camera stays open after a snap, so the next one skips opening and warm-up.
+    var idleRelease: Duration = .seconds(5)
+    /// ALSA PCM for camera.clip's includeAudio: $OPENCLAW_NODE_AUDIO_DEVICE, else "default" (the
+    /// same variable as screen.record's; not a config key, the config schema has no audio device yet).
+    var audioDevice = "default"
+
+    init(deviceDir: String = "/dev", defaultDevice: String? = nil, idleRelease: Duration = .seconds(5),
+         audioDevice: String = "default") {
+        self.deviceDir = deviceDir
+        self.defaultDevice = defaultDevice
+        self.idleRelease = idleRelease
+        self.audioDevice = audioDevice
+    }
+
+    init(config: NodeConfig, environment env: [String: String]) {
+        deviceDir = env["OPENCLAW_NODE_CAMERA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev"
+        defaultDevice = config.capability("camera").string("device").flatMap { $0.isEmpty ? nil : $0 }
+        audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        if let ms = env["OPENCLAW_NODE_CAMERA_IDLE_MS"].flatMap(Int.init), ms >= 0 { idleRelease = .milliseconds(ms) }
+    }
+}

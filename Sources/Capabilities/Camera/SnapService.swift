@@ -1,0 +1,133 @@
+import Foundation
+import Media
+import NodeHost
+
+/// camera.snap on an open session: pick format and size, start (or reuse) the stream, let the
+/// exposure settle, wait delayMs, then encode one frame — MJPEG passed through when it already
+/// fits, YUYV (or MJPEG that must be resized) encoded by the shared StillImageEncoder.
+enum SnapService {
+    /// Frames and time discarded after STREAMON while auto-exposure settles (bounded).
+    static let warmupFrames = 3
+    static let warmupTime: Duration = .milliseconds(150)
+    static let warmupLimit: Duration = .seconds(1)
+
+    static func run(_ p: CameraSnapParams, session: CameraSession, maxPayloadBytes: Int,
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+        let maxWidth = p.maxWidth ?? 1600
+        let started = ContinuousClock.now
+        guard let plan = CapturePlan.choose(session.formats, maxWidth: maxWidth) else {
+            throw CameraError.unavailable("\(session.device.path) offers no usable frame size")
+        }
+        let stream: V4L2Stream
+        var warm = false
+        if let s = session.stream, s.format == plan.format, FrameSize(width: s.width, height: s.height) == plan.size {
+            stream = s
+            warm = true
+            stream.dropQueued()
+        } else {
+            session.stream = nil  // STREAMOFF before S_FMT, which drivers refuse while streaming
+            stream = try V4L2Stream(device: session.device, format: plan.format, size: plan.size)
+            session.stream = stream
+            try warmUp(stream, cancel: cancel)
+        }
+        if let delay = p.delayMs, delay > 0 {
+            try sleep(.milliseconds(delay), cancel: cancel)
+            stream.dropQueued()
+        }
+        let captured = ContinuousClock.now
+        let budget = min(5_000_000, max(0, maxPayloadBytes - 4096))
+        let image = try stream.withFrame(cancel: cancel) { (frame: UnsafeRawBufferPointer) throws(NodeError) -> SnapImage in
+            try encode(frame, stream: stream, quality: quality(p.quality), maxWidth: maxWidth, budget: budget)
+        }
+        log.debug("snap \(session.device.path) \(plan.format.rawValue) \(plan.size) \(warm ? "warm" : "cold"): " +
+                  "ready \(captured - started), encoded \(image.width)x\(image.height) \(image.data.count) bytes")
+        return ["format": "jpg", "base64": .string(image.data.base64EncodedString()),
+                "width": .number(Double(image.width)), "height": .number(Double(image.height))]
+    }
+
+    /// quality 0..1 (iOS) or 1..100 (Windows) → TurboJPEG 1...100; default 0.9.
+    static func quality(_ q: Double?) -> Int {
+        guard let q else { return 90 }
+        let scaled = q <= 1 ? q * 100 : q
+        return min(100, max(1, Int(scaled.rounded())))
+    }
+
+    static func warmUp(_ stream: V4L2Stream, cancel: CancelFlag) throws(NodeError) {
+        let start = ContinuousClock.now
+        var frames = 0
+        while frames < warmupFrames || ContinuousClock.now - start < warmupTime {
+            try stream.withFrame(cancel: cancel) { (_: UnsafeRawBufferPointer) throws(NodeError) in }
+            frames += 1
+            if ContinuousClock.now - start > warmupLimit { break }
+        }
+    }
+
+    static func sleep(_ d: Duration, cancel: CancelFlag) throws(NodeError) {
+        let end = ContinuousClock.now + d
+        while ContinuousClock.now < end {
+            try cancel.check()
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    static func encode(_ frame: UnsafeRawBufferPointer, stream: V4L2Stream, quality: Int, maxWidth: Int,
+                       budget: Int) throws(NodeError) -> SnapImage {
+        guard let base = frame.baseAddress, !frame.isEmpty else { throw CameraError.unavailable("empty frame from the camera") }
+        do throws(MediaError) {
+            let encoder = try StillImageEncoder()
+            switch stream.format {
+            case .yuyv:
+                guard frame.count >= stream.bytesPerRow * (stream.height - 1) + stream.width * 2 else {
+                    throw MediaError(.codec, "short YUYV frame (\(frame.count) bytes)")
+                }
+                let view = PixelView(base: base, width: stream.width, height: stream.height,
+                                     bytesPerRow: stream.bytesPerRow, layout: .yuyv)
+                return SnapImage(try encoder.encode(view, format: .jpeg(quality: quality), maxWidth: maxWidth, maxBase64Bytes: budget))
+            case .mjpeg:
+                let jpeg = Data(frame)
+                if stream.width <= maxWidth, MJPEGFrame.isStandalone(jpeg), Base64Size.of(jpeg.count) <= budget {
+                    return SnapImage(data: jpeg, width: stream.width, height: stream.height)
+                }
+                let decoded = try ImageDecoder.decodeJPEG(jpeg)
+                return try decoded.rgb.withUnsafeBytes { raw in
+                    Result { () throws(MediaError) -> SnapImage in
+                        let view = PixelView(base: raw.baseAddress!, width: decoded.width, height: decoded.height,
+                                             bytesPerRow: decoded.width * 3, layout: .rgb24)
+                        return SnapImage(try encoder.encode(view, format: .jpeg(quality: quality), maxWidth: maxWidth, maxBase64Bytes: budget))
+                    }
+                }.get()
+            }
+        } catch {
+            throw CameraError.media(error)
+        }
+    }
+}
+
+/// The JPEG camera.snap returns.
+struct SnapImage {
+    let data: Data
+    let width: Int
+    let height: Int
+
+    init(data: Data, width: Int, height: Int) { self.data = data; self.width = width; self.height = height }
+    init(_ e: EncodedImage) { self.init(data: e.data, width: e.width, height: e.height) }
+}
+
+/// MJPEG frames from many UVC cameras omit the Huffman tables (DHT) and rely on the standard
+/// ones; such a frame is not a valid JPEG file on its own and must be re-encoded, not passed on.
+enum MJPEGFrame {
+    static func isStandalone(_ jpeg: Data) -> Bool {
+        guard jpeg.count > 4, jpeg[jpeg.startIndex] == 0xFF, jpeg[jpeg.startIndex + 1] == 0xD8 else { return false }
+        var i = jpeg.startIndex + 2
+        // Walk the marker segments up to the start of scan.
+        while i + 3 < jpeg.endIndex {
+            guard jpeg[i] == 0xFF else { return false }
+            let marker = jpeg[i + 1]
+            if marker == 0xC4 { return true }
+            if marker == 0xDA { return false }
+            let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
+            i += 2 + length
+        }
+        return false
+    }
+}

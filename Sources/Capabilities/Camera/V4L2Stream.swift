@@ -1,0 +1,111 @@
+import CV4L2
+import Foundation
+import Media
+import NodeHost
+
+/// An mmap-streaming capture session on one device: S_FMT, REQBUFS, QUERYBUF + mmap, QBUF,
+/// STREAMON. Owns the mapped buffers; deinit does STREAMOFF, munmap and REQBUFS(0) so the device
+/// is free for other applications as soon as the stream is released.
+final class V4L2Stream {
+    let device: V4L2Device
+    let format: CameraPixelFormat
+    let width: Int
+    let height: Int
+    let bytesPerRow: Int
+    private var buffers: [UnsafeMutableRawBufferPointer] = []
+    private var streaming = false
+
+    static let bufferCount: UInt32 = 4
+
+    init(device: V4L2Device, format: CameraPixelFormat, size: FrameSize) throws(NodeError) {
+        self.device = device
+        self.format = format
+        var f = v4l2_format()
+        f.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        f.fmt.pix.width = UInt32(size.width)
+        f.fmt.pix.height = UInt32(size.height)
+        f.fmt.pix.pixelformat = format.fourcc
+        f.fmt.pix.field = V4L2_FIELD_NONE.rawValue
+        guard cv4l2_s_fmt(device.fd, &f) == 0 else { throw CameraError.errno(errno, device.path, "VIDIOC_S_FMT") }
+        // Drivers adjust instead of failing; take what we got, but only in a format we read.
+        guard f.fmt.pix.pixelformat == format.fourcc else {
+            throw CameraError.unavailable("\(device.path) did not accept \(format.rawValue) \(size)")
+        }
+        width = Int(f.fmt.pix.width)
+        height = Int(f.fmt.pix.height)
+        bytesPerRow = max(Int(f.fmt.pix.bytesperline), format == .yuyv ? width * 2 : 0)
+        try mapBuffers()
+        guard cv4l2_streamon(device.fd) == 0 else { throw CameraError.errno(errno, device.path, "VIDIOC_STREAMON") }
+        streaming = true
+    }
+
+    deinit {
+        if streaming { _ = cv4l2_streamoff(device.fd) }
+        for b in buffers { munmap(b.baseAddress, b.count) }
+        var r = v4l2_requestbuffers()
+        r.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        r.memory = V4L2_MEMORY_MMAP.rawValue
+        r.count = 0
+        _ = cv4l2_reqbufs(device.fd, &r)
+    }
+
+    private func mapBuffers() throws(NodeError) {
+        var r = v4l2_requestbuffers()
+        r.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        r.memory = V4L2_MEMORY_MMAP.rawValue
+        r.count = Self.bufferCount
+        guard cv4l2_reqbufs(device.fd, &r) == 0 else { throw CameraError.errno(errno, device.path, "VIDIOC_REQBUFS") }
+        guard r.count > 0 else { throw CameraError.unavailable("\(device.path) gave no capture buffers") }
+        for index in 0..<r.count {
+            var b = Self.buffer(index)
+            guard cv4l2_querybuf(device.fd, &b) == 0 else { throw CameraError.errno(errno, device.path, "VIDIOC_QUERYBUF") }
+            let length = Int(b.length)
+            let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, device.fd, off_t(b.m.offset))
+            guard let p, p != MAP_FAILED else { throw CameraError.errno(errno, device.path, "mmap") }
+            buffers.append(UnsafeMutableRawBufferPointer(start: p, count: length))
+            guard cv4l2_qbuf(device.fd, &b) == 0 else { throw CameraError.errno(errno, device.path, "VIDIOC_QBUF") }
+        }
+    }
+
+    private static func buffer(_ index: UInt32) -> v4l2_buffer {
+        var b = v4l2_buffer()
+        b.index = index
+        b.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        b.memory = V4L2_MEMORY_MMAP.rawValue
+        return b
+    }
+
+    /// Hands the next frame to `body` (valid only inside it) and gives the buffer back to the
+    /// driver afterwards. Waits at most `timeoutMs`, polling `cancel` in between.
+    func withFrame<T>(timeoutMs: Int = 3000, cancel: CancelFlag,
+                      _ body: (UnsafeRawBufferPointer) throws(NodeError) -> T) throws(NodeError) -> T {
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMs)
+        while true {
+            try cancel.check()
+            var b = Self.buffer(0)
+            if cv4l2_dqbuf(device.fd, &b) == 0 {
+                defer { _ = cv4l2_qbuf(device.fd, &b) }
+                guard Int(b.index) < buffers.count else { throw CameraError.unavailable("driver returned an unknown buffer") }
+                let used = min(Int(b.bytesused), buffers[Int(b.index)].count)
+                return try body(UnsafeRawBufferPointer(rebasing: buffers[Int(b.index)][0..<used]))
+            }
+            let e = errno
+            guard e == EAGAIN || e == EINTR else { throw CameraError.errno(e, device.path, "VIDIOC_DQBUF") }
+            guard ContinuousClock.now < deadline else {
+                throw CameraError.unavailable("\(device.path) delivered no frame within \(timeoutMs) ms")
+            }
+            var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, 100)
+        }
+    }
+
+    /// Drops the frames already waiting in the driver's queue, so the next one is fresh (a warm
+    /// stream keeps filling its buffers while idle).
+    func dropQueued() {
+        for _ in 0..<Int(Self.bufferCount) {
+            var b = Self.buffer(0)
+            guard cv4l2_dqbuf(device.fd, &b) == 0 else { return }
+            _ = cv4l2_qbuf(device.fd, &b)
+        }
+    }
+}

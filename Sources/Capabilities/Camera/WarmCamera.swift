@@ -1,0 +1,70 @@
+import Foundation
+import NodeHost
+
+/// An open device with what it offers and, once a snap ran, its running stream.
+final class CameraSession {
+    let device: V4L2Device
+    let formats: [CameraPixelFormat: [FrameSize]]
+    /// Replaced when a snap needs another format or size; releasing it stops streaming.
+    var stream: V4L2Stream?
+
+    init(path: String) throws(NodeError) {
+        device = try V4L2Device(path: path)
+        guard try device.identity().isCapture else { throw CameraError.unavailable("\(path) is not a video capture device") }
+        formats = device.formats()
+        guard !formats.isEmpty else { throw CameraError.unavailable("\(path) offers neither YUYV nor MJPEG") }
+    }
+}
+
+/// Keeps the last camera session streaming for a short idle period, so repeated snaps skip the
+/// open, format negotiation and exposure warm-up. After the idle period it is released (STREAMOFF,
+/// buffers unmapped, fd closed) so other applications can use the camera. One session at a time;
+/// a session is either checked out (in use by one command) or idle here.
+final class WarmCamera: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: (path: String, session: CameraSession, generation: Int)?
+    private var generation = 0
+    private let idleRelease: Duration
+
+    init(idleRelease: Duration) { self.idleRelease = idleRelease }
+
+    /// The idle session for `path`, or nil (any other idle session is released first, because a
+    /// different camera is wanted and holding two helps nobody).
+    func checkout(path: String) -> CameraSession? {
+        let (hit, stale) = lock.withLock { () -> (CameraSession?, CameraSession?) in
+            defer { idle = nil }
+            guard let i = idle else { return (nil, nil) }
+            return i.path == path ? (i.session, nil) : (nil, i.session)
+        }
+        _ = stale  // released here, outside the lock
+        return hit
+    }
+
+    /// Gives a session back after a successful command; it is released after the idle period.
+    func checkin(_ session: CameraSession, path: String) {
+        guard idleRelease > .zero else { return }
+        let g: Int = lock.withLock {
+            generation += 1
+            idle = (path, session, generation)
+            return generation
+        }
+        let ms = Int(idleRelease.components.seconds * 1000 + idleRelease.components.attoseconds / 1_000_000_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms)) { [weak self] in self?.expire(generation: g) }
+    }
+
+    func clear() {
+        let old = lock.withLock { () -> CameraSession? in defer { idle = nil }; return idle?.session }
+        _ = old
+    }
+
+    var hasIdleSession: Bool { lock.withLock { idle != nil } }
+
+    private func expire(generation g: Int) {
+        let old = lock.withLock { () -> CameraSession? in
+            guard let i = idle, i.generation == g else { return nil }
+            idle = nil
+            return i.session
+        }
+        _ = old
+    }
+}

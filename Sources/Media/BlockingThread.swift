@@ -1,0 +1,41 @@
+import Foundation
+
+/// Runs capture/encode work on its own thread, so a long recording, waiting for camera frames or
+/// a slow PNG never holds a thread of Swift's cooperative pool. Task cancellation (the dispatcher's
+/// deadline, a gateway cancel) raises the `CancelFlag` the work polls. Shared by the screen and
+/// camera capabilities; each maps a raised flag to its own error (`CancelFlag.check(_:)`).
+public enum BlockingThread {
+    public static func run<T: Sendable, E: Error>(_ name: String,
+                                                  _ body: @escaping @Sendable (CancelFlag) throws(E) -> T) async throws(E) -> T {
+        let flag = CancelFlag()
+        let result: Result<T, E> = await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Result<T, E>, Never>) in
+                let thread = Thread {
+                    c.resume(returning: Result { () throws(E) -> T in try body(flag) })
+                }
+                thread.name = name
+                thread.stackSize = 8 << 20
+                thread.start()
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+        return try result.get()
+    }
+}
+
+/// Set once when the caller stops waiting; polled by capture loops between frames.
+public final class CancelFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+
+    public init() {}
+
+    public func cancel() { lock.withLock { raised = true } }
+    public var isCancelled: Bool { lock.withLock { raised } }
+
+    /// Throws `error` once the flag is raised.
+    public func check<E: Error>(_ error: @autoclosure () -> E) throws(E) {
+        if isCancelled { throw error() }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import CameraCapability
+@testable import NodeHost
+
+/// The pure parts of the camera capability: format/size choice, quality scale, MJPEG checks, params.
+@Suite struct CameraUnitTests {
+    static let both: [CameraPixelFormat: [FrameSize]] = [
+        .yuyv: [FrameSize(width: 640, height: 480), FrameSize(width: 1280, height: 720)],
+        .mjpeg: [FrameSize(width: 640, height: 480), FrameSize(width: 1280, height: 720), FrameSize(width: 1920, height: 1080)],
+    ]
+
+    @Test func planPrefersMJPEGPassthroughAtTheFinalSize() {
+        #expect(CapturePlan.choose(Self.both, maxWidth: 1920) == CapturePlan(format: .mjpeg, size: FrameSize(width: 1920, height: 1080)))
+        #expect(CapturePlan.choose(Self.both, maxWidth: 640) == CapturePlan(format: .mjpeg, size: FrameSize(width: 640, height: 480)))
+        // 1600 needs the 1920 frame scaled; only MJPEG has it.
+        #expect(CapturePlan.choose(Self.both, maxWidth: 1600) == CapturePlan(format: .mjpeg, size: FrameSize(width: 1920, height: 1080)))
+        // Scaling from a size both offer: raw YUYV avoids a JPEG decode.
+        #expect(CapturePlan.choose(Self.both, maxWidth: 1000) == CapturePlan(format: .yuyv, size: FrameSize(width: 1280, height: 720)))
+        #expect(CapturePlan.choose(Self.both, maxWidth: 320) == CapturePlan(format: .yuyv, size: FrameSize(width: 640, height: 480)))
+        #expect(CapturePlan.choose([:], maxWidth: 320) == nil)
+    }
+
+    @Test func qualityAcceptsBothScales() {
+        #expect(SnapService.quality(nil) == 90)
+        #expect(SnapService.quality(0.9) == 90)
+        #expect(SnapService.quality(0) == 1)
+        #expect(SnapService.quality(1) == 100)
+        #expect(SnapService.quality(55) == 55)
+        #expect(SnapService.quality(100) == 100)
+    }
+
+    @Test func mjpegWithoutHuffmanTablesIsNotStandalone() {
+        let withDHT: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x02, 0xFF, 0xC4, 0x00, 0x02, 0xFF, 0xDA, 0x00, 0x02]
+        let withoutDHT: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x02, 0xFF, 0xDA, 0x00, 0x02, 0x00, 0x00]
+        #expect(MJPEGFrame.isStandalone(Data(withDHT)))
+        #expect(!MJPEGFrame.isStandalone(Data(withoutDHT)))
+        #expect(!MJPEGFrame.isStandalone(Data([0x00, 0x01, 0x02, 0x03, 0x04])))
+    }
+
+    @Test func clipParamsAreChecked() throws {
+        let spec = try #require(CameraCommands.specs.first { $0.name == "camera.clip" })
+        #expect(throws: NodeError.self) { try spec.decode(Data(#"{"durationMs": 1000000000}"#.utf8)) }
+        do { _ = try spec.decode(Data(#"{"durationMs": 1000000000}"#.utf8)) } catch {
+            #expect(error.message.contains("durationMs"))
+        }
+    }
+
+    @Test func snapAndClipAreDangerousAndForegroundOnly() {
+        for spec in CameraCommands.specs {
+            #expect(spec.requiresForeground, "\(spec.name)")
+            #expect(spec.dangerous == (spec.name != "camera.list"), "\(spec.name)")
+        }
+    }
+}
