@@ -59,6 +59,8 @@ public final class TCPSocket: ByteStream {
     public static func connect(_ addresses: [ResolvedAddress], timeout: Duration) throws(TransportError) -> TCPSocket {
         var lastError = "no address"
         let deadline = ContinuousClock.now + timeout
+        // Name the address only when there were several to try (callers already name the host).
+        func tag(_ a: ResolvedAddress) -> String { addresses.count > 1 ? "\(a): " : "" }
         for a in addresses {
             let fd = socket(a.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard fd >= 0 else { lastError = String(cString: strerror(errno)); continue }
@@ -68,16 +70,16 @@ public final class TCPSocket: ByteStream {
                 Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
             }
             if rc == 0 { return TCPSocket(fd: fd) }
-            guard errno == EINPROGRESS else { lastError = "\(a): \(String(cString: strerror(errno)))"; Glibc.close(fd); continue }
+            guard errno == EINPROGRESS else { lastError = tag(a) + String(cString: strerror(errno)); Glibc.close(fd); continue }
             let left = deadline - .now
             if pollOnce(fd, events: Int16(POLLOUT), timeout: left) {
                 var err: Int32 = 0
                 var len = socklen_t(MemoryLayout<Int32>.size)
                 getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
                 if err == 0 { return TCPSocket(fd: fd) }
-                lastError = "\(a): \(String(cString: strerror(err)))"
+                lastError = tag(a) + String(cString: strerror(err))
             } else {
-                lastError = "\(a): connect timed out"
+                lastError = tag(a) + "connect timed out"
             }
             Glibc.close(fd)
         }
