@@ -56,17 +56,6 @@ struct FakeCamera {
         return flock(fd, LOCK_EX | LOCK_NB) != 0
     }
 
-    /// The picture fakev4l2.c draws below its moving top band (keep in sync with fakev4l2_rgb).
-    static func expected(x: Int, y: Int, width w: Int, height h: Int) -> UInt32 {
-        let cx = w / 2, cy = h / 2, half = w / 16
-        if x >= cx - half && x < cx + half && y >= cy - half && y < cy + half { return 0x000000 }
-        switch (x >= cx, y >= cy) {
-        case (false, false): return 0xff0000
-        case (true, false): return 0x00ff00
-        case (false, true): return 0x0000ff
-        case (true, true): return 0xffffff
-        }
-    }
 
     /// Compares points in the middle of each region (away from edges JPEG blurs and from the
     /// moving band) with the pattern, in the coordinates of an image of the given size.
@@ -76,7 +65,7 @@ struct FakeCamera {
         let points = [(width / 4, height * 3 / 10), (3 * width / 4, height * 3 / 10), (width / 4, 3 * height / 4),
                       (3 * width / 4, 3 * height / 4), (width / 2, height / 2)]
         for (x, y) in points where x < img.width && y < img.height {
-            let want = expected(x: x, y: y, width: width, height: height)
+            let want = QuadrantPattern.rgb(x: x, y: y, width: width, height: height)
             let got = img.pixel(x: x, y: y)
             if !ScreenTest.near(got, want, tolerance: tolerance) {
                 problems.append("(\(x),\(y)) is \(ScreenTest.hex(got)), want \(String(want, radix: 16))")

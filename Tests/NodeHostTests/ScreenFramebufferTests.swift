@@ -12,7 +12,7 @@ import Testing
         let points = [(width / 4, height / 4), (3 * width / 4, height / 4), (width / 4, 3 * height / 4),
                       (3 * width / 4, 3 * height / 4), (width / 2, height / 2), (width / 8, height - 8), (width - 8, 8)]
         for (x, y) in points {
-            let want = FakeFramebuffer.expected(x: x, y: y, width: width, height: height)
+            let want = QuadrantPattern.rgb(x: x, y: y, width: width, height: height)
             let got = img.pixel(x: x, y: y)
             #expect(ScreenTest.near(got, want, tolerance: tolerance), "(\(x),\(y)) is \(ScreenTest.hex(got)), want \(String(want, radix: 16))")
         }

@@ -120,17 +120,6 @@ enum FakeFramebuffer {
         return .success(out)
     }()
 
-    /// The pattern fakefb.c paints (keep in sync with fakefb_expected_rgb).
-    static func expected(x: Int, y: Int, width w: Int, height h: Int) -> UInt32 {
-        let cx = w / 2, cy = h / 2, half = w / 16
-        if x >= cx - half && x < cx + half && y >= cy - half && y < cy + half { return 0x000000 }
-        switch (x >= cx, y >= cy) {
-        case (false, false): return 0xff0000
-        case (true, false): return 0x00ff00
-        case (false, true): return 0x0000ff
-        case (true, true): return 0xffffff
-        }
-    }
 
     /// Environment for a node process that sees the fake at `path`.
     static func environment(path: String, bpp: Int, width: Int = 320, height: Int = 240, home: String) throws -> [String: String] {
