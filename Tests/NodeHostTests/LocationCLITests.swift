@@ -81,4 +81,23 @@ struct LocationGatewayEventTests {
         #expect(abs((first["payload"]?["lat"]?.doubleValue ?? 0) - 59.3293) < 1e-6)
         #expect(gw.schemaErrors.isEmpty)
     }
+
+    /// A fix that arrives while the gateway is down is held and sent after the connect.
+    @Test func updateFromBeforeTheConnectIsDeliveredAfterIt() throws {
+        let h = try GpsdHarness(fix: LocationCLITests.fix); defer { h.stop() }
+        let stateFile = TestPaths.tempDir("gw") + "/gw.json"
+        let down = try TestGateway(stateFile: stateFile, args: ["--auto-approve"])
+        let port = down.port, url = down.url
+        down.stop()
+        let node = NodeUnderTest(gatewayURL: url,
+                                 extra: "capabilities: { location: { enabled: true, gpsd: '127.0.0.1:\(h.port)', significantChangeMeters: 50, significantChangeMinIntervalMs: 0 } }")
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 20) { node.log.contains("location.update held until the gateway is connected") }, "\(node.log)")
+        let gw = try TestGateway(port: port, stateFile: stateFile, args: ["--auto-approve"])
+        defer { gw.stop() }
+        let ev = try #require(gw.waitFor("node_event", timeout: 30) { $0["name"] == "location.update" }, "\(node.log)")
+        #expect(abs((ev["payload"]?["lat"]?.doubleValue ?? 0) - 59.3293) < 1e-6)
+        #expect(gw.schemaErrors.isEmpty)
+    }
 }

@@ -47,14 +47,15 @@ enum RunCommand {
         try server.start()
         let gateway = client
         let gatewayTask = Task { await gateway?.run() }
-        // Capability events (location.update, …) go to the gateway while connected.
+        // Capability events (location.update, …) go to the gateway; while offline the latest of
+        // each kind is held and sent after the next connect.
         for entry in runtime.registry.entries where entry.advertised {
             guard let stream = await entry.capability.events() else { continue }
             let name = entry.capability.name
             Task {
                 for await e in stream {
-                    if await gateway?.sendEvent(e.event, payload: e.payload) == nil {
-                        log.debug("\(name): \(e.event) not sent (not connected)")
+                    if let gateway, await !gateway.sendOrHoldEvent(e.event, payload: e.payload) {
+                        log.debug("\(name): \(e.event) held until the gateway is connected")
                     }
                 }
             }
