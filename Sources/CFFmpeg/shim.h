@@ -17,19 +17,21 @@ static inline int cff_avseek_size(void) { return AVSEEK_SIZE; }
 static inline int cff_codec_flag_global_header(void) { return AV_CODEC_FLAG_GLOBAL_HEADER; }
 static inline int cff_fmt_global_header(void) { return AVFMT_GLOBALHEADER; }
 
-// Converts/scales one packed source image (a single plane) into an allocated AVFrame.
-static inline int cff_scale_packed_to_frame(struct SwsContext *ctx, const uint8_t *src, int src_stride,
-                                            int src_height, AVFrame *dst) {
-    const uint8_t *planes[4] = { src, NULL, NULL, NULL };
-    const int strides[4] = { src_stride, 0, 0, 0 };
+// Converts/scales one source image into an allocated AVFrame. The source is packed (src2 NULL)
+// or semi-planar like NV12 (src2 = the interleaved chroma plane, same stride).
+static inline int cff_scale_packed_to_frame(struct SwsContext *ctx, const uint8_t *src, const uint8_t *src2,
+                                            int src_stride, int src_height, AVFrame *dst) {
+    const uint8_t *planes[4] = { src, src2, NULL, NULL };
+    const int strides[4] = { src_stride, src2 ? src_stride : 0, 0, 0 };
     return sws_scale(ctx, planes, strides, 0, src_height, dst->data, dst->linesize);
 }
 
-// Converts/scales one packed source image into one packed destination image.
-static inline int cff_scale_packed(struct SwsContext *ctx, const uint8_t *src, int src_stride, int src_height,
-                                   uint8_t *dst, int dst_stride) {
-    const uint8_t *planes[4] = { src, NULL, NULL, NULL };
-    const int strides[4] = { src_stride, 0, 0, 0 };
+// Converts/scales one source image (packed, or semi-planar with src2 as above) into one packed
+// destination image.
+static inline int cff_scale_packed(struct SwsContext *ctx, const uint8_t *src, const uint8_t *src2, int src_stride,
+                                   int src_height, uint8_t *dst, int dst_stride) {
+    const uint8_t *planes[4] = { src, src2, NULL, NULL };
+    const int strides[4] = { src_stride, src2 ? src_stride : 0, 0, 0 };
     uint8_t *dplanes[4] = { dst, NULL, NULL, NULL };
     const int dstrides[4] = { dst_stride, 0, 0, 0 };
     return sws_scale(ctx, planes, strides, 0, src_height, dplanes, dstrides);

@@ -22,5 +22,6 @@ static inline int cv4l2_streamoff(int fd) { int t = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 
 // Constants Swift imports awkwardly (macros built from v4l2_fourcc or needing casts).
 static inline unsigned int cv4l2_fourcc_yuyv(void) { return V4L2_PIX_FMT_YUYV; }
+static inline unsigned int cv4l2_fourcc_nv12(void) { return V4L2_PIX_FMT_NV12; }
 static inline unsigned int cv4l2_fourcc_mjpeg(void) { return V4L2_PIX_FMT_MJPEG; }
 static inline unsigned int cv4l2_fourcc_jpeg(void) { return V4L2_PIX_FMT_JPEG; }

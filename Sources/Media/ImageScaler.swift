@@ -29,8 +29,9 @@ public final class ImageScaler {
     public func convert(_ source: PixelView, width: Int, height: Int, layout: PixelLayout) throws(MediaError) -> PixelBuffer {
         let out = PixelBuffer(width: width, height: height, layout: layout)
         let ctx = try prepare(source, width: width, height: height, format: layout.avPixelFormat)
-        let rows = cff_scale_packed(ctx, source.base.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow),
-                                    Int32(source.height), out.mutableBase.assumingMemoryBound(to: UInt8.self),
+        let rows = cff_scale_packed(ctx, source.base.assumingMemoryBound(to: UInt8.self), source.chromaPlane,
+                                    Int32(source.bytesPerRow), Int32(source.height),
+                                    out.mutableBase.assumingMemoryBound(to: UInt8.self),
                                     Int32(out.bytesPerRow))
         guard rows == Int32(height) else { throw MediaError(.codec, "sws_scale wrote \(rows) of \(height) rows") }
         return out
@@ -40,7 +41,7 @@ public final class ImageScaler {
     func convert(_ source: PixelView, into frame: UnsafeMutablePointer<AVFrame>) throws(MediaError) {
         let f = frame.pointee
         let ctx = try prepare(source, width: Int(f.width), height: Int(f.height), format: AVPixelFormat(rawValue: f.format))
-        let rows = cff_scale_packed_to_frame(ctx, source.base.assumingMemoryBound(to: UInt8.self),
+        let rows = cff_scale_packed_to_frame(ctx, source.base.assumingMemoryBound(to: UInt8.self), source.chromaPlane,
                                              Int32(source.bytesPerRow), Int32(source.height), frame)
         guard rows == f.height else { throw MediaError(.codec, "sws_scale wrote \(rows) of \(f.height) rows") }
     }

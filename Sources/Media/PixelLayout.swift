@@ -23,9 +23,27 @@ public enum PixelLayout: Sendable, Equatable, CaseIterable {
     case rgb555le
     /// Packed YUV 4:2:2 (Y0 U Y1 V), the usual raw webcam format.
     case yuyv
+    /// Semi-planar YUV 4:2:0: a Y plane, then interleaved U/V at half height with the same row
+    /// stride, in one buffer (V4L2 NV12: Raspberry Pi camera stack, many MIPI/ISP drivers).
+    case nv12
 
+    /// Where the second plane of a semi-planar layout starts, from the image start; nil when packed.
+    public func chromaPlaneOffset(bytesPerRow: Int, height: Int) -> Int? {
+        self == .nv12 ? bytesPerRow * height : nil
+    }
+
+    /// Bytes a whole image of this layout needs (both planes for NV12).
+    public func imageBytes(bytesPerRow: Int, width: Int, height: Int) -> Int {
+        let lastRow = bytesPerRow * (height - 1) + width * bytesPerPixel
+        guard let chroma = chromaPlaneOffset(bytesPerRow: bytesPerRow, height: height) else { return lastRow }
+        let chromaRows = (height + 1) / 2
+        return chroma + bytesPerRow * (chromaRows - 1) + ((width + 1) & ~1)
+    }
+
+    /// Bytes per pixel of the first plane (luma for NV12).
     public var bytesPerPixel: Int {
         switch self {
+        case .nv12: return 1
         case .bgrx, .rgbx, .xrgb, .xbgr: return 4
         case .bgr24, .rgb24: return 3
         case .rgb565le, .bgr565le, .rgb555le, .yuyv: return 2
@@ -41,7 +59,7 @@ public enum PixelLayout: Sendable, Equatable, CaseIterable {
         case .xbgr: return TJPF_XBGR
         case .bgr24: return TJPF_BGR
         case .rgb24: return TJPF_RGB
-        case .rgb565le, .bgr565le, .rgb555le, .yuyv: return nil
+        case .rgb565le, .bgr565le, .rgb555le, .yuyv, .nv12: return nil
         }
     }
 
@@ -58,6 +76,7 @@ public enum PixelLayout: Sendable, Equatable, CaseIterable {
         case .bgr565le: return AV_PIX_FMT_BGR565LE
         case .rgb555le: return AV_PIX_FMT_RGB555LE
         case .yuyv: return AV_PIX_FMT_YUYV422
+        case .nv12: return AV_PIX_FMT_NV12
         }
     }
 

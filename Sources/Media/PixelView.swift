@@ -19,8 +19,15 @@ public struct PixelView {
         self.layout = layout
     }
 
+    /// The second plane of a semi-planar image (NV12 chroma), nil for packed layouts.
+    var chromaPlane: UnsafePointer<UInt8>? {
+        layout.chromaPlaneOffset(bytesPerRow: bytesPerRow, height: height)
+            .map { (base + $0).assumingMemoryBound(to: UInt8.self) }
+    }
+
     /// A rectangle of this image, sharing its memory (a monitor inside a larger X screen).
     public func cropped(x: Int, y: Int, width w: Int, height h: Int) -> PixelView {
+        precondition(layout.chromaPlaneOffset(bytesPerRow: bytesPerRow, height: height) == nil, "cannot crop a planar image")
         precondition(x >= 0 && y >= 0 && x + w <= width && y + h <= height, "crop outside the image")
         let offset = y * bytesPerRow + x * layout.bytesPerPixel
         return PixelView(base: base + offset, width: w, height: h, bytesPerRow: bytesPerRow, layout: layout)
@@ -41,7 +48,8 @@ public final class PixelBuffer {
         self.layout = layout
         // Rows aligned to 32 bytes, which libswscale's vector paths like.
         self.bytesPerRow = (width * layout.bytesPerPixel + 31) & ~31
-        self.storage = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * height, alignment: 64)
+        let chromaBytes = layout.chromaPlaneOffset(bytesPerRow: bytesPerRow, height: height) == nil ? 0 : bytesPerRow * ((height + 1) / 2)
+        self.storage = UnsafeMutableRawPointer.allocate(byteCount: bytesPerRow * height + chromaBytes, alignment: 64)
     }
 
     deinit { storage.deallocate() }

@@ -7,7 +7,7 @@ import Testing
 /// camera.clip through the real binary and the fake device: a playable H.264 MP4 of the asked
 /// duration whose frames show the pattern (ffprobe/ffmpeg check it).
 @Suite(.serialized) struct CameraClipTests {
-    @Test(arguments: ["YUYV", "MJPG"])
+    @Test(arguments: ["YUYV", "MJPG", "NV12"])
     func clipIsAPlayableMP4OfTheAskedDuration(format: String) throws {
         let cam = try FakeCamera(formats: format, sizes: "640x480"); defer { cam.cleanup() }
         let (r, payload) = try cam.invoke("camera.clip", #"{"durationMs": 1000}"#)

@@ -4,7 +4,7 @@ import Testing
 @testable import NodeHost
 
 /// camera.* through the real `openclaw-node` binary with Tests/fakes/fakev4l2.c preloaded as the
-/// V4L2 device (memfd-backed mmap streaming, YUYV and MJPEG).
+/// V4L2 device (memfd-backed mmap streaming, YUYV, NV12 and MJPEG).
 @Suite(.serialized) struct CameraFakeDeviceTests {
     static func image(_ payload: JSONValue?) throws -> DecodedImage {
         guard let b64 = payload?["base64"]?.stringValue, let data = Data(base64Encoded: b64) else {
@@ -25,7 +25,7 @@ import Testing
         #expect(devices.first?["deviceType"] == "v4l2")
     }
 
-    @Test(arguments: ["YUYV", "MJPG"])
+    @Test(arguments: ["YUYV", "MJPG", "NV12"])
     func snapMatchesThePattern(format: String) throws {
         let cam = try FakeCamera(formats: format, sizes: "640x480"); defer { cam.cleanup() }
         let (r, payload) = try cam.invoke("camera.snap")
@@ -45,7 +45,18 @@ import Testing
         #expect(Self.sofSampling(data) == 0x21, "luma sampling factors of the first component")
     }
 
-    @Test(arguments: ["YUYV", "MJPG"])
+    /// NV12 rows padded to 64 bytes (600 px → 640-byte stride): bytesperline is honoured for
+    /// both planes, or the quadrants would shear.
+    @Test func nv12WithPaddedRowsKeepsThePicture() throws {
+        let cam = try FakeCamera(formats: "NV12", sizes: "600x340"); defer { cam.cleanup() }
+        let (r, payload) = try cam.invoke("camera.snap")
+        #expect(r.code == 0, "stderr: \(r.stderr)")
+        #expect(payload?["width"] == 600 && payload?["height"] == 340)
+        let problems = FakeCamera.checkPattern(try Self.image(payload), width: 600, height: 340)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test(arguments: ["YUYV", "MJPG", "NV12"])
     func maxWidthScalesDown(format: String) throws {
         let cam = try FakeCamera(formats: format, sizes: "1280x720"); defer { cam.cleanup() }
         let (r, payload) = try cam.invoke("camera.snap", #"{"maxWidth": 320}"#)

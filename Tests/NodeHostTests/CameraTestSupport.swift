@@ -17,7 +17,8 @@ struct FakeCamera {
     let dir: String
     var device: String { dir + "/dev/video0" }
     var config: String { dir + "/config.json5" }
-    let env: [String: String]
+    /// The node's environment; tests may add devices or settings after init.
+    var env: [String: String]
 
     /// One fake camera offering `formats` ("YUYV", "MJPG") at `sizes` ("640x480").
     init(formats: String = "YUYV,MJPG", sizes: String = "640x480", camera: String = "",

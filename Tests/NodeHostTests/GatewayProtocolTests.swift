@@ -74,12 +74,12 @@ import Testing
     @Test func helloOkPolicyAndCanvas() {
         let h = GatewayProtocol.HelloOk(["type": "hello-ok", "protocol": 4, "server": ["version": "2026.6.34"],
                                          "auth": ["deviceToken": "t", "role": "node", "scopes": []],
-                                         "policy": ["maxPayload": 1000, "tickIntervalMs": 15000],
+                                         "policy": ["maxPayload": 20000, "tickIntervalMs": 15000],
                                          "canvasHostUrl": "http://gw/__openclaw__/cap/x",
                                          "pluginSurfaceUrls": ["canvas": "http://gw/c"],
                                          "snapshot": ["sessionDefaults": ["mainSessionKey": "main"]]])
         #expect(h?.deviceToken == "t")
-        #expect(h?.maxPayload == 64 * 1024)   // never below the pre-auth cap
+        #expect(h?.maxPayload == 20000)   // results are fitted to what the gateway accepts
         #expect(h?.tickIntervalMs == 15000)
         #expect(h?.canvasHostUrl == "http://gw/__openclaw__/cap/x")
         #expect(h?.pluginSurfaceUrls["canvas"] == "http://gw/c")
@@ -87,6 +87,7 @@ import Testing
         #expect(GatewayProtocol.HelloOk(["type": "something"]) == nil)
         let defaults = GatewayProtocol.HelloOk(["type": "hello-ok"])
         #expect(defaults?.maxPayload == 25 * 1024 * 1024)
+        #expect(GatewayProtocol.HelloOk(["type": "hello-ok", "policy": ["maxPayload": 3]])?.maxPayload == 1024)
         #expect(defaults?.tickIntervalMs == 30000)
     }
 

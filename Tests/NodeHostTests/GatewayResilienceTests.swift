@@ -207,7 +207,7 @@ import Testing
         gw.command(["cmd": "raw", "text": .string(String(repeating: "x", count: 1_100_000))])
         let drop = try #require(gw.waitFor("disconnect", timeout: 10))
         #expect(drop["code"] == 1009)
-        _ = try #require(gw.waitFor("hello", timeout: 20))
+        _ = try #require(gw.waitFor("hello", timeout: 45), "node log:\n\(node.log.suffix(3000))")
         #expect(gw.invoke("device.info")?["ok"] == true)
         #expect(node.isRunning)
         #expect(gw.schemaErrors.isEmpty, "\(gw.schemaErrors)")

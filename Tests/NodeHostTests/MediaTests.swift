@@ -12,8 +12,10 @@ import Testing
 
         init(width: Int, height: Int, layout: PixelLayout, padding: Int = 24) {
             let stride = width * layout.bytesPerPixel + padding
-            bytes = .allocate(byteCount: stride * height, alignment: 16)
-            bytes.initializeMemory(as: UInt8.self, repeating: 0xAA, count: stride * height)
+            // NV12's chroma plane follows the luma rows; 0x80 there is neutral (a grey picture).
+            let count = stride * height * (layout == .nv12 ? 2 : 1)
+            bytes = .allocate(byteCount: count, alignment: 16)
+            bytes.initializeMemory(as: UInt8.self, repeating: layout == .nv12 ? 0x80 : 0xAA, count: count)
             for y in 0..<height {
                 for x in 0..<width {
                     Synthetic.put(bytes + y * stride + x * layout.bytesPerPixel, layout,
@@ -66,6 +68,9 @@ import Testing
                 let luma: Int = 299 * Int(r) + 587 * Int(g) + 114 * Int(b)
                 px[0] = UInt8(luma / 1000)
                 px[1] = 128
+            case .nv12:
+                let luma: Int = 299 * Int(r) + 587 * Int(g) + 114 * Int(b)
+                px[0] = UInt8(luma / 1000)
             }
         }
     }
@@ -105,6 +110,16 @@ import Testing
         let img = Synthetic(width: 64, height: 32, layout: .yuyv, padding: 0)
         let decoded = try ImageDecoder.decodeJPEG(try JPEGEncoder().encode(img.view, quality: 85))
         #expect(decoded.width == 64 && decoded.height == 32)
+    }
+
+    /// NV12 with padded rows: the chroma plane is found after height × stride, and the luma of the
+    /// quadrants survives the conversion (red is darker than green).
+    @Test func nv12EncodesToJPEG() throws {
+        let img = Synthetic(width: 64, height: 32, layout: .nv12, padding: 16)
+        let decoded = try ImageDecoder.decodeJPEG(try JPEGEncoder().encode(img.view, quality: 90))
+        #expect(decoded.width == 64 && decoded.height == 32)
+        let red = Int(decoded.pixel(x: 16, y: 8).g), green = Int(decoded.pixel(x: 48, y: 8).g)
+        #expect(green > red + 40, "green quadrant \(green) should be much brighter than red \(red)")
     }
 
     @Test func cropSharesMemoryAndPicksTheRectangle() throws {

@@ -8,7 +8,9 @@
 // poll()/select() (always readable) work without hooks, for the node and for ffmpeg's v4l2 input.
 //
 // Settings (environment):
-//   OCN_FAKE_V4L2="PATH:FMT[,FMT]:WxH[,WxH][;PATH:...]"   FMT is YUYV or MJPG
+//   OCN_FAKE_V4L2="PATH:FMT[,FMT]:WxH[,WxH][;PATH:...]"   FMT is YUYV, NV12 or MJPG
+//   (NV12 rows are padded to a multiple of 64 bytes, as ISP drivers such as the Raspberry Pi's do,
+//   so a reader that ignores bytesperline gets a sheared picture)
 //   OCN_FAKE_V4L2_GONE_AFTER=N   DQBUF fails with ENODEV after N frames (device unplugged)
 //   OCN_FAKE_V4L2_FPS=N          frame rate DQBUF and poll() pace to (default 30)
 // Busy: REQBUFS with count > 0 takes flock(LOCK_EX|LOCK_NB) on the placeholder file, so a second
@@ -84,7 +86,8 @@ static void parse_device(char *spec) {
     if (!path || !fmts || !sizes) return;
     snprintf(d->path, sizeof d->path, "%s", path);
     for (char *f = strtok(fmts, ","); f && d->nformats < MAX_FORMATS; f = strtok(NULL, ","))
-        d->formats[d->nformats++] = strcmp(f, "MJPG") == 0 ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV;
+        d->formats[d->nformats++] = strcmp(f, "MJPG") == 0 ? V4L2_PIX_FMT_MJPEG
+                                  : strcmp(f, "NV12") == 0 ? V4L2_PIX_FMT_NV12 : V4L2_PIX_FMT_YUYV;
     for (char *s = sizes, *next; s && *s && d->nsizes < MAX_SIZES; s = next) {
         next = strchr(s, ',');
         if (next) *next++ = 0;
@@ -198,6 +201,27 @@ static uint32_t fill_yuyv(uint8_t *out, int w, int h, uint32_t frame) {
     return (uint32_t)(w * h * 2);
 }
 
+static uint32_t nv12_stride(int w) { return ((uint32_t)w + 63) & ~63u; }
+
+// Y plane (stride nv12_stride), then U/V interleaved at half resolution with the same stride.
+static uint32_t fill_nv12(uint8_t *out, int w, int h, uint32_t frame) {
+    uint32_t stride = nv12_stride(w);
+    uint8_t *uv = out + (size_t)stride * h;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t p[3];
+            int yy, u, v;
+            fakev4l2_rgb(x, y, w, h, frame, p);
+            rgb_to_yuv(p, &yy, &u, &v);
+            out[(size_t)y * stride + x] = clamp8(yy);
+            if (y % 2 == 0 && x % 2 == 0) {
+                uv[(size_t)(y / 2) * stride + x] = clamp8(u);
+                uv[(size_t)(y / 2) * stride + x + 1] = clamp8(v);
+            }
+        }
+    return stride * (uint32_t)h * 3 / 2;
+}
+
 static uint32_t fill_mjpeg(uint8_t *out, uint32_t capacity, int w, int h, uint32_t frame) {
     uint8_t *rgb = malloc((size_t)w * h * 3);
     for (int y = 0; y < h; y++)
@@ -227,9 +251,11 @@ static void describe_format(struct handle *hd, struct v4l2_pix_format *pix) {
     pix->height = hd->height;
     pix->pixelformat = hd->pixfmt;
     pix->field = V4L2_FIELD_NONE;
-    pix->bytesperline = hd->pixfmt == V4L2_PIX_FMT_YUYV ? hd->width * 2 : 0;
+    pix->bytesperline = hd->pixfmt == V4L2_PIX_FMT_YUYV ? hd->width * 2
+                      : hd->pixfmt == V4L2_PIX_FMT_NV12 ? nv12_stride(hd->width) : 0;
     // MJPEG buffers are sized for the worst case, like real UVC drivers do.
-    pix->sizeimage = hd->width * hd->height * 2 + (hd->pixfmt == V4L2_PIX_FMT_MJPEG ? 65536 : 0);
+    pix->sizeimage = hd->pixfmt == V4L2_PIX_FMT_NV12 ? nv12_stride(hd->width) * hd->height * 3 / 2
+                   : hd->width * hd->height * 2 + (hd->pixfmt == V4L2_PIX_FMT_MJPEG ? 65536 : 0);
     pix->colorspace = hd->pixfmt == V4L2_PIX_FMT_MJPEG ? V4L2_COLORSPACE_JPEG : V4L2_COLORSPACE_SMPTE170M;
 }
 
@@ -285,7 +311,8 @@ static int fake_ioctl(struct handle *hd, unsigned long request, void *arg) {
         f->pixelformat = d->formats[index];
         f->flags = f->pixelformat == V4L2_PIX_FMT_MJPEG ? V4L2_FMT_FLAG_COMPRESSED : 0;
         snprintf((char *)f->description, sizeof f->description, "%s",
-                 f->pixelformat == V4L2_PIX_FMT_MJPEG ? "Motion-JPEG" : "YUYV 4:2:2");
+                 f->pixelformat == V4L2_PIX_FMT_MJPEG ? "Motion-JPEG"
+                 : f->pixelformat == V4L2_PIX_FMT_NV12 ? "Y/UV 4:2:0" : "YUYV 4:2:2");
         return 0;
     }
     case VIDIOC_ENUM_FRAMESIZES: {
@@ -414,6 +441,7 @@ static int fake_ioctl(struct handle *hd, unsigned long request, void *arg) {
         if (mem == MAP_FAILED) return -1;
         uint32_t used = hd->pixfmt == V4L2_PIX_FMT_MJPEG
             ? fill_mjpeg(mem, hd->sizeimage, hd->width, hd->height, hd->sequence)
+            : hd->pixfmt == V4L2_PIX_FMT_NV12 ? fill_nv12(mem, hd->width, hd->height, hd->sequence)
             : fill_yuyv(mem, hd->width, hd->height, hd->sequence);
         munmap(mem, hd->sizeimage);
         struct timespec now;

@@ -37,17 +37,17 @@ public struct CameraCapability: Capability {
         switch CameraCommand(rawValue: command) {
         case .list:
             return try await BlockingThread.run("camera.list") { (_: CancelFlag) throws(NodeError) -> JSONValue in
-                .object(["devices": .array(CameraDevices.list(in: settings.deviceDir).devices.map(\.json))])
+                .object(["devices": .array(CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices.map(\.json))])
             }
         case .snap:
             guard let p = params as? CameraSnapParams else { throw NodeError.invalidRequest("bad params for \(command)") }
-            return try await withSession("camera.snap", p.deviceId) { session, cancel throws(NodeError) in
+            return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
                 try SnapService.run(p, session: session, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
             }
         case .clip:
             guard let p = params as? CameraClipParams else { throw NodeError.invalidRequest("bad params for \(command)") }
             try ClipService.checkFitsDeadline(p, context)
-            return try await withSession("camera.clip", p.deviceId) { session, cancel throws(NodeError) in
+            return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
                 try ClipService.run(p, session: session, maxPayloadBytes: maxPayload, audioDevice: settings.audioDevice,
                                     cancel: cancel, log: log)
             }
@@ -61,12 +61,12 @@ public struct CameraCapability: Capability {
     /// Runs `body` on its own thread with a session on the wanted camera (the warm one when it is
     /// the same device). The session goes back to the warm cache only when the command succeeded;
     /// on failure it is released at once, so a broken or busy device is not held.
-    private func withSession(_ name: String, _ deviceId: String?,
+    private func withSession(_ name: String, _ deviceId: String?, facing: String?,
                              _ body: @escaping @Sendable (CameraSession, CancelFlag) throws(NodeError) -> JSONValue)
         async throws(NodeError) -> JSONValue {
         let settings = self.settings, warm = self.warm
         return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> JSONValue in
-            let path = try CameraDevices.resolve(deviceId, settings: settings)
+            let path = try CameraDevices.resolve(deviceId, facing: facing, settings: settings)
             let session: CameraSession
             if let idle = warm.checkout(path: path) { session = idle } else { session = try CameraSession(path: path) }
             let payload = try body(session, cancel)

@@ -59,7 +59,7 @@ public enum CameraCommands {
         CommandSpec(CameraCommand.clip.rawValue, capability: "camera", params: CameraClipParams.self,
                     requiresForeground: true, dangerous: true, permission: "camera.capture",
                     summary: "record a short MP4 clip",
-                    paramsDoc: [("deviceId", "string"), ("durationMs", "250..60000, default 3000"),
+                    paramsDoc: [("deviceId", "string"), ("facing", "front|back"), ("durationMs", "250..60000, default 3000"),
                                 ("includeAudio", "bool, default true: microphone as AAC when one exists (ALSA; hasAudio tells)"), ("format", "mp4")]),
     ]
 

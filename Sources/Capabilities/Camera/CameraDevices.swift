@@ -25,14 +25,14 @@ enum CameraDevices {
 
     /// Capture devices, plus the first error seen opening one (permission, busy) so an empty list
     /// can say why.
-    static func list(in dir: String) -> (devices: [CameraInfo], firstError: NodeError?) {
+    static func list(in dir: String, sysfs: String = "/sys") -> (devices: [CameraInfo], firstError: NodeError?) {
         var devices: [CameraInfo] = [], firstError: NodeError? = nil
         for path in nodes(in: dir) {
             do throws(NodeError) {
                 let device = try V4L2Device(path: path)
                 let id = try device.identity()
                 guard id.isCapture else { continue }
-                devices.append(CameraInfo(id: path, name: id.name, position: position(of: path)))
+                devices.append(CameraInfo(id: path, name: id.name, position: position(of: path, sysfs: sysfs)))
             } catch {
                 if firstError == nil { firstError = error }
             }
@@ -40,16 +40,33 @@ enum CameraDevices {
         return (devices, firstError)
     }
 
-    /// USB cameras are external; built-in ones are not distinguishable from sysfs reliably.
-    static func position(of path: String) -> String {
+    /// "front"/"back" when the firmware says which panel the camera sits on (ACPI _PLD, exposed
+    /// by the kernel as `physical_location/panel` on the device or one of its parents — laptops
+    /// and tablets have it); otherwise "external" for USB cameras and "unknown" for the rest.
+    static func position(of path: String, sysfs: String = "/sys") -> String {
         let node = (path as NSString).lastPathComponent
-        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/sys/class/video4linux/\(node)/device")) ?? ""
-        return link.contains("usb") ? "external" : "unknown"
+        let link = sysfs + "/class/video4linux/\(node)/device"
+        guard let real = realpath(link, nil) else { return "unknown" }
+        defer { free(real) }
+        var dir = String(cString: real)
+        while dir.count > sysfs.count {
+            if let panel = try? String(contentsOfFile: dir + "/physical_location/panel", encoding: .utf8) {
+                switch panel.trimmingCharacters(in: .whitespacesAndNewlines) {
+                case "front": return "front"
+                case "back": return "back"
+                default: break
+                }
+            }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return String(cString: real).contains("/usb") ? "external" : "unknown"
     }
 
-    /// The device a command means: `deviceId` (a path or videoN), else the configured default,
-    /// else the first capture device.
-    static func resolve(_ deviceId: String?, settings: CameraSettings) throws(NodeError) -> String {
+    /// The device a command means: `deviceId` (a path or videoN); else, for `facing`, the camera on
+    /// that side when the firmware reports sides; else the configured default, else the first
+    /// capture device. A facing no camera has is an error only when sides are known: a lone USB
+    /// webcam answers for both, as the only camera there is.
+    static func resolve(_ deviceId: String?, facing: String? = nil, settings: CameraSettings) throws(NodeError) -> String {
         if let id = deviceId {
             let path = id.hasPrefix("/") ? id : settings.deviceDir + "/" + id
             // Only device nodes we enumerate (or the configured one): never open arbitrary paths.
@@ -58,8 +75,17 @@ enum CameraDevices {
             }
             return path
         }
+        if let facing {
+            let found = list(in: settings.deviceDir, sysfs: settings.sysfsRoot)
+            if let match = found.devices.first(where: { $0.position == facing }) { return match.id }
+            let sided = found.devices.filter { $0.position == "front" || $0.position == "back" }
+            if !sided.isEmpty {
+                let have = sided.map { "\($0.id) (\($0.position))" }.joined(separator: ", ")
+                throw CameraError.unavailable("no \(facing)-facing camera on this node; cameras with a known side: \(have)")
+            }
+        }
         if let d = settings.defaultDevice { return d }
-        let found = list(in: settings.deviceDir)
+        let found = list(in: settings.deviceDir, sysfs: settings.sysfsRoot)
         guard let first = found.devices.first else {
             throw found.firstError ?? CameraError.unavailable("no V4L2 capture device in \(settings.deviceDir)")
         }

@@ -14,6 +14,8 @@ struct CameraSettings: Sendable {
     /// ALSA PCM for camera.clip's includeAudio: $OPENCLAW_NODE_AUDIO_DEVICE, else "default" (the
     /// same variable as screen.record's; not a config key, the config schema has no audio device yet).
     var audioDevice = "default"
+    /// Where sysfs is (camera sides come from physical_location); OPENCLAW_NODE_SYSFS moves it for tests.
+    var sysfsRoot = "/sys"
 
     init(deviceDir: String = "/dev", defaultDevice: String? = nil, idleRelease: Duration = .seconds(5),
          audioDevice: String = "default") {
@@ -27,6 +29,7 @@ struct CameraSettings: Sendable {
         deviceDir = env["OPENCLAW_NODE_CAMERA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev"
         defaultDevice = config.capability("camera").string("device").flatMap { $0.isEmpty ? nil : $0 }
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        sysfsRoot = env["OPENCLAW_NODE_SYSFS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/sys"
         if let ms = env["OPENCLAW_NODE_CAMERA_IDLE_MS"].flatMap(Int.init), ms >= 0 { idleRelease = .milliseconds(ms) }
     }
 }

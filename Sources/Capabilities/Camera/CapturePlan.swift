@@ -11,8 +11,8 @@ struct CapturePlan: Sendable, Equatable {
         let size = sizes.first { $0.width >= maxWidth } ?? largest
         let offers = { (f: CameraPixelFormat) in formats[f]?.contains(size) == true }
         let needsScaling = size.width > maxWidth
-        // Passthrough when the size is final; otherwise raw YUYV scales without a JPEG decode.
-        let order: [CameraPixelFormat] = needsScaling ? [.yuyv, .mjpeg] : [.mjpeg, .yuyv]
+        // Passthrough when the size is final; otherwise raw frames scale without a JPEG decode.
+        let order: [CameraPixelFormat] = needsScaling ? [.yuyv, .nv12, .mjpeg] : [.mjpeg, .yuyv, .nv12]
         guard let format = order.first(where: offers) else { return nil }
         return CapturePlan(format: format, size: size)
     }

@@ -3,7 +3,7 @@ import Media
 import NodeHost
 
 /// camera.clip: frames as the camera delivers them (stamped with the monotonic time since the
-/// first), converted straight from the mmap'd buffer (YUYV) or decoded (MJPEG) into the shared
+/// first), converted straight from the mmap'd buffer (YUYV, NV12) or decoded (MJPEG) into the shared
 /// H.264/MP4 recorder, at a bitrate capped so the MP4 fits the gateway's payload. With includeAudio
 /// (the default) the ALSA microphone is captured on its own thread and muxed as AAC on the same
 /// monotonic clock (Media's ClipAudio, shared with screen.record); without a microphone the clip
@@ -113,12 +113,8 @@ enum ClipService {
         guard let base = frame.baseAddress, !frame.isEmpty else { throw CameraError.unavailable("empty frame from the camera") }
         do throws(MediaError) {
             switch stream.format {
-            case .yuyv:
-                guard frame.count >= stream.bytesPerRow * (stream.height - 1) + stream.width * 2 else {
-                    throw MediaError(.codec, "short YUYV frame (\(frame.count) bytes)")
-                }
-                try recorder.append(PixelView(base: base, width: stream.width, height: stream.height,
-                                              bytesPerRow: stream.bytesPerRow, layout: .yuyv), timestampMs: timestampMs)
+            case .yuyv, .nv12:
+                try recorder.append(try stream.rawView(frame, base: base), timestampMs: timestampMs)
             case .mjpeg:
                 let decoded = try ImageDecoder.decodeJPEG(Data(frame))
                 try decoded.rgb.withUnsafeBytes { raw in

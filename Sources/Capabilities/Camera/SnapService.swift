@@ -4,7 +4,7 @@ import NodeHost
 
 /// camera.snap on an open session: pick format and size, start (or reuse) the stream, let the
 /// exposure settle, wait delayMs, then encode one frame — MJPEG passed through when it already
-/// fits, YUYV (or MJPEG that must be resized) encoded by the shared StillImageEncoder.
+/// fits, YUYV/NV12 (or MJPEG that must be resized) encoded by the shared StillImageEncoder.
 enum SnapService {
     /// Frames and time discarded after STREAMON while auto-exposure settles (bounded).
     static let warmupFrames = 3
@@ -76,12 +76,8 @@ enum SnapService {
         do throws(MediaError) {
             let encoder = try StillImageEncoder()
             switch stream.format {
-            case .yuyv:
-                guard frame.count >= stream.bytesPerRow * (stream.height - 1) + stream.width * 2 else {
-                    throw MediaError(.codec, "short YUYV frame (\(frame.count) bytes)")
-                }
-                let view = PixelView(base: base, width: stream.width, height: stream.height,
-                                     bytesPerRow: stream.bytesPerRow, layout: .yuyv)
+            case .yuyv, .nv12:
+                let view = try stream.rawView(frame, base: base)
                 return SnapImage(try encoder.encode(view, format: .jpeg(quality: quality), maxWidth: maxWidth, maxBase64Bytes: budget))
             case .mjpeg:
                 let jpeg = Data(frame)

@@ -1,21 +1,34 @@
 import CV4L2
 import Foundation
+import Media
 import NodeHost
 
 /// The pixel formats the camera reads; others a device offers are ignored.
 enum CameraPixelFormat: String, Sendable, CaseIterable {
     case yuyv = "YUYV"
+    case nv12 = "NV12"
     case mjpeg = "MJPG"
 
     var fourcc: UInt32 {
         switch self {
         case .yuyv: return cv4l2_fourcc_yuyv()
+        case .nv12: return cv4l2_fourcc_nv12()
         case .mjpeg: return cv4l2_fourcc_mjpeg()
+        }
+    }
+
+    /// How a raw frame sits in the mmap'd buffer; nil for compressed (MJPEG) frames.
+    var rawLayout: PixelLayout? {
+        switch self {
+        case .yuyv: return .yuyv
+        case .nv12: return .nv12
+        case .mjpeg: return nil
         }
     }
 
     init?(fourcc: UInt32) {
         if fourcc == cv4l2_fourcc_yuyv() { self = .yuyv }
+        else if fourcc == cv4l2_fourcc_nv12() { self = .nv12 }
         // Some UVC cameras call the same stream JPEG instead of MJPG.
         else if fourcc == cv4l2_fourcc_mjpeg() || fourcc == cv4l2_fourcc_jpeg() { self = .mjpeg }
         else { return nil }

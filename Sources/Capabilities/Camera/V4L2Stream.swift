@@ -33,7 +33,7 @@ final class V4L2Stream {
         }
         width = Int(f.fmt.pix.width)
         height = Int(f.fmt.pix.height)
-        bytesPerRow = max(Int(f.fmt.pix.bytesperline), format == .yuyv ? width * 2 : 0)
+        bytesPerRow = max(Int(f.fmt.pix.bytesperline), width * (format.rawLayout?.bytesPerPixel ?? 0))
         try mapBuffers()
         guard cv4l2_streamon(device.fd) == 0 else { throw CameraError.errno(errno, device.path, "VIDIOC_STREAMON") }
         streaming = true
@@ -107,5 +107,18 @@ final class V4L2Stream {
             guard cv4l2_dqbuf(device.fd, &b) == 0 else { return }
             _ = cv4l2_qbuf(device.fd, &b)
         }
+    }
+}
+
+extension V4L2Stream {
+    /// The raw (YUYV/NV12) frame in `frame` as an image view, after checking the driver filled
+    /// the whole image: a short buffer would make the converter read past the mapping.
+    func rawView(_ frame: UnsafeRawBufferPointer, base: UnsafeRawPointer) throws(MediaError) -> PixelView {
+        guard let layout = format.rawLayout else { throw MediaError(.unsupported, "\(format.rawValue) frames are compressed") }
+        let needed = layout.imageBytes(bytesPerRow: bytesPerRow, width: width, height: height)
+        guard frame.count >= needed else {
+            throw MediaError(.codec, "short \(format.rawValue) frame (\(frame.count) of \(needed) bytes)")
+        }
+        return PixelView(base: base, width: width, height: height, bytesPerRow: bytesPerRow, layout: layout)
     }
 }

@@ -12,7 +12,7 @@ final class CameraSession {
         device = try V4L2Device(path: path)
         guard try device.identity().isCapture else { throw CameraError.unavailable("\(path) is not a video capture device") }
         formats = device.formats()
-        guard !formats.isEmpty else { throw CameraError.unavailable("\(path) offers neither YUYV nor MJPEG") }
+        guard !formats.isEmpty else { throw CameraError.unavailable("\(path) offers none of the formats the node reads (YUYV, NV12, MJPEG)") }
     }
 }
 

@@ -69,7 +69,9 @@ final class GatewayConnection: @unchecked Sendable {
                 if !ok { return .rejected(error ?? .init(nil)) }
                 guard let hello = GatewayProtocol.HelloOk(payload) else { return .failed("connect succeeded but the reply is not hello-ok") }
                 maxPayload = hello.maxPayload
-                ws.maxMessageBytes = hello.maxPayload
+                // Inbound: a gateway advertising a tiny limit still sends invoke frames bigger
+                // than that (its own envelope); refusing them would break the session.
+                ws.maxMessageBytes = max(hello.maxPayload, GatewayProtocol.preAuthMaxPayload)
                 return .ready(hello)
             case .closed(let code, let reason):
                 return .failed("closed during the handshake (\(code.map(String.init) ?? "-") \(reason))")

@@ -207,7 +207,10 @@ public enum GatewayProtocol {
             deviceTokenScopes = p["auth"]?["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
             issuedAtMs = p["auth"]?["issuedAtMs"]?.intValue.map { Int64($0) }
             let mp = p["policy"]?["maxPayload"]?.intValue ?? 25 * 1024 * 1024
-            maxPayload = max(mp, GatewayProtocol.preAuthMaxPayload)
+            // What the gateway accepts from us: results are fitted to it, however small. (The
+            // limit on what we accept from it never drops below the pre-auth 64 KiB; see
+            // GatewayConnection.)
+            maxPayload = max(mp, 1024)
             // A zero or absurd tick would make the liveness watchdog fire constantly.
             tickIntervalMs = max(p["policy"]?["tickIntervalMs"]?.intValue ?? GatewayProtocol.defaultTickIntervalMs, 100)
             canvasHostUrl = p["canvasHostUrl"]?.stringValue

@@ -53,7 +53,7 @@ enum CursorCompositor {
         case .rgbx, .rgb24: return (0, 1, 2)
         case .xrgb: return (1, 2, 3)
         case .xbgr: return (3, 2, 1)
-        case .rgb565le, .bgr565le, .rgb555le, .yuyv: return nil
+        case .rgb565le, .bgr565le, .rgb555le, .yuyv, .nv12: return nil
         }
     }
 }
