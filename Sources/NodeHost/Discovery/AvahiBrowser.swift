@@ -219,6 +219,8 @@ public final class AvahiBrowser: @unchecked Sendable {
         onChange()
     }
 
+    /// The interface's name in our network namespace (avahi-daemon's indexes are its own; on a
+    /// normal system that is the same namespace).
     static func interfaceName(_ index: AvahiIfIndex) -> String {
         var buf = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
         guard index > 0, if_indextoname(UInt32(index), &buf) != nil else { return "if\(index)" }

@@ -72,10 +72,13 @@ public struct DiscoveredGateway: Sendable, Equatable {
         return .object(o)
     }
 
-    /// IPv4 before IPv6, duplicates dropped, order otherwise kept.
+    /// Loopback first (the gateway runs on this machine: no network needed), then IPv4, then IPv6;
+    /// duplicates dropped, order otherwise kept.
     static func ordered(_ addrs: [String]) -> [String] {
         var seen = Set<String>()
         let unique = addrs.filter { !$0.isEmpty && seen.insert($0).inserted }
-        return unique.filter { !$0.contains(":") } + unique.filter { $0.contains(":") }
+        let loopback = unique.filter { $0.hasPrefix("127.") || $0 == "::1" }
+        let rest = unique.filter { !loopback.contains($0) }
+        return loopback + rest.filter { !$0.contains(":") } + rest.filter { $0.contains(":") }
     }
 }
