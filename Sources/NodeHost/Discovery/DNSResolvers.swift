@@ -151,7 +151,9 @@ public struct UDPDNSClient: DNSQuerying {
                 }
                 return .success(m)
             case 3: return .failure(DNSQueryError(.nxdomain, "\(name.text) does not exist at \(label)"))
-            default: return .failure(DNSQueryError(.failed, "\(label) answered \(name.text) with error code \(m.rcode)"))
+            default:
+                let what = [1: "format error", 2: "server failure", 4: "not implemented", 5: "refused"][m.rcode] ?? "error code \(m.rcode)"
+                return .failure(DNSQueryError(.failed, "\(label) answered \(name.text) with \(what)"))
             }
         }
         return .failure(DNSQueryError(.timeout, "no answer from \(label) for \(name.text) within \(timeout.milliseconds) ms"
