@@ -279,10 +279,12 @@ struct DiscoveryWideAreaTests {
     func systemResolverPath() throws {
         let ns = "ocn-dns-\(UUID().uuidString.prefix(8).lowercased())"
         let etc = "/etc/netns/\(ns)"
+        let hadEtcNetns = FileManager.default.fileExists(atPath: "/etc/netns")
         try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
         defer {
             _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns])
             try? FileManager.default.removeItem(atPath: etc)
+            if !hadEtcNetns { rmdir("/etc/netns") }
         }
         _ = FileManager.default.createFile(atPath: etc + "/resolv.conf", contents: Data("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n".utf8))
         #expect(try runProcess("/usr/sbin/ip", ["netns", "add", ns]).code == 0)
