@@ -139,7 +139,7 @@ public final class GatewayDiscovery: @unchecked Sendable {
         let d = GatewayDiscovery(config: config)
         d.start()
         while !d.settled && ContinuousClock.now - start < timeout {
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await Task.sleep(for: .milliseconds(5)) // a one-shot CLI: a short poll beats plumbing
         }
         let result = (d.lanReport, d.wideAreaReport, ContinuousClock.now - start)
         d.stop()
