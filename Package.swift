@@ -35,9 +35,14 @@ let package = Package(
         // ALSA capture for the microphone track of screen.record and camera.clip.
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa",
                        providers: [.apt(["libasound2-dev"])]),
+        // Gateway discovery (issue #7): the Avahi client for LAN mDNS, glibc's resolver for wide-area DNS-SD.
+        .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
+                       providers: [.apt(["libavahi-client-dev"])]),
+        .systemLibrary(name: "CResolv", path: "Sources/CResolv"),
 
-        // The runtime: config, registry/dispatcher, presence, state, device capability, control socket.
-        .target(name: "NodeHost", dependencies: ["CSQLite", "COpenSSL", "CX11", "CSystemd"],
+        // The runtime: config, registry/dispatcher, presence, state, device capability, control socket,
+        // gateway connection and discovery.
+        .target(name: "NodeHost", dependencies: ["CSQLite", "COpenSSL", "CX11", "CSystemd", "CAvahi", "CResolv"],
                 path: "Sources/NodeHost"),
 
         // Shared media codecs (JPEG/PNG encode and decode, scaling, H.264/MP4 recording) for the

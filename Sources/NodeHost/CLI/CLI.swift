@@ -11,6 +11,7 @@ public enum CLI {
         ("invoke", "run one command through the node's dispatcher and print its payload"),
         ("caps", "show the capabilities and commands this node advertises"),
         ("status", "show device id, state directory, gateways and pairing state"),
+        ("discover", "list the gateways found on the LAN (avahi) and by wide-area DNS-SD"),
         ("config check", "validate a config file"),
         ("presence", "set foreground/background on the running daemon"),
         ("doctor", "check config, state, capabilities and the gateway; print the allowlist snippet"),
@@ -27,6 +28,7 @@ public enum CLI {
             case "invoke": return try await InvokeCommand.main(rest, capabilities: capabilities)
             case "caps": return try await CapsCommand.main(rest, capabilities: capabilities)
             case "status": return try await StatusCommand.main(rest)
+            case "discover": return try await DiscoverCommand.main(rest)
             case "config": return try ConfigCommand.main(rest)
             case "presence": return try PresenceCommand.main(rest)
             case "doctor": return try await DoctorCommand.main(rest, capabilities: capabilities)
@@ -62,7 +64,8 @@ public enum CLI {
         exists, else built-in defaults) and --help.
 
         Environment: OPENCLAW_GATEWAY_URL, OPENCLAW_GATEWAY_TOKEN, OPENCLAW_GATEWAY_PASSWORD override the
-        config file; OPENCLAW_NODE_LOG=debug|info|warn|error sets the log level.
+        config file; OPENCLAW_WIDE_AREA_DOMAIN is used when gateway.discovery.wideAreaDomain is not set;
+        OPENCLAW_NODE_LOG=debug|info|warn|error sets the log level.
         """
     }
 

@@ -8,6 +8,13 @@ enum RunCommand {
 
         Runs the node until SIGTERM or SIGINT. Logs go to stderr (journald under systemd);
         OPENCLAW_NODE_LOG=debug for more.
+
+        Which gateway: gateway.url (or OPENCLAW_GATEWAY_URL, or gateway.setupCode) when set — then
+        discovery is skipped. Otherwise the node browses for gateways (LAN via avahi-daemon,
+        wide-area DNS-SD when gateway.discovery.wideAreaDomain is set) and connects to the one named
+        gateway.name, else the one it chose last time, else the only one found; with several and
+        no name it lists them in the log and keeps waiting. `openclaw-node discover` shows the same
+        view.
         """
 
     static func main(_ args: [String], capabilities: CLI.CapabilityFactory) async throws -> Int32 {
@@ -26,14 +33,24 @@ enum RunCommand {
         await runtime.presence.startPolling()
         let started = Date()
         let gatewayStatus = GatewayStatus()
-        var client: GatewayClient?
-        do {
-            let info = DeviceCapability(storagePath: config.stateDir).infoPayload()
-            client = try GatewayClient(config: config, store: runtime.store, identity: identity,
-                                       dispatcher: runtime.dispatcher, deviceInfo: info, status: gatewayStatus)
-        } catch {
-            log.warn("\(error.description); serving only the local control socket")
-            await gatewayStatus.set(.idle(error.description))
+        let gateway = GatewayHandle()
+        let info = DeviceCapability(storagePath: config.stateDir).infoPayload()
+        let makeClient = { @Sendable (c: NodeConfig, hint: String?) throws(GatewayClient.ConfigError) -> GatewayClient in
+            try GatewayClient(config: c, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
+                              deviceInfo: info, status: gatewayStatus, tlsHint: hint)
+        }
+        var finder: GatewayFinder?
+        if config.gateway.url != nil || config.gateway.setupCode != nil {
+            do { await gateway.start(try makeClient(config, nil)) } catch {
+                log.warn("\(error); serving only the local control socket")
+                await gatewayStatus.set(.idle("\(error)"))
+            }
+        } else if config.gateway.lanDiscovery || config.gateway.wideAreaDomain != nil {
+            finder = GatewayFinder(config: config.gateway, store: runtime.store, status: gatewayStatus)
+        } else {
+            let why = "no gateway: set gateway.url (or OPENCLAW_GATEWAY_URL), or turn on discovery (gateway.discovery.lan, gateway.discovery.wideAreaDomain)"
+            log.warn("\(why); serving only the local control socket")
+            await gatewayStatus.set(.idle(why))
         }
         let server = ControlServer(runtime: runtime) {
             let p = await runtime.presence.refresh()
@@ -45,8 +62,15 @@ enum RunCommand {
                     "connected": .bool(await gatewayStatus.isConnected)]
         }
         try server.start()
-        let gateway = client
-        let gatewayTask = Task { await gateway?.run() }
+        let discoveryTask = Task { [finder] in
+            guard let finder, let chosen = await finder.find(), let url = chosen.url else { return }
+            var c = config
+            c.gateway.url = url.absoluteString
+            do { await gateway.start(try makeClient(c, chosen.tlsFingerprintHint)) } catch {
+                log.error("cannot use the discovered gateway: \(error)")
+                await gatewayStatus.set(.idle("\(error)"))
+            }
+        }
         // Capability events (location.update, …) go to the gateway; while offline the latest of
         // each kind is held and sent after the next connect.
         for entry in runtime.registry.entries where entry.advertised {
@@ -54,22 +78,23 @@ enum RunCommand {
             let name = entry.capability.name
             Task {
                 for await e in stream {
-                    if let gateway, await !gateway.sendOrHoldEvent(e.event, payload: e.payload) {
+                    if await !gateway.sendOrHoldEvent(e.event, payload: e.payload) {
                         log.debug("\(name): \(e.event) held until the gateway is connected")
                     }
                 }
             }
         }
-        let network = NetworkChangeMonitor { Task { await gateway?.networkChanged() } }
-        let sleep = SleepMonitor { Task { await gateway?.systemResumed() } }
+        let network = NetworkChangeMonitor { Task { await gateway.networkChanged() } }
+        let sleep = SleepMonitor { Task { await gateway.systemResumed() } }
         if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }
 
         let signal = await SignalWaiter.wait(for: [SIGTERM, SIGINT])
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
         network?.stop()
         sleep?.stop()
-        await gateway?.stop()
-        await gatewayTask.value
+        finder?.stop()
+        await discoveryTask.value
+        await gateway.stop()
         server.stop()
         await runtime.shutdown()
         log.info("stopped")

@@ -6,6 +6,10 @@ public indirect enum ConfigType: Sendable {
     case integer(ClosedRange<Int>)
     case enumeration([String])
     case stringArray
+    /// A DNS domain name in text form ("openclaw.internal."; `\DDD` escapes allowed).
+    case domainName
+    /// "host" or "host:port" ("[v6]:port" for IPv6 with a port).
+    case hostPort
     case object([ConfigField])
     /// An object whose keys are free (plugin ids) and whose values all have one shape.
     case map(ConfigType)
@@ -15,6 +19,8 @@ public indirect enum ConfigType: Sendable {
     var noun: String {
         switch self {
         case .string, .enumeration: return "a string"
+        case .domainName: return "a domain name (a string such as \"openclaw.internal.\")"
+        case .hostPort: return "a string host or host:port"
         case .bool: return "a boolean (true or false)"
         case .integer: return "an integer"
         case .stringArray: return "an array of strings"
@@ -40,7 +46,7 @@ public enum ConfigSchema {
     public static let root: [ConfigField] = [
         ConfigField("gateway", .object([
             ConfigField("url", .string, "gateway WebSocket URL (ws:// or wss://); unset = discovery. Env OPENCLAW_GATEWAY_URL wins"),
-            ConfigField("name", .string, "with no url: connect to the discovered gateway with this display name"),
+            ConfigField("name", .string, "with no url: connect to the discovered gateway with this display name (or DNS-SD instance name)"),
             ConfigField("token", .string, "shared gateway token. Env OPENCLAW_GATEWAY_TOKEN wins"),
             ConfigField("password", .string, "shared gateway password. Env OPENCLAW_GATEWAY_PASSWORD wins"),
             ConfigField("setupCode", .string, "setup code from `openclaw qr` (carries url + bootstrap token)"),
@@ -48,9 +54,9 @@ public enum ConfigSchema {
             ConfigField("allowTOFU", .bool, default: "true", "pin the certificate seen on the first wss:// connect when no fingerprint is set"),
             ConfigField("allowInsecure", .bool, default: "false", "allow plain ws:// to a public address"),
             ConfigField("discovery", .object([
-                ConfigField("lan", .bool, default: "true", "browse _openclaw-gw._tcp on the LAN (Avahi)"),
-                ConfigField("wideAreaDomain", .string, "unicast DNS-SD domain to query, e.g. \"openclaw.internal.\""),
-                ConfigField("nameserver", .string, "DNS server for wide-area queries (host or host:port); default: system resolver"),
+                ConfigField("lan", .bool, default: "true", "browse _openclaw-gw._tcp in local. through avahi-daemon (needs the D-Bus system bus)"),
+                ConfigField("wideAreaDomain", .domainName, "unicast DNS-SD domain to query, e.g. \"openclaw.internal.\". Env OPENCLAW_WIDE_AREA_DOMAIN is the fallback"),
+                ConfigField("nameserver", .hostPort, "DNS server for wide-area queries (host or host:port, default port 53); default: the system resolver"),
             ]), "how to find a gateway when gateway.url is not set"),
         ]), "the OpenClaw gateway to pair with"),
         ConfigField("node", .object([

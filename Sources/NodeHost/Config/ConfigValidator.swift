@@ -28,6 +28,10 @@ enum ConfigValidator {
         switch (type, node.kind) {
         case (.any, _): return
         case (.string, .string), (.bool, .bool): return
+        case (.domainName, .string(let s)):
+            do { _ = try DNSName(text: s) } catch { fail("\"\(s)\" is not a domain name: \(error.description)") }
+        case (.hostPort, .string(let s)):
+            if UDPDNSClient.split(s) == nil { fail("\"\(s)\" is not host or host:port (port 1-65535), e.g. \"127.0.0.1:5354\"") }
         case (.enumeration(let allowed), .string(let s)):
             if !allowed.contains(s) {
                 let hint = Suggest.closest(to: s, in: allowed).map { " Did you mean \"\($0)\"?" } ?? ""

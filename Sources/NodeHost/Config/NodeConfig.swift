@@ -99,6 +99,9 @@ public struct NodeConfig: Sendable {
         if let url = env["OPENCLAW_GATEWAY_URL"], !url.isEmpty { gateway.url = url }
         if let token = env["OPENCLAW_GATEWAY_TOKEN"], !token.isEmpty { gateway.token = token }
         if let pw = env["OPENCLAW_GATEWAY_PASSWORD"], !pw.isEmpty { gateway.password = pw }
+        // The gateway and the Apple/Android clients read the same variable (NODE_PROTOCOL.md §8.1);
+        // unlike the others it is only a fallback: a domain in the config file wins.
+        if gateway.wideAreaDomain == nil, let d = env["OPENCLAW_WIDE_AREA_DOMAIN"], !d.isEmpty { gateway.wideAreaDomain = d }
     }
 
     static func defaultStateDir(_ env: [String: String]) -> String {

@@ -26,6 +26,9 @@ public actor GatewayClient {
     private var stopped = false
     private var lastLoggedRequestId: String?
     private let deviceInfo: JSONValue
+    /// The TLS fingerprint a discovered gateway advertised (TXT gatewayTlsSha256): checked on the
+    /// first connect only, never over a configured or stored pin (GatewayTrust).
+    private let tlsHint: String?
     /// Lets tests and the benchmark observe connection milestones.
     private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
     /// Interrupts a backoff wait (network change, stop).
@@ -33,9 +36,10 @@ public actor GatewayClient {
 
     public struct ConfigError: Error, CustomStringConvertible { public let description: String }
 
-    /// nil URL and no setup code = nothing to connect to (discovery comes later).
+    /// nil URL and no setup code = nothing to connect to (`run` then uses discovery and passes the
+    /// chosen gateway's URL in `config.gateway.url`, with its advertised fingerprint as `tlsHint`).
     public init(config: NodeConfig, store: StateStore, identity: DeviceIdentity, dispatcher: Dispatcher,
-                deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus()) throws(ConfigError) {
+                deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus(), tlsHint: String? = nil) throws(ConfigError) {
         var code: SetupCode?
         if let sc = config.gateway.setupCode {
             do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: error.description) }
@@ -55,6 +59,7 @@ public actor GatewayClient {
         self.status = status
         self.setupCode = code
         self.deviceInfo = deviceInfo
+        self.tlsHint = tlsHint
     }
 
     public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
@@ -98,13 +103,18 @@ public actor GatewayClient {
         gw.url = url.absoluteString
         while !stopped {
             let credential = chooseCredential()
-            let options = connectOptions(stored: gw.tlsPin)
+            let (options, trust) = connectOptions(stored: gw.tlsPin)
             await status.set(.connecting(url.absoluteString))
             let ws: WebSocketConnection
             do {
                 ws = try await WebSocketConnection.connect(url, options: options)
             } catch {
                 switch error.kind {
+                case .pinMismatch where trust == .discoveryHint:
+                    await halt("the certificate of \(url.host ?? "") does not match the fingerprint its discovery record advertised " +
+                               "(gatewayTlsSha256 \(tlsHint ?? "")): refusing it, as the advertisement may be spoofed. If the " +
+                               "certificate is right, set gateway.tlsFingerprint to it (\(error.description))", record: &gw)
+                    return
                 case .pinMismatch, .untrusted, .insecureURL:
                     await halt(error.description, record: &gw)
                     return
@@ -116,7 +126,8 @@ public actor GatewayClient {
             if url.scheme == "wss", gw.tlsPin == nil, config.gateway.tlsFingerprint == nil, !ws.peerVerified, let fp = ws.peerFingerprint {
                 gw.tlsPin = fp
                 save(gw)
-                log.warn("trusting \(url.host ?? "") on first use: pinned its certificate sha256:\(fp); a different certificate will be refused")
+                log.warn("trusting \(url.host ?? "") on first use\(trust == .discoveryHint ? " (its certificate matches the fingerprint discovery advertised)" : ""): " +
+                         "pinned its certificate sha256:\(fp); a different certificate will be refused")
             }
             let conn = GatewayConnection(ws: ws, log: log)
             current = conn
@@ -284,16 +295,15 @@ public actor GatewayClient {
         return .none
     }
 
-    private func connectOptions(stored pin: String?) -> WebSocketOptions {
+    private func connectOptions(stored pin: String?) -> (WebSocketOptions, GatewayTrust.Source) {
         var o = WebSocketOptions()
         o.maxMessageBytes = GatewayProtocol.preAuthMaxPayload
         o.allowInsecurePublic = config.gateway.allowInsecure
-        if let fp = config.gateway.tlsFingerprint { o.tls = .pinned(fp) }
-        else if let pin { o.tls = .pinned(pin) }
-        else if config.gateway.allowTOFU { o.tls = .trustOnFirstUse }
-        else { o.tls = .system }
+        let (policy, source) = GatewayTrust.policy(configured: config.gateway.tlsFingerprint, stored: pin,
+                                                   hint: url.scheme == "wss" ? tlsHint : nil, allowTOFU: config.gateway.allowTOFU)
+        o.tls = policy
         if let ca = ProcessInfo.processInfo.environment["OPENCLAW_NODE_CA_FILE"] { o.caFile = ca }
-        return o
+        return (o, source)
     }
 
     private func save(_ gw: StateStore.GatewayRecord) {

@@ -91,11 +91,19 @@ final class NodeUnderTest: @unchecked Sendable {
     let configPath: String
     private(set) var process: BackgroundProcess?
 
-    init(gatewayURL: String, extraGateway: String = "", extra: String = "") {
+    /// Extra environment for the node and its CLI (e.g. DBUS_SYSTEM_BUS_ADDRESS of a private bus).
+    var extraEnv: [String: String] = [:]
+
+    convenience init(gatewayURL: String, extraGateway: String = "", extra: String = "") {
+        self.init(gatewaySection: "url: '\(gatewayURL)', \(extraGateway)", extra: extra)
+    }
+
+    /// The whole inside of `gateway: { … }` (no url = discovery).
+    init(gatewaySection: String, extra: String = "") {
         dir = TestPaths.tempDir("node")
         configPath = dir + "/config.json5"
         let text = """
-            { gateway: { url: '\(gatewayURL)', \(extraGateway) },
+            { gateway: { \(gatewaySection) },
               node: { stateDir: '\(dir)/state', displayName: 'Test Node' },
               presence: { mode: 'manual' }, \(extra) }
             """
@@ -104,6 +112,7 @@ final class NodeUnderTest: @unchecked Sendable {
 
     var env: [String: String] {
         ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "OPENCLAW_NODE_LOG": "debug"]
+            .merging(extraEnv) { _, new in new }
     }
 
     func start() throws {

@@ -1,0 +1,23 @@
+// Avahi client API for LAN gateway discovery (browse + resolve over D-Bus to avahi-daemon).
+#include <avahi-client/client.h>
+#include <avahi-client/lookup.h>
+#include <avahi-common/simple-watch.h>
+#include <avahi-common/error.h>
+#include <avahi-common/strlst.h>
+#include <avahi-common/address.h>
+#include <avahi-common/malloc.h>
+
+// The UNSPEC values are members of anonymous enums that Swift imports with the wrong integer type.
+static inline AvahiIfIndex cavahi_if_unspec(void) { return AVAHI_IF_UNSPEC; }
+static inline AvahiProtocol cavahi_proto_unspec(void) { return AVAHI_PROTO_UNSPEC; }
+static inline AvahiProtocol cavahi_proto_inet(void) { return AVAHI_PROTO_INET; }
+static inline AvahiProtocol cavahi_proto_inet6(void) { return AVAHI_PROTO_INET6; }
+
+// Numeric text of a resolved address; "" when avahi cannot print it.
+static inline void cavahi_address_text(const AvahiAddress *a, char *buf, size_t len) {
+    if (len == 0) return;
+    buf[0] = 0;
+    if (a) avahi_address_snprint(buf, len, a);
+}
+
+static inline size_t cavahi_address_text_max(void) { return AVAHI_ADDRESS_STR_MAX; }
