@@ -11,7 +11,7 @@ let capabilities: CLI.CapabilityFactory = { config in
         CameraCommands.capability(config: config),
         LocationCommands.capability(config: config),
         ScreenCommands.capability(config: config),
-        CanvasCommands.capability(),
+        CanvasCommands.capability(config: config),
     ]
 }
 

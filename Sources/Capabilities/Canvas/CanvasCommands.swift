@@ -73,16 +73,15 @@ public enum CanvasCommands {
         row(.present, CanvasPresentParams.self, "show the canvas", [("url", "string"), ("placement", "{x,y,width,height}")]),
         row(.hide, NoParams.self, "hide the canvas"),
         row(.navigate, CanvasNavigateParams.self, "load a URL (\"\" = built-in scaffold)", [("url", "string")]),
-        row(.eval, CanvasEvalParams.self, "evaluate JavaScript", [("javaScript", "string")]),
+        row(.eval, CanvasEvalParams.self, "evaluate JavaScript in the page; the value as a string", [("javaScript", "string (or script)")]),
         row(.snapshot, CanvasSnapshotParams.self, "capture the canvas",
-            [("format", "jpeg|png"), ("maxWidth", "int"), ("quality", "0..1")]),
+            [("format", "jpeg|png, default jpeg"), ("maxWidth", "int, default 1600 jpeg / 900 png"), ("quality", "0..1 or 1..100, default 0.82")]),
         row(.a2uiPush, CanvasA2UIPushParams.self, "push A2UI v0.8 messages", [("messages", "array"), ("jsonl", "string")]),
-        row(.a2uiPushJSONL, CanvasA2UIPushParams.self, "push A2UI JSONL", [("jsonl", "string")]),
+        row(.a2uiPushJSONL, CanvasA2UIPushParams.self, "push A2UI JSONL (legacy alias)", [("jsonl", "string")]),
         row(.a2uiReset, NoParams.self, "reset the A2UI surface"),
     ]
 
-    public static func capability() -> any Capability {
-        PendingCapability(name: "canvas", commands: specs,
-                          reason: "the Chromium canvas is not implemented in this build yet")
+    public static func capability(config: NodeConfig) -> any Capability {
+        CanvasCapability(config: config)
     }
 }

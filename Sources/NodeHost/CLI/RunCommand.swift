@@ -34,6 +34,16 @@ enum RunCommand {
         let started = Date()
         let gatewayStatus = GatewayStatus()
         let gateway = GatewayHandle()
+        // Each hello-ok tells the capabilities about the session (canvas host URL, session key).
+        let advertised = runtime.registry.entries.filter(\.advertised).map(\.capability)
+        await gateway.setOnReady { hello in
+            let link = GatewayLink(canvasHostUrl: hello.canvasHostUrl, pluginSurfaceUrls: hello.pluginSurfaceUrls,
+                                   mainSessionKey: hello.mainSessionKey, nodeId: identity.deviceId,
+                                   displayName: config.displayName) { event, payload in
+                await gateway.sendEventNow(event, payload: payload)
+            }
+            Task { for c in advertised { await c.gatewayConnected(link) } }
+        }
         let info = DeviceCapability(storagePath: config.stateDir).infoPayload()
         let makeClient = { @Sendable (c: NodeConfig, hint: String?) throws(GatewayClient.ConfigError) -> GatewayClient in
             try GatewayClient(config: c, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,

@@ -7,13 +7,18 @@ public actor GatewayHandle {
     private var runTask: Task<Void, Never>?
     private var held: [(event: String, payload: JSONValue)] = []
     private var stopped = false
+    private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
 
     public init() {}
+
+    /// Observes every hello-ok of the client (set before `start`).
+    public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
 
     /// Starts the client's connect loop (ignored after `stop`).
     public func start(_ c: GatewayClient) async {
         guard !stopped, client == nil else { return }
         client = c
+        if let onReady { await c.setOnReady(onReady) }
         let pending = held
         held.removeAll()
         for e in pending { _ = await c.sendOrHoldEvent(e.event, payload: e.payload) }
@@ -27,6 +32,11 @@ public actor GatewayHandle {
         held.removeAll { $0.event == event }
         held.append((event, payload))
         return false
+    }
+
+    /// Sends an event now if connected; nothing is held.
+    public func sendEventNow(_ event: String, payload: JSONValue) async -> Bool {
+        await client?.sendEvent(event, payload: payload) != nil
     }
 
     public func networkChanged() async { await client?.networkChanged() }

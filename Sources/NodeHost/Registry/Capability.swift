@@ -34,8 +34,31 @@ public protocol Capability: Sendable {
     /// Node events the capability wants sent to the gateway (location.update, agent.request from
     /// the canvas, …); nil when it has none. The daemon forwards them while connected.
     func events() async -> AsyncStream<CapabilityEvent>?
+    /// Called after every hello-ok in the daemon (canvas: host URL, A2UI on connect).
+    func gatewayConnected(_ link: GatewayLink) async
     /// Releases devices/processes (SIGTERM path).
     func shutdown() async
+}
+
+/// What a capability learns about one gateway session.
+public struct GatewayLink: Sendable {
+    /// `hello-ok.canvasHostUrl` (older gateways, capability-scoped).
+    public let canvasHostUrl: String?
+    /// `hello-ok.pluginSurfaceUrls` (newer gateways: "canvas").
+    public let pluginSurfaceUrls: [String: String]
+    /// `hello-ok.snapshot.sessionDefaults.mainSessionKey`.
+    public let mainSessionKey: String?
+    public let nodeId: String
+    public let displayName: String
+    /// Sends a node event now; false when not connected or not accepted (never held for later).
+    public let sendEvent: @Sendable (String, JSONValue) async -> Bool
+
+    public init(canvasHostUrl: String?, pluginSurfaceUrls: [String: String], mainSessionKey: String?,
+                nodeId: String, displayName: String, sendEvent: @escaping @Sendable (String, JSONValue) async -> Bool) {
+        self.canvasHostUrl = canvasHostUrl; self.pluginSurfaceUrls = pluginSurfaceUrls
+        self.mainSessionKey = mainSessionKey; self.nodeId = nodeId; self.displayName = displayName
+        self.sendEvent = sendEvent
+    }
 }
 
 /// One `node.event` a capability emits.
@@ -47,5 +70,6 @@ public struct CapabilityEvent: Sendable, Equatable {
 
 extension Capability {
     public func events() async -> AsyncStream<CapabilityEvent>? { nil }
+    public func gatewayConnected(_ link: GatewayLink) async {}
     public func shutdown() async {}
 }

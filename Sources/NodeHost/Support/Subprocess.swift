@@ -28,11 +28,20 @@ public final class Subprocess: @unchecked Sendable {
 
     public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                              stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
-                             newProcessGroup: Bool = false) throws(Failure) -> Subprocess {
+                             newProcessGroup: Bool = false, extraFDs: [Int32: Int32] = [:]) throws(Failure) -> Subprocess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var closeAfter: [Int32] = []
+        // extraFDs maps a child descriptor number (3, 4, …: Chromium's --remote-debugging-pipe) to
+        // one of ours. Copies above 63 first, so a source that happens to be 3 or 4 is not
+        // clobbered by another mapping; dup2 in the child clears close-on-exec on the target.
+        for (target, source) in extraFDs.sorted(by: { $0.key < $1.key }) {
+            let high = fcntl(source, F_DUPFD_CLOEXEC, 64)
+            guard high >= 0 else { throw Failure(description: "dup: \(String(cString: strerror(errno)))") }
+            closeAfter.append(high)
+            posix_spawn_file_actions_adddup2(&actions, high, target)
+        }
         var ours: [FileHandle?] = [nil, nil, nil]
         for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
             switch stream {

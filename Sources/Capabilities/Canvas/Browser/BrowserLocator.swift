@@ -1,0 +1,38 @@
+import Foundation
+import NodeHost
+
+/// Which Chromium binary runs the canvas. Debian's /usr/bin/chromium* are `sh` wrappers; killing a
+/// wrapper's PID would leave the browser running, so the real binary under /usr/lib/chromium is
+/// used whenever the wrapper is named.
+enum BrowserLocator {
+    static let headlessCandidates = ["/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium"]
+    static let windowCandidates = ["/usr/lib/chromium/chromium"]
+
+    static func find(configured: String?, window: Bool) -> Result<String, NodeError> {
+        if let c = configured, !c.isEmpty {
+            let path = c.contains("/") ? c : searchPath(c)
+            guard let path, FileManager.default.isExecutableFile(atPath: path) else {
+                return .failure(CanvasError.unavailable("capabilities.canvas.browser \"\(c)\" is not an executable"))
+            }
+            return .success(unwrapped(path))
+        }
+        for p in window ? windowCandidates : headlessCandidates where FileManager.default.isExecutableFile(atPath: p) {
+            return .success(p)
+        }
+        return .failure(CanvasError.unavailable(window
+            ? "window mode needs Chromium: install it with `apt install chromium` (chromium-headless-shell cannot open windows)"
+            : "no browser for the canvas: install chromium-headless-shell (apt install chromium-headless-shell)"))
+    }
+
+    /// /usr/bin/chromium → /usr/lib/chromium/chromium when the former is a shell script.
+    static func unwrapped(_ path: String) -> String {
+        guard let head = FileManager.default.contents(atPath: path)?.prefix(2), head == Data("#!".utf8) else { return path }
+        let real = "/usr/lib/chromium/" + (path as NSString).lastPathComponent
+        return FileManager.default.isExecutableFile(atPath: real) ? real : path
+    }
+
+    static func searchPath(_ name: String) -> String? {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return dirs.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

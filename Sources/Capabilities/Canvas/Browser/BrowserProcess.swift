@@ -1,0 +1,90 @@
+import Foundation
+import NodeHost
+
+/// One running Chromium with its DevTools pipe. Started with its own profile under the state
+/// directory (0700), killed by PID when released.
+final class BrowserProcess: @unchecked Sendable {
+    struct Options: Sendable {
+        var executable: String
+        var profileDir: String
+        var window: Bool
+        var display: String?
+        var width = 1280
+        var height = 720
+    }
+
+    let process: Subprocess
+    let pipe: CDPPipe
+    let options: Options
+
+    /// Background services a browser would otherwise reach out to the internet for.
+    static let quietFlags = [
+        "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+        "--disable-component-update", "--disable-domain-reliability", "--disable-client-side-phishing-detection",
+        "--disable-sync", "--disable-default-apps", "--disable-extensions", "--disable-breakpad", "--no-pings",
+        "--metrics-recording-only", "--password-store=basic", "--use-mock-keychain", "--mute-audio",
+        "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+        "--hide-scrollbars", "--disable-dev-shm-usage",
+    ]
+
+    static func arguments(_ o: Options) -> [String] {
+        var a = ["--remote-debugging-pipe", "--user-data-dir=\(o.profileDir)"] + quietFlags
+        // Chromium refuses to run its sandbox as root; as a normal user the sandbox stays on.
+        if geteuid() == 0 { a.append("--no-sandbox") }
+        if o.window {
+            a += ["--ozone-platform=x11", "--app=about:blank", "--window-position=0,0",
+                  "--window-size=\(o.width),\(o.height)", "--start-fullscreen", "--noerrdialogs",
+                  "--disable-infobars", "--disable-session-crashed-bubble"]
+        } else {
+            // chromium-headless-shell is headless already; full chromium needs the switch.
+            if !o.executable.hasSuffix("headless-shell") { a.append("--headless") }
+            a += ["--disable-gpu", "--window-size=\(o.width),\(o.height)", "about:blank"]
+        }
+        return a
+    }
+
+    init(_ o: Options, onEvent: @escaping CDPPipe.EventHandler, onClose: @escaping @Sendable (String) -> Void) throws(NodeError) {
+        options = o
+        do {
+            try FileManager.default.createDirectory(atPath: o.profileDir, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: o.profileDir)
+        } catch {
+            throw CanvasError.unavailable("cannot create the browser profile \(o.profileDir): \(error.localizedDescription)")
+        }
+        var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
+        guard Glibc.pipe(&toBrowser) == 0, Glibc.pipe(&fromBrowser) == 0 else {
+            throw CanvasError.unavailable("pipe: \(String(cString: strerror(errno)))")
+        }
+        // Close-on-exec so no other child (plugins) keeps the pipe open and hides the browser's exit.
+        (toBrowser + fromBrowser).forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+        var env = ProcessInfo.processInfo.environment
+        if o.window, let d = o.display { env["DISPLAY"] = d }
+        // Chromium's own log, replaced at each start; read it when the browser misbehaves.
+        let logFile = o.profileDir + "/browser.log"
+        unlink(logFile)
+        do {
+            process = try Subprocess.spawn(o.executable, Self.arguments(o), environment: env, stdin: .null,
+                                           stdout: .file(logFile), stderr: .file(logFile), newProcessGroup: true,
+                                           extraFDs: [3: toBrowser[0], 4: fromBrowser[1]])
+        } catch {
+            [toBrowser[0], toBrowser[1], fromBrowser[0], fromBrowser[1]].forEach { _ = close($0) }
+            throw CanvasError.unavailable("\(error)")
+        }
+        close(toBrowser[0])
+        close(fromBrowser[1])
+        pipe = CDPPipe(writeFD: toBrowser[1], readFD: fromBrowser[0], onEvent: onEvent, onClose: onClose)
+    }
+
+    var isRunning: Bool { process.isRunning && !pipe.isClosed }
+
+    /// Stops the browser and everything it started (its process group), by PID.
+    func stop() {
+        guard process.isRunning else { return }
+        kill(-process.pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { kill(-process.pid, SIGKILL) }
+        process.wait()
+    }
+}

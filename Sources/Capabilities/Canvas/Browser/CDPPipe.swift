@@ -1,0 +1,146 @@
+import Foundation
+import NodeHost
+
+/// The DevTools protocol over Chromium's `--remote-debugging-pipe`: JSON messages separated by
+/// NUL bytes, commands written to the browser's fd 3, replies and events read from its fd 4.
+/// A pipe rather than a TCP port means no other local user can reach the browser.
+///
+/// One reader thread splits and routes messages: replies resume their caller, events go to
+/// `onEvent` (on the reader thread; keep it short). When the browser exits the pipe reaches EOF,
+/// every waiting call fails and `onClose` runs once.
+final class CDPPipe: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        enum Kind { case protocolError, timeout, closed }
+        let description: String
+        var kind: Kind = .closed
+        /// The browser answered with a protocol error (as opposed to a timeout or a dead pipe).
+        var isProtocolError: Bool { kind == .protocolError }
+    }
+
+    typealias EventHandler = @Sendable (_ method: String, _ params: JSONValue, _ sessionId: String?) -> Void
+
+    private let writeFD: Int32
+    private let readFD: Int32
+    private let lock = NSLock()
+    private var nextId = 1
+    private var pending: [Int: CheckedContinuation<Result<JSONValue, Failure>, Never>] = [:]
+    private var closed: String?
+    private let onEvent: EventHandler
+    private let onClose: @Sendable (String) -> Void
+    /// Screenshots arrive as one base64 message; anything beyond this is a broken browser.
+    static let maxMessageBytes = 256 * 1024 * 1024
+
+    init(writeFD: Int32, readFD: Int32, onEvent: @escaping EventHandler, onClose: @escaping @Sendable (String) -> Void) {
+        self.writeFD = writeFD
+        self.readFD = readFD
+        self.onEvent = onEvent
+        self.onClose = onClose
+        let t = Thread { [self] in readLoop() }
+        t.name = "cdp-reader"
+        t.start()
+    }
+
+    deinit {
+        close(writeFD)
+        close(readFD)
+    }
+
+    var isClosed: Bool { lock.withLock { closed != nil } }
+
+    /// Sends one command and waits for its reply (`result`), at most `timeout`.
+    func call(_ method: String, _ params: JSONValue = [:], session: String? = nil,
+              timeout: Duration = .seconds(10)) async throws(Failure) -> JSONValue {
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<JSONValue, Failure>, Never>) in
+            let id: Int? = lock.withLock {
+                if closed != nil { return nil }
+                let id = nextId
+                nextId += 1
+                pending[id] = c
+                return id
+            }
+            guard let id else { c.resume(returning: .failure(Failure(description: "the browser is gone"))); return }
+            var message: [String: JSONValue] = ["id": .number(Double(id)), "method": .string(method), "params": params]
+            if let session { message["sessionId"] = .string(session) }
+            let timer = DeadlineTimer.shared.schedule(at: .now + timeout) { [weak self] in
+                self?.finish(id, .failure(Failure(description: "\(method) got no answer within \(timeout)", kind: .timeout)))
+            }
+            let stillWaiting = lock.withLock { () -> Bool in
+                guard pending[id] != nil else { return false }
+                timers[id] = timer
+                return true
+            }
+            if !stillWaiting { DeadlineTimer.shared.cancel(timer); return }
+            if !write(Data(message.jsonValue.jsonString().utf8) + [0]) {
+                finish(id, .failure(Failure(description: "cannot write to the browser (it exited)")))
+            }
+        }
+        return try result.get()
+    }
+
+    private var timers: [Int: DeadlineTimer.Token] = [:]
+
+    private func finish(_ id: Int, _ r: Result<JSONValue, Failure>) {
+        let (c, t) = lock.withLock { (pending.removeValue(forKey: id), timers.removeValue(forKey: id)) }
+        if let t { DeadlineTimer.shared.cancel(t) }
+        c?.resume(returning: r)
+    }
+
+    private func write(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            var off = 0
+            while off < raw.count {
+                let n = Glibc.write(writeFD, raw.baseAddress! + off, raw.count - off)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                off += n
+            }
+            return true
+        }
+    }
+
+    private func readLoop() {
+        var buffer = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        var reason = "the browser closed the DevTools pipe"
+        reading: while true {
+            let n = chunk.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; reason = "DevTools pipe read failed: \(String(cString: strerror(errno)))"; break }
+            if n == 0 { break }
+            var start = buffer.count
+            buffer.append(contentsOf: chunk[0..<n])
+            // Split on NUL; a message may span reads.
+            var from = 0
+            while let nul = buffer[start...].firstIndex(of: 0) {
+                dispatch(Data(buffer[from..<nul]))
+                from = nul + 1
+                start = from
+            }
+            if from > 0 { buffer.removeFirst(from) }
+            if buffer.count > Self.maxMessageBytes { reason = "the browser sent a message over \(Self.maxMessageBytes) bytes"; break reading }
+        }
+        let waiting = lock.withLock { () -> [Int: CheckedContinuation<Result<JSONValue, Failure>, Never>] in
+            closed = reason
+            defer { pending.removeAll(); timers.values.forEach { DeadlineTimer.shared.cancel($0) }; timers.removeAll() }
+            return pending
+        }
+        for c in waiting.values { c.resume(returning: .failure(Failure(description: reason))) }
+        onClose(reason)
+    }
+
+    private func dispatch(_ data: Data) {
+        guard let message = JSONValue.parse(data) else { return }
+        if let id = message["id"]?.intValue {
+            if let e = message["error"] {
+                let text = e["message"]?.stringValue ?? e.jsonString()
+                finish(id, .failure(Failure(description: text, kind: .protocolError)))
+            } else {
+                finish(id, .success(message["result"] ?? [:]))
+            }
+        } else if let method = message["method"]?.stringValue {
+            onEvent(method, message["params"] ?? [:], message["sessionId"]?.stringValue)
+        }
+    }
+}
+
+private extension Dictionary where Key == String, Value == JSONValue {
+    var jsonValue: JSONValue { .object(self) }
+}

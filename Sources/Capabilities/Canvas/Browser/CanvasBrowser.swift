@@ -1,0 +1,184 @@
+import Foundation
+import NodeHost
+
+/// The canvas page in a Chromium driven over the DevTools pipe: started on first use, restarted
+/// when it died, one page target attached in flat session mode. Every operation has a timeout;
+/// a page that never loads or a script that never returns gives an error, not a hang.
+actor CanvasBrowser {
+    typealias BindingHandler = @Sendable (_ payload: String) -> Void
+
+    private let options: BrowserProcess.Options
+    private let log: Logger
+    private var browser: BrowserProcess?
+    private var session: String?
+    private var targetId: String?
+    private var windowId: Int?
+    private(set) var starts = 0
+    private let onBinding: BindingHandler
+
+    /// The binding the page's A2UI bridge calls (Runtime.addBinding: no port, no HTTP).
+    static let bindingName = "__openclawA2UIAction"
+
+    init(options: BrowserProcess.Options, log: Logger, onBinding: @escaping BindingHandler) {
+        self.options = options
+        self.log = log
+        self.onBinding = onBinding
+    }
+
+    var pid: pid_t? { browser?.process.pid }
+    var isRunning: Bool { browser?.isRunning == true }
+
+    /// Starts (or restarts) the browser and attaches to its page.
+    func ensure() async throws(NodeError) -> (pipe: CDPPipe, session: String) {
+        if let b = browser, b.isRunning, let session { return (b.pipe, session) }
+        if let old = browser {
+            log.warn("the canvas browser (pid \(old.process.pid)) is gone; starting a new one")
+            old.stop()
+        }
+        browser = nil
+        session = nil
+        let started = ContinuousClock.now
+        let handler = onBinding, name = Self.bindingName, log = self.log
+        let b = try BrowserProcess(options, onEvent: { method, params, _ in
+            switch method {
+            case "Runtime.bindingCalled" where params["name"]?.stringValue == name:
+                handler(params["payload"]?.stringValue ?? "")
+            case "Inspector.targetCrashed":
+                log.warn("the canvas page crashed")
+            default: break
+            }
+        }, onClose: { reason in log.debug("canvas browser: \(reason)") })
+        browser = b
+        starts += 1
+        do {
+            let targets = try await b.pipe.call("Target.getTargets")
+            let page = targets["targetInfos"]?.arrayValue?.first { $0["type"] == "page" }
+            let tid: String
+            if let id = page?["targetId"]?.stringValue { tid = id } else {
+                tid = try await b.pipe.call("Target.createTarget", ["url": "about:blank"])["targetId"]?.stringValue ?? ""
+            }
+            let attached = try await b.pipe.call("Target.attachToTarget", ["targetId": .string(tid), "flatten": true])
+            guard let s = attached["sessionId"]?.stringValue else { throw CDPPipe.Failure(description: "no session for the page") }
+            _ = try await b.pipe.call("Page.enable", session: s)
+            _ = try await b.pipe.call("Runtime.enable", session: s)
+            _ = try await b.pipe.call("Runtime.addBinding", ["name": .string(name)], session: s)
+            _ = try await b.pipe.call("Page.addScriptToEvaluateOnNewDocument", ["source": .string(A2UIBridgeScript.source)], session: s)
+            if options.window {
+                windowId = try? await b.pipe.call("Browser.getWindowForTarget", ["targetId": .string(tid)])["windowId"]?.intValue
+            }
+            session = s
+            targetId = tid
+            log.info("canvas browser started (pid \(b.process.pid), \(options.window ? "window on \(options.display ?? "$DISPLAY")" : "headless"), " +
+                     "\((options.executable as NSString).lastPathComponent)) in \(started.duration(to: .now))")
+            return (b.pipe, s)
+        } catch {
+            b.stop()
+            browser = nil
+            let tail = (try? String(contentsOfFile: options.profileDir + "/browser.log", encoding: .utf8))?
+                .split(separator: "\n").suffix(3).joined(separator: " | ") ?? ""
+            throw CanvasError.unavailable("the browser did not start: \(error)\(tail.isEmpty ? "" : " (browser log: \(tail))")")
+        }
+    }
+
+    /// Loads `url` and waits until the document has loaded (readyState complete), at most `timeout`.
+    func navigate(_ url: String, timeout: Duration) async throws(NodeError) {
+        let (pipe, s) = try await ensure()
+        let deadline = ContinuousClock.now + timeout
+        let nav: JSONValue
+        do {
+            nav = try await pipe.call("Page.navigate", ["url": .string(url)], session: s, timeout: timeout)
+        } catch {
+            throw CanvasError.unavailable("\(Self.display(url)) did not load: \(error)")
+        }
+        if let e = nav["errorText"]?.stringValue, !e.isEmpty {
+            throw CanvasError.unavailable("\(Self.display(url)) did not load: \(e)")
+        }
+        while true {
+            let state = try? await pipe.call("Runtime.evaluate", ["expression": "document.readyState", "returnByValue": true],
+                                              session: s, timeout: .seconds(2))
+            if state?["result"]?["value"]?.stringValue == "complete" { return }
+            guard ContinuousClock.now < deadline else {
+                throw CanvasError.unavailable("\(Self.display(url)) did not finish loading within \(timeout)")
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Evaluates `expression` (promises awaited) and returns the CDP result object.
+    func evaluate(_ expression: String, timeout: Duration) async throws(NodeError) -> JSONValue {
+        let (pipe, s) = try await ensure()
+        let ms = max(1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        do {
+            // Chromium stops the script itself at `timeout`; our own wait is a little longer.
+            return try await pipe.call("Runtime.evaluate", ["expression": .string(expression), "returnByValue": true,
+                                                            "awaitPromise": true, "userGesture": true,
+                                                            "timeout": .number(Double(ms))],
+                                       session: s, timeout: timeout + .seconds(2))
+        } catch {
+            // A script still running would block everything after it.
+            _ = try? await pipe.call("Runtime.terminateExecution", session: s, timeout: .seconds(2))
+            switch error.kind {
+            case .protocolError: throw CanvasError.evalFailed(error.description)
+            case .timeout: throw CanvasError.evalFailed("the script did not finish within \(timeout)")
+            case .closed: throw CanvasError.unavailable("the canvas browser exited (\(error.description))")
+            }
+        }
+    }
+
+    /// Page.captureScreenshot of the viewport; `scale` < 1 shrinks it inside the browser.
+    func screenshot(format: String, quality: Int?, scale: Double, width: Double, height: Double) async throws(NodeError) -> Data {
+        let (pipe, s) = try await ensure()
+        var p: [String: JSONValue] = ["format": .string(format), "fromSurface": true,
+                                      "clip": ["x": 0, "y": 0, "width": .number(width), "height": .number(height), "scale": .number(scale)]]
+        if let quality { p["quality"] = .number(Double(quality)) }
+        do {
+            let r = try await pipe.call("Page.captureScreenshot", .object(p), session: s, timeout: .seconds(15))
+            guard let b64 = r["data"]?.stringValue, let data = Data(base64Encoded: b64) else {
+                throw CanvasError.unavailable("the browser returned no image")
+            }
+            return data
+        } catch let e as CDPPipe.Failure {
+            throw CanvasError.unavailable("snapshot failed: \(e)")
+        } catch {
+            throw error as? NodeError ?? CanvasError.unavailable("snapshot failed: \(error)")
+        }
+    }
+
+    /// Window mode: shows (normal or fullscreen, at `bounds`) or minimizes the window. Headless: no-op.
+    func setWindow(visible: Bool, bounds: (x: Int?, y: Int?, width: Int?, height: Int?)?) async throws(NodeError) {
+        guard options.window else { return }
+        let (pipe, _) = try await ensure()
+        guard let windowId else { return }
+        do {
+            if !visible {
+                _ = try await pipe.call("Browser.setWindowBounds", ["windowId": .number(Double(windowId)), "bounds": ["windowState": "minimized"]])
+                return
+            }
+            if let b = bounds {
+                // Leave fullscreen first: Chromium refuses bounds for a fullscreen window.
+                _ = try await pipe.call("Browser.setWindowBounds", ["windowId": .number(Double(windowId)), "bounds": ["windowState": "normal"]])
+                var r: [String: JSONValue] = [:]
+                if let x = b.x { r["left"] = .number(Double(x)) }
+                if let y = b.y { r["top"] = .number(Double(y)) }
+                if let w = b.width { r["width"] = .number(Double(w)) }
+                if let h = b.height { r["height"] = .number(Double(h)) }
+                _ = try await pipe.call("Browser.setWindowBounds", ["windowId": .number(Double(windowId)), "bounds": .object(r)])
+            } else {
+                _ = try await pipe.call("Browser.setWindowBounds", ["windowId": .number(Double(windowId)), "bounds": ["windowState": "fullscreen"]])
+            }
+        } catch {
+            throw CanvasError.unavailable("cannot change the canvas window: \(error)")
+        }
+    }
+
+    func stop() {
+        browser?.stop()
+        browser = nil
+        session = nil
+    }
+
+    /// URLs in messages: data: URLs (the scaffold) are long and say nothing.
+    static func display(_ url: String) -> String {
+        url.hasPrefix("data:") ? "the built-in scaffold page" : url
+    }
+}

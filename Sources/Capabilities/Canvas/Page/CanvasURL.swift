@@ -1,0 +1,59 @@
+import Foundation
+import NodeHost
+
+/// Turns a `canvas.navigate`/`canvas.present` url into what the browser loads.
+/// - `""`, `"/"` → the built-in scaffold;
+/// - absolute http(s)/file/data/about URLs → as given;
+/// - `/__openclaw__/…` or any other `/path` → on the canvas host (after its capability prefix,
+///   keeping its `oc_cap` query), e.g. `http://gw:18789/__openclaw__/cap/TOKEN/__openclaw__/canvas/x.html`;
+/// - a bare relative path (`report/index.html`) → a canvas document: `<host>/__openclaw__/canvas/<path>`.
+enum CanvasURL {
+    enum Target: Equatable {
+        case scaffold
+        case url(String)
+    }
+
+    static let allowedSchemes: Set<String> = ["http", "https", "file", "data", "about"]
+
+    static func resolve(_ raw: String, canvasHost: String?) throws(NodeError) -> Target {
+        let s = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if s.isEmpty || s == "/" { return .scaffold }
+        if let scheme = scheme(of: s) {
+            guard allowedSchemes.contains(scheme) else {
+                throw NodeError.invalidRequest("url scheme \"\(scheme):\" is not allowed for the canvas (use http, https, file or data)")
+            }
+            return .url(s)
+        }
+        guard let host = canvasHost, var base = URLComponents(string: host), base.scheme != nil else {
+            throw NodeError.invalidRequest("\"\(s)\" is relative to the canvas host, but the gateway advertised none " +
+                                           "(connect the node to a gateway, or pass an absolute URL)")
+        }
+        let path = s.hasPrefix("/") ? s : "/__openclaw__/canvas/" + s
+        // The request's own query/fragment, then the host's (capability token) query.
+        var own = URLComponents(string: "http://x" + path) ?? URLComponents()
+        let prefix = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
+        base.percentEncodedPath = prefix + (own.percentEncodedPath.isEmpty ? path : own.percentEncodedPath)
+        let items = (own.queryItems ?? []) + (base.queryItems ?? [])
+        base.queryItems = items.isEmpty ? nil : items
+        base.fragment = own.fragment
+        own = base
+        guard let url = own.string else { throw NodeError.invalidRequest("cannot build a URL from \"\(s)\"") }
+        return .url(url)
+    }
+
+    /// The A2UI renderer page on the canvas host.
+    static func a2uiPage(canvasHost: String) throws(NodeError) -> String {
+        guard case .url(let u) = try resolve("/__openclaw__/a2ui/?platform=linux", canvasHost: canvasHost) else {
+            throw NodeError.invalidRequest("no A2UI page")
+        }
+        return u
+    }
+
+    private static func scheme(of s: String) -> String? {
+        guard let colon = s.firstIndex(of: ":") else { return nil }
+        let candidate = s[..<colon]
+        guard let first = candidate.first, first.isLetter,
+              candidate.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
+        return candidate.lowercased()
+    }
+}
