@@ -200,7 +200,7 @@ actor CanvasSession {
             return
         }
         var ok = false, error = "gateway not connected"
-        if let link {
+        if let link, await link.isConnected() {
             let p = action.eventPayload(sessionKey: link.mainSessionKey ?? "main", host: link.displayName, instanceId: link.nodeId)
             ok = await link.sendEvent("agent.request", p)
             error = ok ? "" : "send failed"

@@ -52,12 +52,15 @@ public struct GatewayLink: Sendable {
     public let displayName: String
     /// Sends a node event now; false when not connected or not accepted (never held for later).
     public let sendEvent: @Sendable (String, JSONValue) async -> Bool
+    /// Whether the node is connected right now (this session or a later one).
+    public let isConnected: @Sendable () async -> Bool
 
     public init(canvasHostUrl: String?, pluginSurfaceUrls: [String: String], mainSessionKey: String?,
-                nodeId: String, displayName: String, sendEvent: @escaping @Sendable (String, JSONValue) async -> Bool) {
+                nodeId: String, displayName: String, isConnected: @escaping @Sendable () async -> Bool,
+                sendEvent: @escaping @Sendable (String, JSONValue) async -> Bool) {
         self.canvasHostUrl = canvasHostUrl; self.pluginSurfaceUrls = pluginSurfaceUrls
         self.mainSessionKey = mainSessionKey; self.nodeId = nodeId; self.displayName = displayName
-        self.sendEvent = sendEvent
+        self.isConnected = isConnected; self.sendEvent = sendEvent
     }
 }
 
