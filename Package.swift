@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "LocationCapability", dependencies: ["NodeHost"], path: "Sources/Capabilities/Location"),
         .target(name: "ScreenCapability", dependencies: ["NodeHost", "Media", "CX11Capture", "CLinuxFB"],
                 path: "Sources/Capabilities/Screen"),
-        .target(name: "CanvasCapability", dependencies: ["NodeHost", "Media"], path: "Sources/Capabilities/Canvas"),
+        .target(name: "CanvasCapability", dependencies: ["NodeHost", "Media", "CX11"], path: "Sources/Capabilities/Canvas"),
 
         .executableTarget(name: "openclaw-node",
                           dependencies: ["NodeHost", "CameraCapability", "LocationCapability",

@@ -30,9 +30,11 @@ final class BrowserProcess: @unchecked Sendable {
     static func arguments(_ o: Options) -> [String] {
         var a = ["--remote-debugging-pipe", "--user-data-dir=\(o.profileDir)"] + quietFlags
         // Chromium refuses to run its sandbox as root; as a normal user the sandbox stays on.
-        if geteuid() == 0 { a.append("--no-sandbox") }
+        // (--test-type keeps the window from showing a banner about that flag.)
+        if geteuid() == 0 { a += ["--no-sandbox"] + (o.window ? ["--test-type"] : []) }
         if o.window {
-            a += ["--ozone-platform=x11", "--app=about:blank", "--window-position=0,0",
+            // An app window (no tabs, no address bar); --app ignores about:blank, hence a data: page.
+            a += ["--ozone-platform=x11", "--app=data:text/html,%3Ctitle%3EOpenClaw%20Canvas%3C/title%3E", "--window-position=0,0",
                   "--window-size=\(o.width),\(o.height)", "--start-fullscreen", "--noerrdialogs",
                   "--disable-infobars", "--disable-session-crashed-bubble"]
         } else {

@@ -51,8 +51,15 @@ actor CanvasBrowser {
         browser = b
         starts += 1
         do {
-            let targets = try await b.pipe.call("Target.getTargets")
-            let page = targets["targetInfos"]?.arrayValue?.first { $0["type"] == "page" }
+            // The window's page appears a moment after the browser answers; creating our own
+            // target instead would open a second, ordinary browser window.
+            var page: JSONValue? = nil
+            let until = ContinuousClock.now + .seconds(3)
+            repeat {
+                let targets = try await b.pipe.call("Target.getTargets")
+                page = targets["targetInfos"]?.arrayValue?.first { $0["type"] == "page" }
+                if page == nil { try? await Task.sleep(for: .milliseconds(25)) }
+            } while page == nil && ContinuousClock.now < until
             let tid: String
             if let id = page?["targetId"]?.stringValue { tid = id } else {
                 tid = try await b.pipe.call("Target.createTarget", ["url": "about:blank"])["targetId"]?.stringValue ?? ""
@@ -150,10 +157,15 @@ actor CanvasBrowser {
         let (pipe, _) = try await ensure()
         guard let windowId else { return }
         do {
+            let pid = browser?.process.pid ?? 0
             if !visible {
-                _ = try await pipe.call("Browser.setWindowBounds", ["windowId": .number(Double(windowId)), "bounds": ["windowState": "minimized"]])
+                // Unmapped, not minimized: minimizing needs a window manager, which kiosks often lack.
+                if X11WindowVisibility.set(visible: false, pid: pid, display: options.display) == 0 {
+                    throw CanvasError.unavailable("no window of the browser (pid \(pid)) on \(options.display ?? "$DISPLAY")")
+                }
                 return
             }
+            X11WindowVisibility.set(visible: true, pid: pid, display: options.display)
             if let b = bounds {
                 // Leave fullscreen first: Chromium refuses bounds for a fullscreen window.
                 _ = try await pipe.call("Browser.setWindowBounds", ["windowId": .number(Double(windowId)), "bounds": ["windowState": "normal"]])
@@ -166,6 +178,8 @@ actor CanvasBrowser {
             } else {
                 _ = try await pipe.call("Browser.setWindowBounds", ["windowId": .number(Double(windowId)), "bounds": ["windowState": "fullscreen"]])
             }
+        } catch let e as NodeError {
+            throw e
         } catch {
             throw CanvasError.unavailable("cannot change the canvas window: \(error)")
         }

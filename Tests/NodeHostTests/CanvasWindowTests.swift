@@ -1,0 +1,56 @@
+import Foundation
+import Media
+import Testing
+@testable import NodeHost
+@testable import ScreenCapability
+
+/// Window mode: full Chromium as a kiosk window on a real X server (Xvfb); the X screen itself
+/// (captured by the screen capability) shows the canvas.
+@Suite(.serialized, .enabled(if: CanvasNode.windowBrowserInstalled, "needs chromium (scripts/setup installs it)"))
+struct CanvasWindowTests {
+    static func screen(_ display: String) async throws -> DecodedImage {
+        let payload = try await ScreenTest.invoke(ScreenTest.capability(display: display), .snapshot, #"{"format":"png","maxWidth":4000}"#)
+        return try ScreenTest.image(payload)
+    }
+
+    static func isColour(_ img: DecodedImage, _ fx: Double, _ fy: Double, _ rgb: UInt32) -> Bool {
+        ScreenTest.near(img.pixel(x: Int(Double(img.width) * fx), y: Int(Double(img.height) * fy)), rgb, tolerance: 12)
+    }
+
+    static func waitForScreen(_ display: String, _ ok: (DecodedImage) -> Bool) async throws -> Bool {
+        let deadline = Date() + 10
+        while Date() < deadline {
+            if ok(try await screen(display)) { return true }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+
+    @Test func kioskWindowShowsTheCanvasOnTheDisplay() async throws {
+        let x = try Xvfb(screens: ["1024x768x24"]); defer { x.stop() }
+        let host = try CanvasHostServer(); defer { host.stop() }
+        let c = try CanvasNode(canvas: "window: true, display: '\(x.display)'"); defer { c.stop() }
+        #expect(c.invoke("canvas.present", #"{"url":"\#(host.base)/__openclaw__/canvas/colors.html"}"#).ok, "\(c.node.log.suffix(2000))")
+        // Fullscreen: the four colours fill the X screen.
+        var img = try await Self.screen(x.display)
+        let deadline = Date() + 10
+        while !Self.isColour(img, 0.75, 0.75, 0xffffff) || !Self.isColour(img, 0.25, 0.25, 0xff0000), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            img = try await Self.screen(x.display)
+        }
+        for (fx, fy, rgb) in [(0.25, 0.25, 0xff0000), (0.75, 0.25, 0x00ff00), (0.25, 0.75, 0x0000ff), (0.75, 0.75, 0xffffff)] as [(Double, Double, UInt32)] {
+            #expect(Self.isColour(img, fx, fy, rgb), "\(fx),\(fy): \(ScreenTest.hex(img.pixel(x: Int(Double(img.width) * fx), y: Int(Double(img.height) * fy))))")
+        }
+        // canvas.snapshot in window mode captures the page too.
+        let snap = try c.snapshot(#"{"format":"png"}"#)
+        #expect(Self.isColour(snap, 0.75, 0.25, 0x00ff00))
+        // Hidden: the window is gone from the screen (Xvfb's root window is black).
+        #expect(c.invoke("canvas.hide").ok, "\(c.node.log.suffix(1000))")
+        #expect(try await Self.waitForScreen(x.display) { Self.isColour($0, 0.75, 0.75, 0x000000) && Self.isColour($0, 0.25, 0.25, 0x000000) })
+        // Shown again at a placement: the page fills 400x300 at the top left, the rest is root window.
+        #expect(c.invoke("canvas.present", #"{"placement":{"x":0,"y":0,"width":400,"height":300}}"#).ok, "\(c.node.log.suffix(1000))")
+        #expect(try await Self.waitForScreen(x.display) { img in
+            ScreenTest.near(img.pixel(x: 100, y: 200), 0x0000ff, tolerance: 12) && Self.isColour(img, 0.75, 0.75, 0x000000)
+        }, "\(c.node.log.suffix(1000))")
+    }
+}
