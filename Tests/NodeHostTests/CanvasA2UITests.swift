@@ -77,6 +77,30 @@ struct CanvasA2UITests {
         #expect(Date().timeIntervalSince(started) < 12)
     }
 
+    /// On (re)connect to a gateway with a canvas host, a canvas showing the scaffold switches to the
+    /// A2UI page; a page an agent navigated to is left alone.
+    @Test func connectBringsUpTheA2UIPageUnlessSomethingElseIsShown() throws {
+        let host = try CanvasHostServer(); defer { host.stop() }
+        let c = try CanvasNode(canvasHost: host.base); defer { c.stop() }
+        #expect(c.eval("typeof window.__openclaw") == "object")  // scaffold, browser running
+        let port = c.gw.port, state = c.gw.stateFile
+        c.gw.stop()
+        let gw2 = try TestGateway(port: port, stateFile: state, args: ["--auto-approve", "--canvas-host", host.base])
+        defer { gw2.stop() }
+        _ = try #require(gw2.waitFor("hello", timeout: 30), "\(c.node.log.suffix(1500))")
+        #expect(waitUntil(timeout: 10) { c.node.log.contains("canvas shows the A2UI page of the gateway") }, "\(c.node.log.suffix(1500))")
+        let path = gw2.invoke("canvas.eval", paramsJSON: #"{"javaScript":"location.pathname"}"#)?["payload"]?["result"]
+        #expect(path == "/__openclaw__/a2ui/")
+        // Now an agent's page: the next reconnect keeps it.
+        #expect(gw2.invoke("canvas.navigate", paramsJSON: #"{"url":"colors.html"}"#)?["ok"] == true)
+        gw2.stop()
+        let gw3 = try TestGateway(port: port, stateFile: state, args: ["--auto-approve", "--canvas-host", host.base])
+        defer { gw3.stop() }
+        _ = try #require(gw3.waitFor("hello", timeout: 30))
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(gw3.invoke("canvas.eval", paramsJSON: #"{"javaScript":"window.pageName"}"#)?["payload"]?["result"] == "colors")
+    }
+
     /// Actions while the gateway is away: the page is told, nothing is queued.
     @Test func actionWhileDisconnectedReportsFailureToThePage() throws {
         let host = try CanvasHostServer(); defer { host.stop() }

@@ -128,3 +128,22 @@ struct CanvasTests {
         }
     }
 }
+
+/// What a user sees when the canvas cannot run: a reason, not a crash.
+@Suite struct CanvasAvailabilityTests {
+    @Test func missingBrowserIsNotAdvertisedWithTheInstallHint() throws {
+        let e = CLITests.Env("capabilities: { canvas: { browser: '/nonexistent/chromium' } }")
+        defer { e.cleanup() }
+        let caps = try e.run(["caps", "--config", e.config])
+        #expect(caps.stdout.contains("- canvas.eval") && !caps.stdout.contains("+ canvas.eval"), "\(caps.stdout)")
+        #expect((caps.stdout + caps.stderr).contains("\"/nonexistent/chromium\" is not an executable"), "\(caps.stdout)")
+    }
+
+    @Test(.enabled(if: CanvasNode.browserInstalled)) func disabledCanvasIsCanvasDisabled() throws {
+        let e = CLITests.Env("capabilities: { canvas: { enabled: false } }")
+        defer { e.cleanup() }
+        let r = try e.run(["invoke", "canvas.eval", "--local", "--params", #"{"javaScript":"1"}"#, "--config", e.config])
+        #expect(r.code != 0)
+        #expect(r.stdout.contains("CANVAS_DISABLED"), "\(r.stdout) \(r.stderr)")
+    }
+}

@@ -30,6 +30,8 @@ struct CanvasWindowTests {
         let x = try Xvfb(screens: ["1024x768x24"]); defer { x.stop() }
         let host = try CanvasHostServer(); defer { host.stop() }
         let c = try CanvasNode(canvas: "window: true, display: '\(x.display)'"); defer { c.stop() }
+        // Up from the daemon's start, before any command: the scaffold's dark background fills the screen.
+        #expect(try await Self.waitForScreen(x.display) { Self.isColour($0, 0.8, 0.8, 0x0d1117) }, "\(c.node.log.suffix(1500))")
         #expect(c.invoke("canvas.present", #"{"url":"\#(host.base)/__openclaw__/canvas/colors.html"}"#).ok, "\(c.node.log.suffix(2000))")
         // Fullscreen: the four colours fill the X screen.
         var img = try await Self.screen(x.display)

@@ -4,8 +4,9 @@ import NodeHost
 
 /// canvas.* on a Chromium page driven over the DevTools pipe (headless, or a kiosk window on an
 /// X display), with the built-in scaffold page and the A2UI renderer of the gateway's canvas host.
-/// The browser starts on the first canvas command (or when a gateway with a canvas host connects
-/// in window mode) and is restarted if it died.
+/// Headless, the browser starts on the first canvas command; in window mode it is up from the
+/// daemon's start. On connect to a gateway with a canvas host, a running canvas that shows the
+/// scaffold switches to the gateway's A2UI page. A browser that died is restarted on next use.
 public struct CanvasCapability: Capability {
     public let name = "canvas"
     public var commands: [CommandSpec] { CanvasCommands.specs }
@@ -65,6 +66,12 @@ public struct CanvasCapability: Capability {
     }
 
     public func gatewayConnected(_ link: GatewayLink) async { await session.connected(link) }
+
+    /// A kiosk window is up from boot, showing the scaffold until an agent or gateway replaces it.
+    public func daemonStarted() async {
+        guard session.settings.window else { return }
+        do { try await session.ready(deadline: nil) } catch { log.warn("canvas window: \(error.message)") }
+    }
 
     public func shutdown() async { await session.shutdown() }
 }

@@ -81,6 +81,7 @@ enum RunCommand {
                 await gatewayStatus.set(.idle("\(error)"))
             }
         }
+        for c in advertised { Task { await c.daemonStarted() } }
         // Capability events (location.update, …) go to the gateway; while offline the latest of
         // each kind is held and sent after the next connect.
         for entry in runtime.registry.entries where entry.advertised {

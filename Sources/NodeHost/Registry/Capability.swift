@@ -34,6 +34,9 @@ public protocol Capability: Sendable {
     /// Node events the capability wants sent to the gateway (location.update, agent.request from
     /// the canvas, …); nil when it has none. The daemon forwards them while connected.
     func events() async -> AsyncStream<CapabilityEvent>?
+    /// Called once when the daemon starts serving (not for one-shot CLI commands): things a
+    /// user expects up at boot, like the canvas kiosk window.
+    func daemonStarted() async
     /// Called after every hello-ok in the daemon (canvas: host URL, A2UI on connect).
     func gatewayConnected(_ link: GatewayLink) async
     /// Releases devices/processes (SIGTERM path).
@@ -74,5 +77,6 @@ public struct CapabilityEvent: Sendable, Equatable {
 extension Capability {
     public func events() async -> AsyncStream<CapabilityEvent>? { nil }
     public func gatewayConnected(_ link: GatewayLink) async {}
+    public func daemonStarted() async {}
     public func shutdown() async {}
 }
