@@ -20,6 +20,15 @@ import Testing
         func cleanup() { try? FileManager.default.removeItem(atPath: dir) }
     }
 
+    /// A reader that is gone (`| true`, `| head`) must not crash the CLI (FileHandle.write raised).
+    @Test func outputToAClosedPipeIsDroppedQuietly() throws {
+        let e = Env(); defer { e.cleanup() }
+        let script = "'\(TestPaths.nodeBinary)' caps --config '\(e.config)' | true; exit ${PIPESTATUS[0]}"
+        let r = try runProcess("/bin/bash", ["-c", script], env: e.vars)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("Fatal error"), "\(r.stderr)")
+    }
+
     @Test func invokeDeviceInfoPrintsRealValues() throws {
         let e = Env(); defer { e.cleanup() }
         let r = try e.run(["invoke", "device.info", "--config", e.config])
