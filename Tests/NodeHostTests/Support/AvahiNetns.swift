@@ -116,7 +116,7 @@ final class DnsmasqZone: @unchecked Sendable {
     init(records: [String]) throws {
         var last = ""
         for _ in 0..<20 {
-            let port = DnsmasqZone.freeUDPPort()
+            let port = try freeLoopbackPort(udp: true)  // dnsmasq may still lose the port: retried
             let p = try BackgroundProcess(DnsmasqZone.binary, ["--no-daemon", "-C", "/dev/null", "--port=\(port)", "--listen-address=127.0.0.1",
                                                               "--bind-interfaces", "--no-resolv", "--no-hosts"] + records)
             if waitUntil(timeout: 5, { p.log.contains("cleared cache") || !p.isRunning }), p.isRunning {
@@ -133,18 +133,4 @@ final class DnsmasqZone: @unchecked Sendable {
     var nameserver: String { "127.0.0.1:\(port)" }
 
     func stop() { process.stop() }
-
-    /// A UDP port nobody is bound to right now (dnsmasq may still lose a race; the caller retries).
-    static func freeUDPPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
 }
