@@ -123,6 +123,9 @@ struct CanvasTests {
             let cmd = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
             #expect(!cmd.contains("--remote-debugging-port"), "\(cmd)")
         }
+        // Foreground-only, like the other apps' canvas.
+        #expect(try c.node.cli(["presence", "background"]).code == 0)
+        #expect(c.invoke("canvas.eval", #"{"javaScript":"1"}"#).error?["code"] == "NODE_BACKGROUND_UNAVAILABLE")
     }
 }
 
