@@ -106,7 +106,7 @@ struct CanvasTests {
         for pid in before { kill(pid, SIGKILL) }
         #expect(waitUntil(timeout: 5) { c.browserPids.isEmpty })
         #expect(c.eval("typeof window.__openclaw") == "object", "\(c.node.log.suffix(2000))")
-        #expect(c.node.log.contains("restarting"), "\(c.node.log.suffix(2000))")
+        #expect(c.node.log.contains("starting a new one") && c.node.log.contains("reloading the page"), "\(c.node.log.suffix(2000))")
         // Stopping the daemon stops the browser (by PID, process group included).
         #expect(!c.browserPids.isEmpty)
         #expect(c.node.stop() == 0)

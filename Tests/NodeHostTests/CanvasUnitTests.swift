@@ -21,6 +21,7 @@ import Testing
         #expect(throws: NodeError.self) { try CanvasURL.resolve("x.html", canvasHost: nil) }
         #expect(throws: NodeError.self) { try CanvasURL.resolve("javascript:alert(1)", canvasHost: host) }
         #expect(throws: NodeError.self) { try CanvasURL.resolve("chrome://settings", canvasHost: host) }
+        #expect(throws: NodeError.self) { try CanvasURL.resolve("file:///etc/passwd", canvasHost: host) }
     }
 
     @Test func a2uiValidation() throws {
@@ -55,12 +56,23 @@ import Testing
     }
 
     @Test func localHostsForActions() {
-        for h in ["127.0.0.1", "localhost", "gw.local", "box.tail1234.ts.net", "10.1.2.3", "192.168.1.9", "172.20.0.1", "100.64.0.7", "::1", "nas"] {
+        for h in ["127.0.0.1", "localhost", "gw.local", "10.1.2.3", "192.168.1.9", "172.20.0.1", "::1", "fd12::1"] {
             #expect(LocalHost.isLocal(h), "\(h)")
         }
-        for h in ["example.org", "8.8.8.8", "172.32.0.1", "fdroid.org", "2001:db8::1"] {
+        for h in ["example.org", "8.8.8.8", "172.32.0.1", "fdroid.org", "2001:db8::1", "box.tail1234.ts.net", "100.64.0.7", "nas"] {
             #expect(!LocalHost.isLocal(h), "\(h)")
         }
+    }
+
+    @Test func actionRateLimit() {
+        var limit = ActionRateLimit()
+        let t0 = ContinuousClock.now
+        let burst = (0..<20).filter { _ in limit.allow(now: t0) }.count
+        #expect(burst == 10)
+        let tooSoon = limit.allow(now: t0 + .milliseconds(100))
+        #expect(!tooSoon)
+        let later = limit.allow(now: t0 + .seconds(1))
+        #expect(later)
     }
 
     @Test func evalStringForms() {

@@ -68,10 +68,7 @@ public struct CanvasCapability: Capability {
     public func gatewayConnected(_ link: GatewayLink) async { await session.connected(link) }
 
     /// A kiosk window is up from boot, showing the scaffold until an agent or gateway replaces it.
-    public func daemonStarted() async {
-        guard session.settings.window else { return }
-        do { try await session.ready(deadline: nil) } catch { log.warn("canvas window: \(error.message)") }
-    }
+    public func daemonStarted() async { await session.superviseWindow() }
 
     public func shutdown() async { await session.shutdown() }
 }

@@ -4,13 +4,31 @@ import NodeHost
 
 /// The canvas state behind the commands: the browser, what it shows, and the gateway session
 /// (canvas host URL, main session key, the event sender for A2UI actions).
+///
+/// Operations that use the page run one at a time (`serially`): an actor alone would interleave
+/// them at every await, and a reconnect's switch to the A2UI page could then undo the page an
+/// agent had just opened.
 actor CanvasSession {
+    /// What the page shows, as far as we know.
+    enum PageState: Equatable {
+        /// Nothing loaded in this browser yet.
+        case nothing
+        case showing(CanvasURL.Target)
+        /// A load failed or timed out: the page may be anything (even the target, later).
+        case unknown
+    }
+
     let settings: CanvasSettings
     private let log: Logger
     private var browser: CanvasBrowser?
     private var link: GatewayLink?
-    /// What the page shows (nil until the browser has loaded anything).
-    private var shown: CanvasURL.Target?
+    private var page: PageState = .nothing
+    /// Which browser start the page state belongs to (CanvasBrowser.starts); a new start shows a blank page.
+    private var pageStart = 0
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var actions = ActionRateLimit()
+    private var supervisor: Task<Void, Never>?
 
     init(settings: CanvasSettings, log: Logger) {
         self.settings = settings
@@ -19,35 +37,43 @@ actor CanvasSession {
 
     var canvasHost: String? { link?.pluginSurfaceUrls["canvas"] ?? link?.canvasHostUrl }
 
+    // MARK: one operation at a time
+
+    private func serially<T: Sendable>(_ body: () async throws(NodeError) -> T) async throws(NodeError) -> T {
+        if busy { await withCheckedContinuation { waiting.append($0) } } else { busy = true }
+        defer { if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() } }
+        return try await body()
+    }
+
     // MARK: browser and page
 
     private func theBrowser() throws(NodeError) -> CanvasBrowser {
         if let browser { return browser }
         let options = try settings.browserOptions.get()
-        let b = CanvasBrowser(options: options, log: log) { [weak self] payload in
-            Task { await self?.handleAction(payload) }
+        let b = CanvasBrowser(options: options, log: log) { [weak self] payload, context in
+            Task { await self?.handleAction(payload, from: context) }
         }
         browser = b
         return b
     }
 
-    /// The browser running with a page loaded: the scaffold (or, once a gateway advertised a
-    /// canvas host, the A2UI page) the first time and after the browser had to be restarted.
-    @discardableResult
-    func ready(deadline: ContinuousClock.Instant?) async throws(NodeError) -> CanvasBrowser {
+    /// The browser running with a page: after a (re)start, the page it showed before (the
+    /// scaffold the first time, or when what it showed is unknown).
+    private func ready(deadline: ContinuousClock.Instant?) async throws(NodeError) -> CanvasBrowser {
         let b = try theBrowser()
-        let running = await b.isRunning
-        let restarted = !running && shown != nil
-        if restarted { log.warn("canvas browser not running; restarting it and reloading the page") }
-        if shown == nil || restarted {
-            let target = shown ?? .scaffold
+        _ = try await b.ensure()
+        let starts = await b.starts
+        if starts != pageStart {
+            if pageStart != 0 { log.warn("canvas browser restarted; reloading the page") }
+            var target = CanvasURL.Target.scaffold
+            if case .showing(let t) = page { target = t }
             try await load(target, on: b, deadline: deadline)
         }
         return b
     }
 
-    /// Runs `body` on the ready browser; when it failed because the browser died under it (killed,
-    /// crashed), starts a new one, reloads the page and tries once more.
+    /// Runs `body` on the ready browser; when it failed because the browser or its page died under
+    /// it (killed, renderer crash), starts a new one, reloads the page and tries once more.
     private func withBrowser<T: Sendable>(deadline: ContinuousClock.Instant?,
                                           _ body: (CanvasBrowser) async throws(NodeError) -> T) async throws(NodeError) -> T {
         let b = try await ready(deadline: deadline)
@@ -57,12 +83,6 @@ actor CanvasSession {
         }
     }
 
-    func navigate(_ raw: String, deadline: ContinuousClock.Instant?) async throws(NodeError) {
-        let target = try CanvasURL.resolve(raw, canvasHost: canvasHost)
-        let b = try theBrowser()
-        try await load(target, on: b, deadline: deadline)
-    }
-
     private func load(_ target: CanvasURL.Target, on b: CanvasBrowser, deadline: ContinuousClock.Instant?) async throws(NodeError) {
         let url: String
         switch target {
@@ -70,32 +90,45 @@ actor CanvasSession {
         case .url(let u): url = u
         }
         let started = ContinuousClock.now
-        shown = nil  // a failed load leaves nothing known on screen
+        _ = try await b.ensure()
+        pageStart = await b.starts
+        page = .unknown
         try await b.navigate(url, timeout: Self.bounded(settings.navigationTimeout, by: deadline))
-        shown = target
+        page = .showing(target)
         log.debug("canvas showed \(CanvasBrowser.display(url)) in \(started.duration(to: .now))")
     }
 
+    func navigate(_ raw: String, deadline: ContinuousClock.Instant?) async throws(NodeError) {
+        let target = try CanvasURL.resolve(raw, canvasHost: canvasHost)
+        try await serially { () throws(NodeError) in try await load(target, on: try theBrowser(), deadline: deadline) }
+    }
+
     func present(url: String?, placement: CanvasPlacement?, deadline: ContinuousClock.Instant?) async throws(NodeError) {
-        if let url, !url.trimmingCharacters(in: .whitespaces).isEmpty {
-            try await navigate(url, deadline: deadline)
+        let target = try url.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+            .map { (u) throws(NodeError) in try CanvasURL.resolve(u, canvasHost: canvasHost) }
+        try await serially { () throws(NodeError) in
+            if let target { try await load(target, on: try theBrowser(), deadline: deadline) }
+            let b = try await ready(deadline: deadline)
+            let bounds = placement.map { p in (x: p.x.map { Int($0) }, y: p.y.map { Int($0) },
+                                               width: p.width.map { Int($0) }, height: p.height.map { Int($0) }) }
+            try await b.setWindow(visible: true, bounds: bounds)
         }
-        let b = try await ready(deadline: deadline)
-        let bounds = placement.map { p in (x: p.x.map { Int($0) }, y: p.y.map { Int($0) },
-                                           width: p.width.map { Int($0) }, height: p.height.map { Int($0) }) }
-        try await b.setWindow(visible: true, bounds: bounds)
     }
 
     func hide() async throws(NodeError) {
-        guard let browser, await browser.isRunning else { return }
-        try await browser.setWindow(visible: false, bounds: nil)
+        try await serially { () throws(NodeError) in
+            guard let browser, await browser.isRunning else { return }
+            try await browser.setWindow(visible: false, bounds: nil)
+        }
     }
 
     // MARK: eval
 
     func eval(_ script: String, deadline: ContinuousClock.Instant?) async throws(NodeError) -> String {
         let timeout = Self.bounded(settings.evalTimeout, by: deadline)
-        let r = try await withBrowser(deadline: deadline) { (b) throws(NodeError) in try await b.evaluate(script, timeout: timeout) }
+        let r = try await serially { () throws(NodeError) in
+            try await withBrowser(deadline: deadline) { (b) throws(NodeError) in try await b.evaluate(script, timeout: timeout) }
+        }
         if let ex = r["exceptionDetails"] {
             let text = ex["exception"]?["description"]?.stringValue ?? ex["text"]?.stringValue ?? "uncaught exception"
             throw CanvasError.evalFailed(String(text.split(separator: "\n").first ?? "uncaught exception"))
@@ -121,23 +154,27 @@ actor CanvasSession {
 
     func snapshot(format: String, maxWidth: Int, quality: Int, maxPayloadBytes: Int,
                   deadline: ContinuousClock.Instant?) async throws(NodeError) -> Data {
-        let (b, m) = try await withBrowser(deadline: deadline) { (b) throws(NodeError) in
-            (b, try await b.evaluate("[innerWidth, innerHeight, devicePixelRatio || 1]", timeout: .seconds(5)))
-        }
-        let dims = m["result"]?["value"]?.arrayValue?.compactMap(\.doubleValue) ?? []
-        guard dims.count == 3, dims[0] > 0, dims[1] > 0 else { throw CanvasError.unavailable("the page has no viewport") }
-        let (w, h, dpr) = (dims[0], dims[1], dims[2])
-        let budget = min(25 << 20, max(0, maxPayloadBytes - 4096))
-        var scale = min(1, Double(maxWidth) / (w * dpr))
-        var q = quality
-        while true {
-            let data = try await b.screenshot(format: format, quality: format == "jpeg" ? q : nil, scale: scale, width: w, height: h)
-            if Base64Size.of(data.count) <= budget { return data }
-            // Too big for the gateway: lower the JPEG quality first, then the size.
-            if format == "jpeg", q > 40 { q = max(40, q * 3 / 4); continue }
-            scale *= 0.75
-            guard w * dpr * scale >= 16 else {
-                throw NodeError("PAYLOAD_TOO_LARGE", "the canvas snapshot does not fit in \(maxPayloadBytes) bytes")
+        try await serially { () throws(NodeError) in
+            let (b, m) = try await withBrowser(deadline: deadline) { (b) throws(NodeError) in
+                (b, try await b.evaluate("[innerWidth, innerHeight, devicePixelRatio || 1, scrollX, scrollY]", timeout: .seconds(5)))
+            }
+            let dims = m["result"]?["value"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+            guard dims.count == 5, dims[0] > 0, dims[1] > 0 else { throw CanvasError.unavailable("the page has no viewport") }
+            // The clip is in page coordinates: the visible part of a scrolled page starts at the scroll offset.
+            let viewport = CanvasBrowser.Viewport(x: dims[3], y: dims[4], width: dims[0], height: dims[1])
+            let dpr = dims[2]
+            let budget = min(25 << 20, max(0, maxPayloadBytes - 4096))
+            var scale = min(1, Double(maxWidth) / (viewport.width * dpr))
+            var q = quality
+            while true {
+                let data = try await b.screenshot(format: format, quality: format == "jpeg" ? q : nil, scale: scale, viewport: viewport)
+                if Base64Size.of(data.count) <= budget { return data }
+                // Too big for the gateway: lower the JPEG quality first, then the size.
+                if format == "jpeg", q > 40 { q = max(40, q * 3 / 4); continue }
+                scale *= 0.75
+                guard viewport.width * dpr * scale >= 16 else {
+                    throw NodeError("PAYLOAD_TOO_LARGE", "the canvas snapshot does not fit in \(maxPayloadBytes) bytes")
+                }
             }
         }
     }
@@ -146,27 +183,29 @@ actor CanvasSession {
 
     func a2ui(_ script: String, deadline: ContinuousClock.Instant?) async throws(NodeError) -> JSONValue {
         guard let host = canvasHost else { throw CanvasError.a2uiHostNotConfigured }
-        let page = try CanvasURL.a2uiPage(canvasHost: host)
-        let b = try await ready(deadline: deadline)
-        let onPage = shown == .url(page)
-        let readyNow = onPage ? await isA2UIReady(b) : false
-        if !readyNow {
-            do { try await load(.url(page), on: b, deadline: deadline) } catch {
-                throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(error.message)")
-            }
-            let until = ContinuousClock.now + settings.a2uiReadyTimeout
-            while !(await isA2UIReady(b)) {
-                guard ContinuousClock.now < until else {
-                    throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(page) did not define openclawA2UI.applyMessages within \(settings.a2uiReadyTimeout)")
+        let a2uiPage = try CanvasURL.a2uiPage(canvasHost: host)
+        return try await serially { () throws(NodeError) in
+            let b = try await ready(deadline: deadline)
+            let onPage = page == .showing(.url(a2uiPage))
+            let readyNow = onPage ? await isA2UIReady(b) : false
+            if !readyNow {
+                do throws(NodeError) { try await load(.url(a2uiPage), on: b, deadline: deadline) } catch {
+                    throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(error.message)")
                 }
-                try? await Task.sleep(for: .milliseconds(120))
+                let until = ContinuousClock.now + settings.a2uiReadyTimeout
+                while !(await isA2UIReady(b)) {
+                    guard ContinuousClock.now < until else {
+                        throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(a2uiPage) did not define openclawA2UI.applyMessages within \(settings.a2uiReadyTimeout)")
+                    }
+                    try? await Task.sleep(for: .milliseconds(120))
+                }
             }
+            let r = try await b.evaluate(script, timeout: Self.bounded(settings.evalTimeout, by: deadline))
+            if let ex = r["exceptionDetails"] {
+                throw CanvasError.evalFailed(ex["exception"]?["description"]?.stringValue ?? "A2UI script failed")
+            }
+            return r["result"]?["value"] ?? ["ok": true]
         }
-        let r = try await b.evaluate(script, timeout: Self.bounded(settings.evalTimeout, by: deadline))
-        if let ex = r["exceptionDetails"] {
-            throw CanvasError.evalFailed(ex["exception"]?["description"]?.stringValue ?? "A2UI script failed")
-        }
-        return r["result"]?["value"] ?? ["ok": true]
     }
 
     private func isA2UIReady(_ b: CanvasBrowser) async -> Bool {
@@ -178,29 +217,34 @@ actor CanvasSession {
 
     func connected(_ link: GatewayLink) async {
         self.link = link
-        guard let host = canvasHost, let page = try? CanvasURL.a2uiPage(canvasHost: host) else { return }
+        guard let host = canvasHost, let a2uiPage = try? CanvasURL.a2uiPage(canvasHost: host) else { return }
         // Like the apps: bring up the A2UI renderer on connect, unless an agent put something else up.
-        let windowMode = settings.window
-        let running = await browser?.isRunning ?? false
-        guard windowMode || running, shown == nil || shown == .scaffold else { return }
-        do {
-            let b = try theBrowser()
-            try await load(.url(page), on: b, deadline: nil)
-            log.info("canvas shows the A2UI page of the gateway")
+        do throws(NodeError) {
+            try await serially { () throws(NodeError) in
+                let running = await browser?.isRunning ?? false
+                guard settings.window || running, page == .nothing || page == .showing(.scaffold) else { return }
+                try await load(.url(a2uiPage), on: try theBrowser(), deadline: nil)
+                log.info("canvas shows the A2UI page of the gateway")
+            }
         } catch {
             log.warn("could not open the A2UI page on connect: \(error.message)")
         }
     }
 
     /// A user action from the page → `agent.request` to the gateway, then the status back to the page.
-    func handleAction(_ payload: String) async {
+    func handleAction(_ payload: String, from context: PageContexts.Context?) async {
         guard let action = A2UIAction(message: payload), let browser = self.browser else { return }
-        guard await isTrustedPage(browser) else {
-            log.warn("ignored an A2UI action from a page that is neither the scaffold nor on the canvas host")
+        let mainFrame = await browser.targetId
+        guard let context, context.frameId == mainFrame, isTrusted(origin: context.origin) else {
+            log.warn("ignored an A2UI action from \(context.map { "\($0.origin.isEmpty ? "an opaque origin" : $0.origin)\($0.frameId == mainFrame ? "" : " (a subframe)")" } ?? "an unknown context"): " +
+                     "actions count only from the scaffold, the canvas host or a local-network page")
             return
         }
         var ok = false, error = "gateway not connected"
-        if let link, await link.isConnected() {
+        if !actions.allow(now: ContinuousClock.now) {
+            error = "rate limited"
+            log.warn("A2UI actions are coming too fast; dropped \(action.name)")
+        } else if let link, await link.isConnected() {
             let p = action.eventPayload(sessionKey: link.mainSessionKey ?? "main", host: link.displayName, instanceId: link.nodeId)
             ok = await link.sendEvent("agent.request", p)
             error = ok ? "" : "send failed"
@@ -209,17 +253,43 @@ actor CanvasSession {
         _ = try? await browser.evaluate(A2UIAction.statusScript(id: action.id, ok: ok, error: error), timeout: .seconds(2))
     }
 
-    /// Actions count only from our scaffold, the canvas host, or a page on this machine/LAN.
-    private func isTrustedPage(_ b: CanvasBrowser) async -> Bool {
-        guard let r = try? await b.evaluate("location.href", timeout: .seconds(2)),
-              let href = r["result"]?["value"]?.stringValue, let url = URLComponents(string: href) else { return false }
-        if url.scheme == "data" || url.scheme == "file" { return true }
-        guard let pageHost = url.host?.lowercased() else { return false }
-        if let h = canvasHost.flatMap({ URLComponents(string: $0)?.host?.lowercased() }), h == pageHost { return true }
-        return LocalHost.isLocal(pageHost)
+    /// Actions count from the scaffold (an opaque data: origin while we show it), the canvas host,
+    /// or a page on this machine or the local network.
+    private func isTrusted(origin: String) -> Bool {
+        if origin.isEmpty || origin == "null" || origin == "://" { return page == .showing(.scaffold) }
+        guard let url = URLComponents(string: origin), let host = url.host?.lowercased() else { return false }
+        if let h = canvasHost.flatMap({ URLComponents(string: $0) }), h.host?.lowercased() == host,
+           (h.port ?? Self.defaultPort(h.scheme)) == (url.port ?? Self.defaultPort(url.scheme)) { return true }
+        return LocalHost.isLocal(host)
+    }
+
+    private static func defaultPort(_ scheme: String?) -> Int { scheme == "https" ? 443 : 80 }
+
+    // MARK: lifecycle
+
+    /// Window mode: the kiosk window is up from the start and comes back when it dies or was
+    /// closed, also when the display is not up yet at boot (retried with backoff up to 30 s).
+    func superviseWindow() {
+        guard settings.window, supervisor == nil else { return }
+        supervisor = Task { [weak self] in
+            var delay: Duration = .seconds(1)
+            while !Task.isCancelled {
+                guard let self else { return }
+                do throws(NodeError) {
+                    try await self.serially { () throws(NodeError) in _ = try await self.ready(deadline: nil) }
+                    delay = .seconds(1)
+                } catch {
+                    self.log.warn("canvas window: \(error.message); retrying in \(delay)")
+                    delay = min(delay * 2, .seconds(30))
+                }
+                try? await Task.sleep(for: delay)
+            }
+        }
     }
 
     func shutdown() async {
+        supervisor?.cancel()
+        supervisor = nil
         await browser?.stop()
     }
 
@@ -231,17 +301,37 @@ actor CanvasSession {
     }
 }
 
-/// Hosts on this machine or the local network (the iOS node's rule for trusted canvas pages).
+/// At most `burst` A2UI actions at once and `perSecond` on average: a page posting in a loop must
+/// not flood the gateway with agent requests.
+struct ActionRateLimit {
+    var burst = 10.0
+    var perSecond = 2.0
+    private var tokens = 10.0
+    private var last: ContinuousClock.Instant?
+
+    mutating func allow(now: ContinuousClock.Instant) -> Bool {
+        if let last { tokens = min(burst, tokens + Double((now - last).components.attoseconds) / 1e18 * perSecond
+                                               + Double((now - last).components.seconds) * perSecond) }
+        last = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}
+
+/// Hosts on this machine or a private network. (Not .ts.net or 100.64/10: Tailscale Funnel names
+/// are public, and 100.64/10 is also carrier-grade NAT. A tailnet canvas host is trusted as the
+/// canvas host.)
 enum LocalHost {
     static func isLocal(_ host: String) -> Bool {
         let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if h == "localhost" || h.hasSuffix(".local") || h.hasSuffix(".ts.net") || !h.contains(".") && !h.contains(":") { return true }
+        if h == "localhost" || h.hasSuffix(".local") { return true }
         if h.contains(":") { return h == "::1" || h.hasPrefix("fe80:") || h.hasPrefix("fd") || h.hasPrefix("fc") }
         let o = h.split(separator: ".").compactMap { Int($0) }
         guard o.count == 4 else { return false }
         switch (o[0], o[1]) {
         case (127, _), (10, _), (192, 168), (169, 254): return true
-        case (172, 16...31), (100, 64...127): return true
+        case (172, 16...31): return true
         default: return false
         }
     }

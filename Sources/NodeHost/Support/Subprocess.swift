@@ -51,10 +51,8 @@ public final class Subprocess: @unchecked Sendable {
             case .file(let path):
                 posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
             case .pipe:
-                var fds: [Int32] = [0, 0]
-                guard pipe(&fds) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
-                let (childEnd, ourEnd) = target == 0 ? (fds[0], fds[1]) : (fds[1], fds[0])
-                _ = fcntl(ourEnd, F_SETFD, FD_CLOEXEC)
+                guard let p = makePipe() else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
+                let (childEnd, ourEnd) = target == 0 ? (p.read, p.write) : (p.write, p.read)
                 posix_spawn_file_actions_adddup2(&actions, childEnd, target)
                 posix_spawn_file_actions_addclose(&actions, childEnd)
                 closeAfter.append(childEnd)
@@ -78,12 +76,30 @@ public final class Subprocess: @unchecked Sendable {
         let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { env.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = executable.contains("/")
-            ? posix_spawn(&pid, executable, &actions, &attr, argv, env)
-            : posix_spawnp(&pid, executable, &actions, &attr, argv, env)
+        let rc = spawnLock.withLock {
+            executable.contains("/")
+                ? posix_spawn(&pid, executable, &actions, &attr, argv, env)
+                : posix_spawnp(&pid, executable, &actions, &attr, argv, env)
+        }
         closeAfter.forEach { _ = close($0) }
         guard rc == 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(rc)))") }
         return Subprocess(pid: pid, executable: executable, stdin: ours[0], stdout: ours[1], stderr: ours[2])
+    }
+
+    /// Held while a pipe is created and marked close-on-exec, and while spawning: a child started
+    /// from another thread in between would otherwise inherit both ends (Glibc's pipe2 is not
+    /// visible to Swift without _GNU_SOURCE).
+    private static let spawnLock = NSLock()
+
+    /// A pipe whose ends are close-on-exec from the start (dup2 into a child clears the flag).
+    public static func makePipe() -> (read: Int32, write: Int32)? {
+        spawnLock.withLock {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { return nil }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+            return (fds[0], fds[1])
+        }
     }
 
     private init(pid: pid_t, executable: String, stdin: FileHandle?, stdout: FileHandle?, stderr: FileHandle?) {

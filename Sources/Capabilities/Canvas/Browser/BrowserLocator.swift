@@ -5,8 +5,10 @@ import NodeHost
 /// wrapper's PID would leave the browser running, so the real binary under /usr/lib/chromium is
 /// used whenever the wrapper is named.
 enum BrowserLocator {
-    static let headlessCandidates = ["/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium"]
-    static let windowCandidates = ["/usr/lib/chromium/chromium"]
+    /// Debian's packages, then Raspberry Pi OS's `chromium-browser`.
+    static let headlessCandidates = ["/usr/lib/chromium/chromium-headless-shell", "/usr/lib/chromium/chromium",
+                                     "/usr/lib/chromium-browser/chromium-browser"]
+    static let windowCandidates = ["/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser"]
 
     static func find(configured: String?, window: Bool) -> Result<String, NodeError> {
         if let c = configured, !c.isEmpty {
@@ -27,8 +29,8 @@ enum BrowserLocator {
     /// /usr/bin/chromium → /usr/lib/chromium/chromium when the former is a shell script.
     static func unwrapped(_ path: String) -> String {
         guard let head = FileManager.default.contents(atPath: path)?.prefix(2), head == Data("#!".utf8) else { return path }
-        let real = "/usr/lib/chromium/" + (path as NSString).lastPathComponent
-        return FileManager.default.isExecutableFile(atPath: real) ? real : path
+        let name = (path as NSString).lastPathComponent
+        return ["/usr/lib/chromium/" + name, "/usr/lib/\(name)/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? path
     }
 
     static func searchPath(_ name: String) -> String? {

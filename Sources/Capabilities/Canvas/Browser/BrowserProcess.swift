@@ -54,12 +54,12 @@ final class BrowserProcess: @unchecked Sendable {
         } catch {
             throw CanvasError.unavailable("cannot create the browser profile \(o.profileDir): \(error.localizedDescription)")
         }
-        var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
-        guard Glibc.pipe(&toBrowser) == 0, Glibc.pipe(&fromBrowser) == 0 else {
+        // Close-on-exec from birth, so no other child (a plugin) holds the pipe and hides the browser's exit.
+        guard let toBrowser = Subprocess.makePipe() else { throw CanvasError.unavailable("pipe: \(String(cString: strerror(errno)))") }
+        guard let fromBrowser = Subprocess.makePipe() else {
+            close(toBrowser.read); close(toBrowser.write)
             throw CanvasError.unavailable("pipe: \(String(cString: strerror(errno)))")
         }
-        // Close-on-exec so no other child (plugins) keeps the pipe open and hides the browser's exit.
-        (toBrowser + fromBrowser).forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
         var env = ProcessInfo.processInfo.environment
         if o.window, let d = o.display { env["DISPLAY"] = d }
         // Chromium's own log, replaced at each start; read it when the browser misbehaves.
@@ -68,25 +68,27 @@ final class BrowserProcess: @unchecked Sendable {
         do {
             process = try Subprocess.spawn(o.executable, Self.arguments(o), environment: env, stdin: .null,
                                            stdout: .file(logFile), stderr: .file(logFile), newProcessGroup: true,
-                                           extraFDs: [3: toBrowser[0], 4: fromBrowser[1]])
+                                           extraFDs: [3: toBrowser.read, 4: fromBrowser.write])
         } catch {
-            [toBrowser[0], toBrowser[1], fromBrowser[0], fromBrowser[1]].forEach { _ = close($0) }
+            [toBrowser.read, toBrowser.write, fromBrowser.read, fromBrowser.write].forEach { _ = close($0) }
             throw CanvasError.unavailable("\(error)")
         }
-        close(toBrowser[0])
-        close(fromBrowser[1])
-        pipe = CDPPipe(writeFD: toBrowser[1], readFD: fromBrowser[0], onEvent: onEvent, onClose: onClose)
+        close(toBrowser.read)
+        close(fromBrowser.write)
+        pipe = CDPPipe(writeFD: toBrowser.write, readFD: fromBrowser.read, onEvent: onEvent, onClose: onClose)
     }
 
     var isRunning: Bool { process.isRunning && !pipe.isClosed }
 
     /// Stops the browser and everything it started (its process group), by PID.
+    /// Blocks up to 3 s: call it off the cooperative pool.
     func stop() {
-        guard process.isRunning else { return }
+        // The whole group, even when the main process is already gone: its helpers (zygote,
+        // renderers) may not be.
         kill(-process.pid, SIGTERM)
         let deadline = ContinuousClock.now + .seconds(3)
         while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning { kill(-process.pid, SIGKILL) }
+        kill(-process.pid, SIGKILL)
         process.wait()
     }
 }

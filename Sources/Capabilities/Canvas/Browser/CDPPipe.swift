@@ -70,14 +70,19 @@ final class CDPPipe: @unchecked Sendable {
                 return true
             }
             if !stillWaiting { DeadlineTimer.shared.cancel(timer); return }
-            if !write(Data(message.jsonValue.jsonString().utf8) + [0]) {
-                finish(id, .failure(Failure(description: "cannot write to the browser (it exited)")))
+            // One writer, off the cooperative pool: messages over PIPE_BUF (4 KiB) would interleave
+            // if two calls wrote at once, and a wedged browser must not pin a pool thread.
+            let data = Data(message.jsonValue.jsonString().utf8) + [0]
+            writer.async { [weak self] in
+                guard let self, !self.write(data) else { return }
+                self.finish(id, .failure(Failure(description: "cannot write to the browser (it exited)")))
             }
         }
         return try result.get()
     }
 
     private var timers: [Int: DeadlineTimer.Token] = [:]
+    private let writer = DispatchQueue(label: "cdp-writer")
 
     private func finish(_ id: Int, _ r: Result<JSONValue, Failure>) {
         let (c, t) = lock.withLock { (pending.removeValue(forKey: id), timers.removeValue(forKey: id)) }

@@ -5,14 +5,18 @@ import NodeHost
 /// when it died, one page target attached in flat session mode. Every operation has a timeout;
 /// a page that never loads or a script that never returns gives an error, not a hang.
 actor CanvasBrowser {
-    typealias BindingHandler = @Sendable (_ payload: String) -> Void
+    /// A binding call from the page: its payload and the context (frame, origin) that made it.
+    typealias BindingHandler = @Sendable (_ payload: String, _ context: PageContexts.Context?) -> Void
 
     private let options: BrowserProcess.Options
     private let log: Logger
     private var browser: BrowserProcess?
+    private var contexts = PageContexts()
     private var session: String?
-    private var targetId: String?
+    private(set) var targetId: String?
     private var windowId: Int?
+    /// The one start in progress; concurrent callers wait for it instead of starting another.
+    private var starting: Task<Result<(pipe: CDPPipe, session: String), NodeError>, Never>?
     private(set) var starts = 0
     private let onBinding: BindingHandler
 
@@ -23,31 +27,54 @@ actor CanvasBrowser {
         self.options = options
         self.log = log
         self.onBinding = onBinding
+        if geteuid() == 0 {
+            log.warn("running as root: Chromium's sandbox is off (--no-sandbox); run the node as a normal user " +
+                     "(openclaw-node service install) so web pages are sandboxed")
+        }
     }
 
     var pid: pid_t? { browser?.process.pid }
-    var isRunning: Bool { browser?.isRunning == true }
+    /// The browser runs and its page has not crashed.
+    var isRunning: Bool { browser?.isRunning == true && !contexts.isCrashed }
 
-    /// Starts (or restarts) the browser and attaches to its page.
+    /// The running browser's page session, starting (or restarting) the browser when needed.
     func ensure() async throws(NodeError) -> (pipe: CDPPipe, session: String) {
-        if let b = browser, b.isRunning, let session { return (b.pipe, session) }
+        if isRunning, let b = browser, let session { return (b.pipe, session) }
+        if let starting { return try await starting.value.get() }
+        let t = Task { await self.start() }
+        starting = t
+        let r = await t.value
+        starting = nil
+        return try r.get()
+    }
+
+    private func start() async -> Result<(pipe: CDPPipe, session: String), NodeError> {
         if let old = browser {
-            log.warn("the canvas browser (pid \(old.process.pid)) is gone; starting a new one")
-            old.stop()
+            log.warn(contexts.isCrashed ? "the canvas page crashed; starting a new browser"
+                                        : "the canvas browser (pid \(old.process.pid)) is gone; starting a new one")
+            await Self.stopOffPool(old)
         }
         browser = nil
         session = nil
         let started = ContinuousClock.now
         let handler = onBinding, name = Self.bindingName, log = self.log
-        let b = try BrowserProcess(options, onEvent: { method, params, _ in
-            switch method {
-            case "Runtime.bindingCalled" where params["name"]?.stringValue == name:
-                handler(params["payload"]?.stringValue ?? "")
-            case "Inspector.targetCrashed":
-                log.warn("the canvas page crashed")
-            default: break
-            }
-        }, onClose: { reason in log.debug("canvas browser: \(reason)") })
+        let contexts = PageContexts()
+        self.contexts = contexts
+        let b: BrowserProcess
+        do {
+            b = try BrowserProcess(options, onEvent: { method, params, _ in
+                contexts.handle(method, params)
+                switch method {
+                case "Runtime.bindingCalled" where params["name"]?.stringValue == name:
+                    handler(params["payload"]?.stringValue ?? "", contexts.context(params["executionContextId"]?.intValue))
+                case "Inspector.targetCrashed":
+                    log.warn("the canvas page crashed (renderer gone); the next command restarts the browser")
+                default: break
+                }
+            }, onClose: { reason in log.debug("canvas browser: \(reason)") })
+        } catch {
+            return .failure(error)
+        }
         browser = b
         starts += 1
         do {
@@ -68,6 +95,7 @@ actor CanvasBrowser {
             guard let s = attached["sessionId"]?.stringValue else { throw CDPPipe.Failure(description: "no session for the page") }
             _ = try await b.pipe.call("Page.enable", session: s)
             _ = try await b.pipe.call("Runtime.enable", session: s)
+            _ = try await b.pipe.call("Inspector.enable", session: s)
             _ = try await b.pipe.call("Runtime.addBinding", ["name": .string(name)], session: s)
             _ = try await b.pipe.call("Page.addScriptToEvaluateOnNewDocument", ["source": .string(A2UIBridgeScript.source)], session: s)
             if options.window {
@@ -77,13 +105,20 @@ actor CanvasBrowser {
             targetId = tid
             log.info("canvas browser started (pid \(b.process.pid), \(options.window ? "window on \(options.display ?? "$DISPLAY")" : "headless"), " +
                      "\((options.executable as NSString).lastPathComponent)) in \(started.duration(to: .now))")
-            return (b.pipe, s)
+            return .success((b.pipe, s))
         } catch {
-            b.stop()
-            browser = nil
+            await Self.stopOffPool(b)
+            if browser === b { browser = nil }
             let tail = (try? String(contentsOfFile: options.profileDir + "/browser.log", encoding: .utf8))?
                 .split(separator: "\n").suffix(3).joined(separator: " | ") ?? ""
-            throw CanvasError.unavailable("the browser did not start: \(error)\(tail.isEmpty ? "" : " (browser log: \(tail))")")
+            return .failure(CanvasError.unavailable("the browser did not start: \(error)\(tail.isEmpty ? "" : " (browser log: \(tail))")"))
+        }
+    }
+
+    /// BrowserProcess.stop waits for the exit; not on the cooperative pool.
+    static func stopOffPool(_ b: BrowserProcess) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { b.stop(); c.resume() }
         }
     }
 
@@ -132,11 +167,15 @@ actor CanvasBrowser {
         }
     }
 
+    /// The visible part of the page, in CSS pixels of the page (scroll offset included).
+    struct Viewport: Sendable { let x, y, width, height: Double }
+
     /// Page.captureScreenshot of the viewport; `scale` < 1 shrinks it inside the browser.
-    func screenshot(format: String, quality: Int?, scale: Double, width: Double, height: Double) async throws(NodeError) -> Data {
+    func screenshot(format: String, quality: Int?, scale: Double, viewport v: Viewport) async throws(NodeError) -> Data {
         let (pipe, s) = try await ensure()
         var p: [String: JSONValue] = ["format": .string(format), "fromSurface": true,
-                                      "clip": ["x": 0, "y": 0, "width": .number(width), "height": .number(height), "scale": .number(scale)]]
+                                      "clip": ["x": .number(v.x), "y": .number(v.y), "width": .number(v.width),
+                                               "height": .number(v.height), "scale": .number(scale)]]
         if let quality { p["quality"] = .number(Double(quality)) }
         do {
             let r = try await pipe.call("Page.captureScreenshot", .object(p), session: s, timeout: .seconds(15))
@@ -185,8 +224,8 @@ actor CanvasBrowser {
         }
     }
 
-    func stop() {
-        browser?.stop()
+    func stop() async {
+        if let b = browser { await Self.stopOffPool(b) }
         browser = nil
         session = nil
     }

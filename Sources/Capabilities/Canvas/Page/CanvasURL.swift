@@ -3,7 +3,8 @@ import NodeHost
 
 /// Turns a `canvas.navigate`/`canvas.present` url into what the browser loads.
 /// - `""`, `"/"` → the built-in scaffold;
-/// - absolute http(s)/file/data/about URLs → as given;
+/// - absolute http(s)/data/about URLs → as given (not file:, which would let an agent read the
+///   node's own files — config with the gateway token, keys — back through canvas.eval);
 /// - `/__openclaw__/…` or any other `/path` → on the canvas host (after its capability prefix,
 ///   keeping its `oc_cap` query), e.g. `http://gw:18789/__openclaw__/cap/TOKEN/__openclaw__/canvas/x.html`;
 /// - a bare relative path (`report/index.html`) → a canvas document: `<host>/__openclaw__/canvas/<path>`.
@@ -13,14 +14,14 @@ enum CanvasURL {
         case url(String)
     }
 
-    static let allowedSchemes: Set<String> = ["http", "https", "file", "data", "about"]
+    static let allowedSchemes: Set<String> = ["http", "https", "data", "about"]
 
     static func resolve(_ raw: String, canvasHost: String?) throws(NodeError) -> Target {
         let s = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if s.isEmpty || s == "/" { return .scaffold }
         if let scheme = scheme(of: s) {
             guard allowedSchemes.contains(scheme) else {
-                throw NodeError.invalidRequest("url scheme \"\(scheme):\" is not allowed for the canvas (use http, https, file or data)")
+                throw NodeError.invalidRequest("url scheme \"\(scheme):\" is not allowed for the canvas (use http, https or data)")
             }
             return .url(s)
         }
