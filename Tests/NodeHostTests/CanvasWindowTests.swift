@@ -54,5 +54,11 @@ struct CanvasWindowTests {
         #expect(try await Self.waitForScreen(x.display) { img in
             ScreenTest.near(img.pixel(x: 100, y: 200), 0x0000ff, tolerance: 12) && Self.isColour(img, 0.75, 0.75, 0x000000)
         }, "\(c.node.log.suffix(1000))")
+        // Killed, the kiosk window comes back by itself (no command needed) with its page.
+        for pid in c.browserPids { kill(pid, SIGKILL) }
+        #expect(waitUntil(timeout: 10) { c.node.log.contains("starting a new one") }, "\(c.node.log.suffix(1500))")
+        #expect(try await Self.waitForScreen(x.display) { img in
+            ScreenTest.near(img.pixel(x: 100, y: 200), 0x0000ff, tolerance: 12) || Self.isColour(img, 0.25, 0.75, 0x0000ff)
+        }, "\(c.node.log.suffix(1500))")
     }
 }

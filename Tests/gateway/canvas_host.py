@@ -6,6 +6,7 @@ Serves Tests/gateway/canvas_host/ under the paths a gateway uses:
   /__openclaw__/a2ui/           a test A2UI renderer (a2ui.html) that records what it receives
   /__openclaw__/cap/<token>/…   the same behind a capability prefix (older gateways)
   /hang                         accepts the request and never answers (load timeout)
+  /slow/<file>                  the canvas document <file> after 2.5 s (a load that outlives a short invoke)
   /never-ready/__openclaw__/a2ui/  a page without openclawA2UI (A2UI_HOST_UNAVAILABLE)
 Prints {"event":"listening","port":N} when ready and one {"event":"request","path":…} per request.
 """
@@ -44,6 +45,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/hang":
             time.sleep(120)
             return
+        if path.startswith("/slow/"):
+            time.sleep(2.5)
+            return self.send_file(os.path.basename(path))
         if path.startswith("/never-ready/__openclaw__/a2ui"):
             return self.send_file("plain.html")
         if path.startswith("/__openclaw__/a2ui"):
