@@ -101,6 +101,20 @@ struct CanvasA2UITests {
         #expect(gw3.invoke("canvas.eval", paramsJSON: #"{"javaScript":"window.pageName"}"#)?["payload"]?["result"] == "colors")
     }
 
+    /// An expired scoped canvas URL (401): the node asks the gateway for a fresh one once and
+    /// pushes through it, as the apps do.
+    @Test func expiredCanvasCapabilityIsRefreshedOnce() throws {
+        let host = try CanvasHostServer(); defer { host.stop() }
+        let c = try CanvasNode(canvasHost: host.base + "/__openclaw__/cap/expired1",
+                               gatewayArgs: ["--canvas-refresh-host", host.base + "/__openclaw__/cap/good2"])
+        defer { c.stop() }
+        let r = c.invoke("canvas.a2ui.push", #"{"messages":[\#(Self.begin)]}"#)
+        #expect(r.ok, "\(String(describing: r.error)) \(c.node.log.suffix(1500))")
+        #expect(c.gw.waitFor("canvas_refresh", timeout: 1) != nil)
+        #expect(host.requests().contains { $0.hasPrefix("/__openclaw__/cap/good2/__openclaw__/a2ui/") })
+        #expect(c.gw.schemaErrors.isEmpty, "\(c.gw.schemaErrors)")
+    }
+
     /// Actions while the gateway is away: the page is told, nothing is queued.
     @Test func actionWhileDisconnectedReportsFailureToThePage() throws {
         let host = try CanvasHostServer(); defer { host.stop() }

@@ -4,7 +4,8 @@
 Serves Tests/gateway/canvas_host/ under the paths a gateway uses:
   /__openclaw__/canvas/<file>   canvas documents (colors.html: four known colours)
   /__openclaw__/a2ui/           a test A2UI renderer (a2ui.html) that records what it receives
-  /__openclaw__/cap/<token>/…   the same behind a capability prefix (older gateways)
+  /__openclaw__/cap/<token>/…   the same behind a capability prefix (older gateways); tokens that
+                                start with "expired" get 401, as an expired capability does
   /hang                         accepts the request and never answers (load timeout)
   /slow/<file>                  the canvas document <file> after 2.5 s (a load that outlives a short invoke)
   /never-ready/__openclaw__/a2ui/  a page without openclawA2UI (A2UI_HOST_UNAVAILABLE)
@@ -41,6 +42,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         emit({"event": "request", "path": self.path})
         if path.startswith("/__openclaw__/cap/"):
             rest = path[len("/__openclaw__/cap/"):]
+            if rest.startswith("expired"):
+                body = b"capability expired"
+                self.send_response(401)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
             path = "/" + rest.split("/", 1)[1] if "/" in rest else "/"
         if path == "/hang":
             time.sleep(120)

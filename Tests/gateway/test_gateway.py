@@ -360,6 +360,13 @@ class Gateway:
             emit({"event": "node_event", "name": params["event"], "payload": payload})
             await self.send(ws, {"type": "res", "id": rid, "ok": True,
                                  "payload": {"ok": True, "event": params["event"], "handled": True, "reason": "persisted"}})
+        elif method == "node.canvas.capability.refresh" and self.args.canvas_refresh_host:
+            # Older gateways: a new scoped canvas URL (the token in it has a sliding 10 min TTL).
+            emit({"event": "canvas_refresh"})
+            await self.send(ws, {"type": "res", "id": rid, "ok": True,
+                                 "payload": {"canvasCapability": self.args.canvas_refresh_host.rstrip("/").rsplit("/", 1)[-1],
+                                             "canvasCapabilityExpiresAtMs": int(time.time() * 1000) + 600000,
+                                             "canvasHostUrl": self.args.canvas_refresh_host}})
         else:
             await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized role: node"))
 
@@ -421,6 +428,7 @@ async def main():
     ap.add_argument("--fail-code")
     ap.add_argument("--silent", action="store_true", help="send no ticks")
     ap.add_argument("--canvas-host")
+    ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
     args = ap.parse_args()
     args.bootstrap_used = False
     gw = Gateway(args)

@@ -35,7 +35,28 @@ actor CanvasSession {
         self.log = log
     }
 
-    var canvasHost: String? { link?.pluginSurfaceUrls["canvas"] ?? link?.canvasHostUrl }
+    /// A canvas host URL the gateway handed out on refresh (capability tokens expire).
+    private var refreshedHost: String?
+
+    var canvasHost: String? { refreshedHost ?? link?.pluginSurfaceUrls["canvas"] ?? link?.canvasHostUrl }
+
+    /// Asks the gateway for a fresh scoped canvas URL (newest gateways: plugin surface; older:
+    /// canvas capability). True when it gave one.
+    private func refreshCanvasHost() async -> Bool {
+        guard let link else { return false }
+        let fresh: String?
+        if link.pluginSurfaceUrls["canvas"] != nil {
+            fresh = await link.request("node.pluginSurface.refresh", ["surface": "canvas"])?["pluginSurfaceUrls"]?["canvas"]?.stringValue
+        } else if link.canvasHostUrl != nil {
+            fresh = await link.request("node.canvas.capability.refresh", [:])?["canvasHostUrl"]?.stringValue
+        } else {
+            fresh = nil
+        }
+        guard let fresh, !fresh.isEmpty else { return false }
+        refreshedHost = fresh
+        log.info("canvas host capability refreshed")
+        return true
+    }
 
     // MARK: one operation at a time
 
@@ -182,29 +203,38 @@ actor CanvasSession {
     // MARK: A2UI
 
     func a2ui(_ script: String, deadline: ContinuousClock.Instant?) async throws(NodeError) -> JSONValue {
-        guard let host = canvasHost else { throw CanvasError.a2uiHostNotConfigured }
-        let a2uiPage = try CanvasURL.a2uiPage(canvasHost: host)
+        guard canvasHost != nil else { throw CanvasError.a2uiHostNotConfigured }
         return try await serially { () throws(NodeError) in
             let b = try await ready(deadline: deadline)
-            let onPage = page == .showing(.url(a2uiPage))
-            let readyNow = onPage ? await isA2UIReady(b) : false
-            if !readyNow {
-                do throws(NodeError) { try await load(.url(a2uiPage), on: b, deadline: deadline) } catch {
-                    throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(error.message)")
-                }
-                let until = ContinuousClock.now + settings.a2uiReadyTimeout
-                while !(await isA2UIReady(b)) {
-                    guard ContinuousClock.now < until else {
-                        throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(a2uiPage) did not define openclawA2UI.applyMessages within \(settings.a2uiReadyTimeout)")
-                    }
-                    try? await Task.sleep(for: .milliseconds(120))
-                }
+            do throws(NodeError) {
+                try await showA2UI(on: b, deadline: deadline)
+            } catch {
+                // Like the apps: the scoped URL may have expired; refresh it once and retry.
+                guard await refreshCanvasHost() else { throw error }
+                try await showA2UI(on: b, deadline: deadline)
             }
             let r = try await b.evaluate(script, timeout: Self.bounded(settings.evalTimeout, by: deadline))
             if let ex = r["exceptionDetails"] {
                 throw CanvasError.evalFailed(ex["exception"]?["description"]?.stringValue ?? "A2UI script failed")
             }
             return r["result"]?["value"] ?? ["ok": true]
+        }
+    }
+
+    /// The A2UI renderer on the page, ready for messages (loaded when it is not already).
+    private func showA2UI(on b: CanvasBrowser, deadline: ContinuousClock.Instant?) async throws(NodeError) {
+        guard let host = canvasHost else { throw CanvasError.a2uiHostNotConfigured }
+        let a2uiPage = try CanvasURL.a2uiPage(canvasHost: host)
+        if page == .showing(.url(a2uiPage)), await isA2UIReady(b) { return }
+        do throws(NodeError) { try await load(.url(a2uiPage), on: b, deadline: deadline) } catch {
+            throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(error.message)")
+        }
+        let until = ContinuousClock.now + settings.a2uiReadyTimeout
+        while !(await isA2UIReady(b)) {
+            guard ContinuousClock.now < until else {
+                throw CanvasError.a2uiHostUnavailable("A2UI host not reachable: \(a2uiPage) did not define openclawA2UI.applyMessages within \(settings.a2uiReadyTimeout)")
+            }
+            try? await Task.sleep(for: .milliseconds(120))
         }
     }
 
@@ -217,6 +247,7 @@ actor CanvasSession {
 
     func connected(_ link: GatewayLink) async {
         self.link = link
+        refreshedHost = nil
         guard let host = canvasHost, let a2uiPage = try? CanvasURL.a2uiPage(canvasHost: host) else { return }
         // Like the apps: bring up the A2UI renderer on connect, unless an agent put something else up.
         do throws(NodeError) {

@@ -39,7 +39,8 @@ enum RunCommand {
         await gateway.setOnReady { hello in
             let link = GatewayLink(canvasHostUrl: hello.canvasHostUrl, pluginSurfaceUrls: hello.pluginSurfaceUrls,
                                    mainSessionKey: hello.mainSessionKey, nodeId: identity.deviceId,
-                                   displayName: config.displayName, isConnected: { await gatewayStatus.isConnected }) { event, payload in
+                                   displayName: config.displayName, isConnected: { await gatewayStatus.isConnected },
+                                   request: { method, params in await gateway.request(method, params: params) }) { event, payload in
                 await gateway.sendEventNow(event, payload: payload)
             }
             Task { for c in advertised { await c.gatewayConnected(link) } }

@@ -259,6 +259,12 @@ public actor GatewayClient {
         }
     }
 
+    /// Calls a gateway method on the live connection; nil when not connected or refused.
+    public func request(_ method: String, params: JSONValue) async -> JSONValue? {
+        guard let conn = current, await status.isConnected else { return nil }
+        return await conn.request(method, params: params)
+    }
+
     /// Sends a node event on the live connection; nil when not connected or not accepted.
     public func sendEvent(_ event: String, payload: JSONValue) async -> JSONValue? {
         guard let conn = current, await status.isConnected else { return nil }

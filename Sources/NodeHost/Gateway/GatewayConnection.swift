@@ -184,12 +184,17 @@ final class GatewayConnection: @unchecked Sendable {
 
     /// Sends `node.event`; returns the gateway's reply payload (nil on error/timeout).
     func sendEvent(_ event: String, payload: JSONValue, timeout: Duration = .seconds(10)) async -> JSONValue? {
-        let id = await pending.nextId("e")
+        await request("node.event", params: GatewayProtocol.nodeEvent(event, payload: payload), what: "node.event \(event)", timeout: timeout)
+    }
+
+    /// Calls a gateway method a node may call (§4.8); the reply payload, or nil on error/timeout.
+    func request(_ method: String, params: JSONValue, what: String? = nil, timeout: Duration = .seconds(10)) async -> JSONValue? {
+        let id = await pending.nextId(method == "node.event" ? "e" : "r")
         await pending.expect(id, timeout: timeout)
-        ws.send(text: GatewayProtocol.request(id: id, method: "node.event", params: GatewayProtocol.nodeEvent(event, payload: payload)).jsonString())
+        ws.send(text: GatewayProtocol.request(id: id, method: method, params: params).jsonString())
         switch await pending.wait(id) {
         case .success(let p): return p ?? .object([:])
-        case .failure(let e): log.info("node.event \(event) not accepted: \(e)"); return nil
+        case .failure(let e): log.info("\(what ?? method) not accepted: \(e)"); return nil
         }
     }
 }

@@ -39,6 +39,10 @@ public actor GatewayHandle {
         await client?.sendEvent(event, payload: payload) != nil
     }
 
+    public func request(_ method: String, params: JSONValue) async -> JSONValue? {
+        await client?.request(method, params: params)
+    }
+
     public func networkChanged() async { await client?.networkChanged() }
     public func systemResumed() async { await client?.systemResumed() }
 

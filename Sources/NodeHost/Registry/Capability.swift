@@ -57,13 +57,16 @@ public struct GatewayLink: Sendable {
     public let sendEvent: @Sendable (String, JSONValue) async -> Bool
     /// Whether the node is connected right now (this session or a later one).
     public let isConnected: @Sendable () async -> Bool
+    /// Calls a gateway method (node.canvas.capability.refresh, …); nil when offline or refused.
+    public let request: @Sendable (String, JSONValue) async -> JSONValue?
 
     public init(canvasHostUrl: String?, pluginSurfaceUrls: [String: String], mainSessionKey: String?,
                 nodeId: String, displayName: String, isConnected: @escaping @Sendable () async -> Bool,
+                request: @escaping @Sendable (String, JSONValue) async -> JSONValue? = { _, _ in nil },
                 sendEvent: @escaping @Sendable (String, JSONValue) async -> Bool) {
         self.canvasHostUrl = canvasHostUrl; self.pluginSurfaceUrls = pluginSurfaceUrls
         self.mainSessionKey = mainSessionKey; self.nodeId = nodeId; self.displayName = displayName
-        self.isConnected = isConnected; self.sendEvent = sendEvent
+        self.isConnected = isConnected; self.request = request; self.sendEvent = sendEvent
     }
 }
 
