@@ -30,8 +30,11 @@ final class PythonServer: @unchecked Sendable {
     /// expectations catch that), and must not kill the test process with SIGPIPE.
     func send(_ line: String) {
         PythonServer.ignoreSIGPIPE
-        try? child.stdin?.write(contentsOf: Data((line + "\n").utf8))
+        // One line at a time: lines over the pipe's atomic size from two threads would interleave.
+        sendLock.withLock { try? child.stdin?.write(contentsOf: Data((line + "\n").utf8)) }
     }
+
+    private let sendLock = NSLock()
 
     static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN); return () }()
 
