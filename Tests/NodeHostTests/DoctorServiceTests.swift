@@ -16,6 +16,22 @@ import Testing
         #expect(fails.contains { $0.contains("enabled but not usable") && $0.contains(":977") }, "\(fails)")
     }
 
+    /// No gateway.url means discovery, which doctor says (not "local only"); a kiosk canvas
+    /// without a display is a failure with the key to set.
+    @Test func discoveryAndKioskFindings() throws {
+        let e = CLITests.Env("gateway: { name: 'office', discovery: { wideAreaDomain: 'openclaw.internal.' } }, capabilities: { canvas: { window: true } }")
+        defer { e.cleanup() }
+        var vars = e.vars
+        vars["DISPLAY"] = nil
+        let r = try runProcess(TestPaths.nodeBinary, ["doctor", "--json", "--config", e.config], env: vars)
+        let v = try #require(JSONValue.parse(r.stdout), "\(r.stdout)\(r.stderr)")
+        let texts = (v["findings"]?.arrayValue ?? []).compactMap { f in f["text"]?.stringValue.map { "\(f["level"]?.stringValue ?? "") \($0)" } }
+        #expect(texts.contains { $0.hasPrefix("ok") && $0.contains("LAN (avahi) and wide-area DNS-SD in openclaw.internal. named \"office\"") }, "\(texts)")
+        if CanvasNode.windowBrowserInstalled {
+            #expect(texts.contains { $0.hasPrefix("FAIL") && $0.contains("window: true but no X display") }, "\(texts)")
+        }
+    }
+
     @Test func healthyConfigAndAllowlistSnippet() throws {
         let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
         defer { gw.stop() }

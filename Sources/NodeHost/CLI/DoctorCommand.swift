@@ -92,11 +92,15 @@ enum DoctorCommand {
             }
             return [.init(level: .ok, area: name, text: "devices: \(devices.map { "/dev/\($0)" }.joined(separator: ", "))")]
         case "canvas":
-            let browsers = ["chromium-headless-shell", "chromium"]
-            let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            let found = browsers.first { b in path.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(b)") } }
-            return found.map { [.init(level: .ok, area: name, text: "browser \($0) found")] }
-                ?? [.init(level: .warn, area: name, text: "no chromium-headless-shell or chromium on PATH (sudo apt install chromium-headless-shell)")]
+            // The capability's availability already says which browser (or what to install);
+            // what it cannot see is a window mode with no display to open.
+            let c = config.capability("canvas")
+            guard c.bool("window") == true else { return [] }
+            let display = c.string("display") ?? ProcessInfo.processInfo.environment["DISPLAY"]
+            guard let display, !display.isEmpty else {
+                return [.init(level: .fail, area: name, text: "window: true but no X display (set capabilities.canvas.display, e.g. \":0\")")]
+            }
+            return [.init(level: .ok, area: name, text: "kiosk window on display \(display)")]
         default:
             return []
         }
@@ -105,7 +109,13 @@ enum DoctorCommand {
     static func gatewayFindings(_ config: NodeConfig) async -> [Finding] {
         guard let text = config.gateway.url, let url = URL(string: text), let host = url.host else {
             if config.gateway.setupCode != nil { return [.init(level: .ok, area: "gateway", text: "a setup code is configured")] }
-            return [.init(level: .warn, area: "gateway", text: "no gateway.url or gateway.setupCode: the node only serves local invokes")]
+            var paths: [String] = []
+            if config.gateway.lanDiscovery { paths.append("LAN (avahi)") }
+            if let d = config.gateway.wideAreaDomain { paths.append("wide-area DNS-SD in \(d)") }
+            if paths.isEmpty {
+                return [.init(level: .warn, area: "gateway", text: "no gateway.url, no setup code and discovery is off: the node only serves local invokes")]
+            }
+            return [.init(level: .ok, area: "gateway", text: "no gateway.url: `run` looks for one via \(paths.joined(separator: " and "))\(config.gateway.name.map { " named \"\($0)\"" } ?? ""); `openclaw-node discover` shows what it finds")]
         }
         var out: [Finding] = []
         let secure = url.scheme == "wss"
