@@ -115,6 +115,17 @@ struct CanvasA2UITests {
         #expect(c.gw.schemaErrors.isEmpty, "\(c.gw.schemaErrors)")
     }
 
+    /// The same for a canvas document: a 401 from the host → refresh → the page loads.
+    @Test func relativeNavigateRefreshesAnExpiredCapability() throws {
+        let host = try CanvasHostServer(); defer { host.stop() }
+        let c = try CanvasNode(canvasHost: host.base + "/__openclaw__/cap/expired1",
+                               gatewayArgs: ["--canvas-refresh-host", host.base + "/__openclaw__/cap/good2"])
+        defer { c.stop() }
+        #expect(c.invoke("canvas.navigate", #"{"url":"colors.html"}"#).ok, "\(c.node.log.suffix(1500))")
+        #expect(c.eval("window.pageName") == "colors")
+        #expect(host.requests().contains("/__openclaw__/cap/good2/__openclaw__/canvas/colors.html"))
+    }
+
     /// Actions while the gateway is away: the page is told, nothing is queued.
     @Test func actionWhileDisconnectedReportsFailureToThePage() throws {
         let host = try CanvasHostServer(); defer { host.stop() }

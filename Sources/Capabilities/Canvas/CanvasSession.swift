@@ -121,7 +121,15 @@ actor CanvasSession {
 
     func navigate(_ raw: String, deadline: ContinuousClock.Instant?) async throws(NodeError) {
         let target = try CanvasURL.resolve(raw, canvasHost: canvasHost)
-        try await serially { () throws(NodeError) in try await load(target, on: try theBrowser(), deadline: deadline) }
+        try await serially { () throws(NodeError) in
+            let b = try theBrowser()
+            try await load(target, on: b, deadline: deadline)
+            // A URL on the canvas host that the host refused: the scoped capability expired.
+            // Refresh it once (as for A2UI) and load the same path through the new one.
+            guard CanvasURL.isOnCanvasHost(raw), [401, 403].contains(await b.responseStatus()),
+                  await refreshCanvasHost() else { return }
+            try await load(try CanvasURL.resolve(raw, canvasHost: canvasHost), on: b, deadline: deadline)
+        }
     }
 
     func present(url: String?, placement: CanvasPlacement?, deadline: ContinuousClock.Instant?) async throws(NodeError) {

@@ -146,6 +146,12 @@ actor CanvasBrowser {
         }
     }
 
+    /// The HTTP status of the page's main document (0 when unknown, e.g. data: pages).
+    func responseStatus() async -> Int {
+        let r = try? await evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0", timeout: .seconds(2))
+        return r?["result"]?["value"]?.intValue ?? 0
+    }
+
     /// Evaluates `expression` (promises awaited) and returns the CDP result object.
     func evaluate(_ expression: String, timeout: Duration) async throws(NodeError) -> JSONValue {
         let (pipe, s) = try await ensure()

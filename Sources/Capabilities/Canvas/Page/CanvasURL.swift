@@ -42,6 +42,12 @@ enum CanvasURL {
         return .url(url)
     }
 
+    /// Whether `raw` is resolved against the canvas host (a path, not an absolute URL or "").
+    static func isOnCanvasHost(_ raw: String) -> Bool {
+        let s = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        return !(s.isEmpty || s == "/") && scheme(of: s) == nil
+    }
+
     /// The A2UI renderer page on the canvas host.
     static func a2uiPage(canvasHost: String) throws(NodeError) -> String {
         guard case .url(let u) = try resolve("/__openclaw__/a2ui/?platform=linux", canvasHost: canvasHost) else {
