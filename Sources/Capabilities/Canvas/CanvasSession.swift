@@ -332,7 +332,6 @@ actor CanvasSession {
         await browser?.stop()
     }
 
-    var browserPid: pid_t? { get async { await browser?.pid } }
 
     static func bounded(_ d: Duration, by deadline: ContinuousClock.Instant?) -> Duration {
         guard let deadline else { return d }
