@@ -33,7 +33,6 @@ actor CanvasBrowser {
         }
     }
 
-    var pid: pid_t? { browser?.process.pid }
     /// The browser runs and its page has not crashed.
     var isRunning: Bool { browser?.isRunning == true && !contexts.isCrashed }
 
