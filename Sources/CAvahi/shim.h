@@ -10,6 +10,7 @@
 // The UNSPEC values are members of anonymous enums that Swift imports with the wrong integer type.
 static inline AvahiIfIndex cavahi_if_unspec(void) { return AVAHI_IF_UNSPEC; }
 static inline AvahiProtocol cavahi_proto_unspec(void) { return AVAHI_PROTO_UNSPEC; }
+static inline int cavahi_err_disconnected(void) { return AVAHI_ERR_DISCONNECTED; }
 static inline AvahiProtocol cavahi_proto_inet(void) { return AVAHI_PROTO_INET; }
 static inline AvahiProtocol cavahi_proto_inet6(void) { return AVAHI_PROTO_INET6; }
 

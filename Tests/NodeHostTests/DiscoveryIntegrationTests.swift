@@ -82,6 +82,21 @@ struct DiscoveryLANTests {
         #expect(gw.schemaErrors.isEmpty, "\(gw.schemaErrors)")
     }
 
+    /// avahi-daemon restarts while `run` is still looking (an upgrade, `systemctl restart`): the
+    /// node reconnects to the new daemon and finds the gateway published there.
+    @Test func runSurvivesAnAvahiRestart() throws {
+        let av = try AvahiNetns(); defer { av.stop() }
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve"]); defer { gw.stop() }
+        let node = NodeUnderTest(gatewaySection: ""); defer { node.cleanup() }
+        node.extraEnv = av.env
+        try node.start()
+        #expect(waitUntil(timeout: 10) { node.log.contains("no gateway found yet") }, "\(node.log)")
+        try av.restartDaemon()
+        try av.publish("OpenClaw Home", port: gw.port, txt: ["displayName=Home"])
+        _ = try #require(gw.waitFor("hello", timeout: 30), "node log:\n\(node.log)")
+        #expect(node.isRunning)
+    }
+
     @Test func severalGatewaysAndNoNameWaitsThenGatewayNamePicks() throws {
         let av = try AvahiNetns(); defer { av.stop() }
         let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve"]); defer { gw.stop() }

@@ -35,6 +35,8 @@ public final class AvahiBrowser: @unchecked Sendable {
 
     // Owned by the poll thread.
     private var client: OpaquePointer?
+    /// Set (on the poll thread) when avahi-daemon or the bus went away: the loop makes a new client.
+    private var reconnectPending = false
     private var browser: OpaquePointer?
     private var resolvers: [LANServiceTable.Key: OpaquePointer] = [:]
 
@@ -83,27 +85,44 @@ public final class AvahiBrowser: @unchecked Sendable {
     private func loop() {
         if lock.withLock({ stopRequested }) { return }
         var error: Int32 = 0
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        // The callback runs for the first time inside avahi_client_new, before it returns.
-        client = avahi_client_new(avahi_simple_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { c, state, me in
-            guard let c, let me else { return }
-            Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue().clientChanged(c, state)
-        }, me, &error)
+        client = newClient(&error)
         guard client != nil else {
             setStatus(.unavailable(AvahiBrowser.explain(error)))
             return
         }
         while true {
-            let r = avahi_simple_poll_iterate(poll, -1)
+            // While reconnecting, wake up every 2 s to try again (the bus itself may be restarting).
+            let r = avahi_simple_poll_iterate(poll, reconnectPending ? 2000 : -1)
             if r == 1 { break } // quit requested
             if r < 0 {
                 setStatus(.unavailable("the avahi poll loop failed: \(String(cString: strerror(errno)))"))
                 break
             }
+            if reconnectPending { reconnect() }
         }
         freeBrowsing()
         if let c = client { avahi_client_free(c) }
         client = nil
+    }
+
+    private func newClient(_ error: inout Int32) -> OpaquePointer? {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        // The callback runs for the first time inside avahi_client_new, before it returns.
+        return avahi_client_new(avahi_simple_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { c, state, me in
+            guard let c, let me else { return }
+            Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue().clientChanged(c, state)
+        }, me, &error)
+    }
+
+    /// After avahi-daemon restarted (or the bus did): a fresh client, as avahi-browse does. With
+    /// NO_FAIL it waits in CONNECTING until the daemon is back; nil means no bus yet (retried).
+    private func reconnect() {
+        freeBrowsing()
+        if let c = client { avahi_client_free(c) }
+        var error: Int32 = 0
+        client = newClient(&error)
+        reconnectPending = client == nil
+        if client == nil { setStatus(.unavailable(AvahiBrowser.explain(error) + "; retrying")) }
     }
 
     private func clientChanged(_ c: OpaquePointer, _ state: AvahiClientState) {
@@ -129,8 +148,14 @@ public final class AvahiBrowser: @unchecked Sendable {
             setStatus(.daemonNotRunning)
         case AVAHI_CLIENT_FAILURE:
             freeBrowsing()
-            setStatus(.unavailable("lost the connection to avahi-daemon: \(String(cString: avahi_strerror(avahi_client_errno(c))))"))
-            avahi_simple_poll_quit(poll)
+            if avahi_client_errno(c) == cavahi_err_disconnected() {
+                // avahi-daemon restarted (upgrade, `systemctl restart`): reconnect, not give up.
+                setStatus(.daemonNotRunning)
+                reconnectPending = true
+            } else {
+                setStatus(.unavailable("lost the connection to avahi-daemon: \(String(cString: avahi_strerror(avahi_client_errno(c))))"))
+                avahi_simple_poll_quit(poll)
+            }
         default:
             break
         }

@@ -59,17 +59,30 @@ final class AvahiNetns: @unchecked Sendable {
                 [rlimits]
                 """
             _ = FileManager.default.createFile(atPath: dir + "/avahi-daemon.conf", contents: Data(conf.utf8))
-            let d = try BackgroundProcess("/usr/sbin/ip", ["netns", "exec", netns, "/usr/bin/unshare", "--mount", "/bin/sh", "-c",
-                                                           "mount -t tmpfs ocn-avahi /run && exec /usr/sbin/avahi-daemon -f \(dir)/avahi-daemon.conf --no-chroot --no-drop-root --no-rlimits"],
-                                          env: env)
-            daemon = d
-            guard waitUntil(timeout: 10, { d.log.contains("Server startup complete") || !d.isRunning }), d.isRunning else {
-                throw TestFailure("avahi-daemon did not start:\n\(d.log)")
-            }
+            try startDaemon()
         } catch {
             stop()
             throw error
         }
+    }
+
+    private func startDaemon() throws {
+        let d = try BackgroundProcess("/usr/sbin/ip", ["netns", "exec", netns, "/usr/bin/unshare", "--mount", "/bin/sh", "-c",
+                                                       "mount -t tmpfs ocn-avahi /run && exec /usr/sbin/avahi-daemon -f \(dir)/avahi-daemon.conf --no-chroot --no-drop-root --no-rlimits"],
+                                      env: env)
+        daemon = d
+        guard waitUntil(timeout: 10, { d.log.contains("Server startup complete") || !d.isRunning }), d.isRunning else {
+            throw TestFailure("avahi-daemon did not start:\n\(d.log)")
+        }
+    }
+
+    /// Stops avahi-daemon (its publishers with it) and starts a new one, as `systemctl restart` would.
+    func restartDaemon() throws {
+        for p in publishers { p.stop() }
+        publishers.removeAll()
+        daemon?.stop()
+        daemon = nil
+        try startDaemon()
     }
 
     /// Environment that points avahi clients (the node, avahi-publish) at the private bus.
