@@ -114,7 +114,7 @@ struct DiscoveryLANTests {
         named.extraEnv = av.env
         try named.start()
         #expect(gw.waitFor("hello", timeout: 20) != nil, "node log:\n\(named.log)")
-        #expect(named.log.contains("because it matches gateway.name \"home\""), "\(named.log)")
+        #expect(named.log.contains("because its display name matches gateway.name \"home\""), "\(named.log)")
     }
 
     @Test func aVanishedServiceIsGoneFromTheResults() throws {

@@ -152,7 +152,16 @@ struct DiscoveryUnitTests {
     @Test func selectionRules() {
         let a = gw("OpenClaw Home", display: "Home"), b = gw("OpenClaw Office", display: "Office")
         typealias S = GatewaySelection
-        #expect(S.decide([a, b], name: "office", remembered: nil, settled: false) == .connect(b, reason: "it matches gateway.name \"office\""))
+        #expect(S.decide([a, b], name: "office", remembered: nil, settled: false) == .connect(b, reason: "its display name matches gateway.name \"office\""))
+        #expect(S.decide([a, b], name: "openclaw office", remembered: nil, settled: false) == .connect(b, reason: "it matches gateway.name \"openclaw office\""))
+        // TXT display names are unauthenticated: two claiming the configured name → wait; an
+        // instance name match wins over another gateway's display name.
+        let impostor = gw("Evil", display: "Office")
+        if case .wait(let why) = S.decide([b, impostor], name: "Office", remembered: nil, settled: true) {
+            #expect(why.contains("several gateways call themselves \"Office\""), "\(why)")
+        } else { Issue.record("an ambiguous display name must not pick one") }
+        let named = gw("Office", display: "Something")
+        #expect(S.decide([impostor, named], name: "Office", remembered: nil, settled: true) == .connect(named, reason: "it matches gateway.name \"Office\""))
         #expect(S.decide([a, b], name: "OpenClaw\\032Home", remembered: nil, settled: true) == .connect(a, reason: "it matches gateway.name \"OpenClaw\\032Home\""))
         if case .wait(let why) = S.decide([a, b], name: "Garage", remembered: "OpenClaw Home", settled: true) {
             #expect(why.contains("no gateway named \"Garage\"") && why.contains("\"Home\"") && why.contains("\"Office\""))
@@ -167,6 +176,31 @@ struct DiscoveryUnitTests {
         let wide = gw("OpenClaw Home", display: "Home", source: .wideArea, addrs: ["100.64.0.2"])
         #expect(S.decide([a, wide], name: nil, remembered: nil, settled: true) == .connect(a, reason: "it is the only gateway found"))
         #expect(S.decide([], name: nil, remembered: nil, settled: true) == .wait("no gateway found yet"))
+        // A remembered wide-area gateway is not replaced by a LAN announcement of the same name.
+        #expect(S.decide([a, wide], name: nil, remembered: "OpenClaw Home", rememberedSource: .wideArea, settled: true)
+                == .connect(wide, reason: "it was chosen before"))
+    }
+
+    /// A pinned certificate follows the remembered gateway to a new address, and forces wss://.
+    @Test func rememberedPinFollowsTheGatewayAndForcesTLS() throws {
+        let dir = TestPaths.tempDir("sel")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try StateStore(stateDir: dir + "/state")
+        let pin = String(repeating: "ab", count: 32)
+        let before = gw("OpenClaw Home", display: "Home", addrs: ["10.0.0.5"], tls: true)
+        try GatewaySelection.remember(before, in: store)
+        try store.saveGateway(StateStore.GatewayRecord(gateway: "wss://10.0.0.5:18789", url: "wss://10.0.0.5:18789", tlsPin: pin))
+        let log = Logger(component: "test")
+        // New address, and the TXT record no longer says TLS.
+        let moved = gw("OpenClaw Home", display: "Home", addrs: ["10.0.0.9"])
+        let url = GatewaySelection.connectURL(for: moved, configuredPin: nil, store: store, log: log)
+        #expect(url?.absoluteString == "wss://10.0.0.9:18789")
+        #expect(try store.gateway("wss://10.0.0.9:18789")?.tlsPin == pin)
+        // Another gateway gets no pin and keeps what it advertises.
+        #expect(GatewaySelection.connectURL(for: gw("Other"), configuredPin: nil, store: store, log: log)?.absoluteString == "ws://10.0.0.5:18789")
+        // A configured fingerprint also means wss://, and is not copied into the store.
+        #expect(GatewaySelection.connectURL(for: gw("Other", addrs: ["10.0.0.7"]), configuredPin: pin, store: store, log: log)?.absoluteString == "wss://10.0.0.7:18789")
+        #expect(try store.gateway("wss://10.0.0.7:18789") == nil)
     }
 
     @Test func advertisedFingerprintNeverOverridesAPin() {

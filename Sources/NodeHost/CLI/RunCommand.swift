@@ -74,7 +74,14 @@ enum RunCommand {
         }
         try server.start()
         let discoveryTask = Task { [finder] in
-            guard let finder, let chosen = await finder.find(), let url = chosen.url else { return }
+            guard let finder, let chosen = await finder.find() else { return }
+            guard let url = GatewaySelection.connectURL(for: chosen, configuredPin: config.gateway.tlsFingerprint,
+                                                        store: runtime.store, log: log) else {
+                let why = "the chosen gateway \"\(chosen.displayName)\" has no usable address (SRV target \(chosen.host), no A/AAAA record); set gateway.url"
+                log.error(why)
+                await gatewayStatus.set(.idle(why))
+                return
+            }
             var c = config
             c.gateway.url = url.absoluteString
             do { await gateway.start(try makeClient(c, chosen.tlsFingerprintHint)) } catch {

@@ -46,7 +46,7 @@ public enum ConfigSchema {
     public static let root: [ConfigField] = [
         ConfigField("gateway", .object([
             ConfigField("url", .string, "gateway WebSocket URL (ws:// or wss://); unset = discovery. Env OPENCLAW_GATEWAY_URL wins"),
-            ConfigField("name", .string, "with no url: connect to the discovered gateway with this display name (or DNS-SD instance name)"),
+            ConfigField("name", .string, "with no url: connect to the discovered gateway with this DNS-SD instance name (or unambiguous display name)"),
             ConfigField("token", .string, "shared gateway token. Env OPENCLAW_GATEWAY_TOKEN wins"),
             ConfigField("password", .string, "shared gateway password. Env OPENCLAW_GATEWAY_PASSWORD wins"),
             ConfigField("setupCode", .string, "setup code from `openclaw qr` (carries url + bootstrap token)"),

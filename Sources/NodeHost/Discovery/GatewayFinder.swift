@@ -31,6 +31,7 @@ public final class GatewayFinder: @unchecked Sendable {
         let start = ContinuousClock.now
         discovery.start()
         let remembered = GatewaySelection.remembered(in: store)
+        let rememberedSource = GatewaySelection.rememberedSource(in: store)
         log.info("no gateway.url: looking for a gateway (\(describePaths(discovery)))" +
                  (config.name.map { "; want the one named \"\($0)\"" } ?? "") +
                  (remembered.map { "; chose \"\($0)\" last time" } ?? ""))
@@ -59,7 +60,8 @@ public final class GatewayFinder: @unchecked Sendable {
                 }
             }
             let settled = discovery.settled || ContinuousClock.now - start >= settleTime
-            switch GatewaySelection.decide(discovery.candidates, name: config.name, remembered: remembered, settled: settled) {
+            switch GatewaySelection.decide(discovery.candidates, name: config.name, remembered: remembered,
+                                           rememberedSource: rememberedSource, settled: settled) {
             case .connect(let g, let reason):
                 log.info("chose gateway \"\(g.displayName)\" at \(g.url?.absoluteString ?? g.host) (\(g.source == .lan ? "LAN" : "wide-area")) because \(reason)")
                 do { try GatewaySelection.remember(g, in: store) } catch { log.warn("could not remember the chosen gateway: \(error)") }

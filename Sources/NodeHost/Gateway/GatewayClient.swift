@@ -36,6 +36,16 @@ public actor GatewayClient {
 
     public struct ConfigError: Error, CustomStringConvertible { public let description: String }
 
+    /// What tokens and pins are stored under: scheme://host:port.
+    public static func key(scheme: String, host: String, port: Int?) -> String {
+        "\(scheme)://\(host.lowercased()):\(port ?? (scheme == "wss" ? 443 : 80))"
+    }
+
+    public static func key(for url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host else { return nil }
+        return key(scheme: scheme, host: host, port: url.port)
+    }
+
     /// nil URL and no setup code = nothing to connect to (`run` then uses discovery and passes the
     /// chosen gateway's URL in `config.gateway.url`, with its advertised fingerprint as `tlsHint`).
     public init(config: NodeConfig, store: StateStore, identity: DeviceIdentity, dispatcher: Dispatcher,
@@ -51,7 +61,7 @@ public actor GatewayClient {
             throw ConfigError(description: "gateway.url \"\(text)\" is not a ws:// or wss:// URL (e.g. ws://127.0.0.1:18789)")
         }
         self.url = u
-        self.gatewayKey = "\(scheme)://\(host.lowercased()):\(u.port ?? (scheme == "wss" ? 443 : 80))"
+        self.gatewayKey = Self.key(scheme: scheme, host: host, port: u.port)
         self.config = config
         self.store = store
         self.identity = identity
