@@ -146,6 +146,10 @@ struct DiscoveryUnitTests {
         #expect(gw("a", addrs: ["fd00::5"]).url?.absoluteString == "ws://[fd00::5]:18789")
         #expect(gw("a", addrs: ["fd00::5", "10.0.0.9", "127.0.0.1", "10.0.0.9"]).addresses == ["127.0.0.1", "10.0.0.9", "fd00::5"])
         #expect(gw("a", addrs: []).url?.absoluteString == "ws://gw.local:18789")
+        // A gateway only reachable by IPv6 link-local: the scoped address, as a last resort.
+        #expect(gw("a", addrs: ["fe80::1%eth0"]).url?.absoluteString == "ws://[fe80::1%25eth0]:18789")
+        #expect(gw("a", addrs: ["fe80::1%eth0"]).url?.host == "fe80::1%eth0")
+        #expect(gw("a", addrs: ["fe80::1%eth0", "10.0.0.9"]).url?.absoluteString == "ws://10.0.0.9:18789")
         #expect(gw("Home GW").fullName == "Home\\032GW._openclaw-gw._tcp.local.")
     }
 

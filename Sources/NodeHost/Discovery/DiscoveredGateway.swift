@@ -41,11 +41,16 @@ public struct DiscoveredGateway: Sendable, Equatable {
     }
 
     /// The URL `run` connects to: wss when the gateway advertises TLS, else ws; the first usable
-    /// address (so no mDNS-capable resolver is needed for `.local` names), else the host name.
+    /// address (so no mDNS-capable resolver is needed for `.local` names), an IPv6 link-local one
+    /// (with its `%interface`) only when nothing else was resolved, else the host name.
     public var url: URL? {
         let scheme = tls ? "wss" : "ws"
-        var h = addresses.first(where: { !$0.lowercased().hasPrefix("fe80:") }) ?? host
-        if h.contains(":") { h = "[\(h)]" }
+        let linkLocal = addresses.first { $0.lowercased().hasPrefix("fe80:") && $0.contains("%") }
+        var h = addresses.first(where: { !$0.lowercased().hasPrefix("fe80:") }) ?? linkLocal ?? host
+        if h.contains(":") {
+            // RFC 6874: the zone separator is %25 inside a URL.
+            h = "[\(h.replacingOccurrences(of: "%", with: "%25"))]"
+        }
         return URL(string: "\(scheme)://\(h):\(port)")
     }
 

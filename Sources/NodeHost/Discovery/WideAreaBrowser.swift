@@ -71,6 +71,8 @@ public struct WideAreaBrowser: Sendable {
             return nil
         }.sorted { ($0.0, UInt16.max - $0.1) < ($1.0, UInt16.max - $1.1) }
         guard let srv = srvs.first else { return .failure(DNSQueryError(.noData, "no SRV record")) }
+        // RFC 2782: a target of "." means the service is decidedly not available here.
+        guard !srv.3.labels.isEmpty else { return .failure(DNSQueryError(.noData, "SRV target \".\": the service is not offered")) }
         let target = srv.3
         var v4 = addresses(records(target, .a)), v6 = addresses(records(target, .aaaa))
         if v4.isEmpty && v6.isEmpty {
