@@ -87,8 +87,10 @@ struct CanvasRobustnessTests {
         #expect(waitUntil(timeout: 5) { c.gw.all("node_event").filter { $0["name"] == "agent.request" }.count >= 10 })
         Thread.sleep(forTimeInterval: 0.5)
         let sent = c.gw.all("node_event").filter { $0["name"] == "agent.request" }
-        #expect(sent.count == 10, "\(sent.count) sent")
+        // A burst of 10, plus what the 2/s refill allows while a slow machine works through the
+        // rest; the others are refused and the page is told so.
+        #expect((10...12).contains(sent.count), "\(sent.count) sent")
         #expect(!sent.contains { $0["payload"]?["key"]?.stringValue?.hasPrefix("frame-") == true })
-        #expect(waitUntil(timeout: 5) { c.eval("window.statuses.filter(s => s.error === 'rate limited').length") == "5" })
+        #expect(waitUntil(timeout: 5) { c.eval("window.statuses.filter(s => s.error === 'rate limited').length") == String(15 - sent.count) })
     }
 }
