@@ -1,6 +1,7 @@
 import CX11Capture
 import Foundation
 import Media
+import Testing
 @testable import NodeHost
 @testable import ScreenCapability
 
@@ -64,6 +65,18 @@ enum ScreenTest {
                                         deadline: timeoutMs.map { ContinuousClock.now + .milliseconds($0) },
                                         maxPayloadBytes: maxPayload)
         return try await cap.invoke(command.rawValue, params: decoded, context: context)
+    }
+
+    /// Starts a long screen.record, cancels it after 0.5 s: it must end within 3 s as CANCELLED.
+    static func expectRecordingCancelsPromptly(_ cap: ScreenCapability, _ params: String) async throws {
+        let task = Task { () async throws(NodeError) -> JSONValue in try await invoke(cap, .record, params) }
+        try await Task.sleep(for: .milliseconds(500))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        #expect(ContinuousClock.now - cancelledAt < .seconds(3))
+        guard case .failure(let e) = result else { Issue.record("a cancelled recording must not succeed"); return }
+        #expect((e as? NodeError)?.code == "CANCELLED")
     }
 
     static func image(_ payload: JSONValue) throws -> DecodedImage {

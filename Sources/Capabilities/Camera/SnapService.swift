@@ -46,11 +46,7 @@ enum SnapService {
     }
 
     /// quality 0..1 (iOS) or 1..100 (Windows) → TurboJPEG 1...100; default 0.9.
-    static func quality(_ q: Double?) -> Int {
-        guard let q else { return 90 }
-        let scaled = q <= 1 ? q * 100 : q
-        return min(100, max(1, Int(scaled.rounded())))
-    }
+    static func quality(_ q: Double?) -> Int { JPEGQuality.percent(q, default: 90) }
 
     static func warmUp(_ stream: V4L2Stream, cancel: CancelFlag) throws(NodeError) {
         let start = ContinuousClock.now

@@ -48,8 +48,7 @@ final class WarmCamera: @unchecked Sendable {
             idle = (path, session, generation)
             return generation
         }
-        let ms = Int(idleRelease.components.seconds * 1000 + idleRelease.components.attoseconds / 1_000_000_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms)) { [weak self] in self?.expire(generation: g) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(idleRelease.milliseconds))) { [weak self] in self?.expire(generation: g) }
     }
 
     func clear() {

@@ -60,10 +60,7 @@ public struct CanvasCapability: Capability {
     }
 
     /// 0..1 (iOS) or 1..100; default 0.82 like the iOS and Android canvas.
-    static func quality(_ q: Double?) -> Int {
-        guard let q else { return 82 }
-        return min(100, max(1, Int((q <= 1 ? q * 100 : q).rounded())))
-    }
+    static func quality(_ q: Double?) -> Int { JPEGQuality.percent(q, default: 82) }
 
     public func gatewayConnected(_ link: GatewayLink) async { await session.connected(link) }
 

@@ -348,8 +348,7 @@ struct ActionRateLimit {
     private var last: ContinuousClock.Instant?
 
     mutating func allow(now: ContinuousClock.Instant) -> Bool {
-        if let last { tokens = min(burst, tokens + Double((now - last).components.attoseconds) / 1e18 * perSecond
-                                               + Double((now - last).components.seconds) * perSecond) }
+        if let last { tokens = min(burst, tokens + (now - last).seconds * perSecond) }
         last = now
         guard tokens >= 1 else { return false }
         tokens -= 1
@@ -362,15 +361,8 @@ struct ActionRateLimit {
 /// canvas host.)
 enum LocalHost {
     static func isLocal(_ host: String) -> Bool {
-        let h = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if h == "localhost" || h.hasSuffix(".local") { return true }
-        if h.contains(":") { return h == "::1" || h.hasPrefix("fe80:") || h.hasPrefix("fd") || h.hasPrefix("fc") }
-        let o = h.split(separator: ".").compactMap { Int($0) }
-        guard o.count == 4 else { return false }
-        switch (o[0], o[1]) {
-        case (127, _), (10, _), (192, 168), (169, 254): return true
-        case (172, 16...31): return true
-        default: return false
-        }
+        return ResolvedAddress.isLoopbackOrPrivate(h, sharedAddressSpace: false)
     }
 }

@@ -80,7 +80,7 @@ enum LocationErrors {
         case .precise: want = "fix"
         case .balanced, .coarse: want = "fix with an error estimate ≤ \(Int(mode.limitMeters!)) m"
         }
-        let ms = Int(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
+        let ms = Int(waited.milliseconds)
         var seen: [String] = []
         switch s.lastMode {
         case nil: seen.append("no position report yet")

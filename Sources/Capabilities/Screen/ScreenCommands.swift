@@ -1,3 +1,4 @@
+import Media
 import NodeHost
 
 public enum ScreenCommand: String, CaseIterable, Sendable {
@@ -26,11 +27,7 @@ public struct ScreenSnapshotParams: CommandParams, Equatable {
     public var effectiveMaxWidth: Int { maxWidth ?? (effectiveFormat == "png" ? 900 : 1600) }
     /// JPEG quality 1...100. `quality` may be a fraction (0...1, clamped to ≥ 0.05 like iOS) or a
     /// percentage (above 1, like Windows).
-    public var effectiveQuality: Int {
-        guard let q = quality else { return 72 }
-        if q <= 1 { return Int((max(0.05, q) * 100).rounded()) }
-        return min(100, Int(q.rounded()))
-    }
+    public var effectiveQuality: Int { JPEGQuality.percent(quality, default: 72, minimumFraction: 0.05) }
     public var effectiveScreenIndex: Int { screenIndex ?? 0 }
     public var effectiveIncludePointer: Bool { includePointer ?? true }
 }

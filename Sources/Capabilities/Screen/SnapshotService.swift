@@ -31,7 +31,6 @@ enum SnapshotService {
     }
 
     static func millis(_ d: Duration) -> String {
-        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-        return String(format: "%.1f", ms)
+        String(format: "%.1f", d.seconds * 1000)
     }
 }

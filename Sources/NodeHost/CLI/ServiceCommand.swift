@@ -51,8 +51,7 @@ enum ServiceCommand {
 
     static func absolute(_ p: String) -> String {
         if p.hasPrefix("/") { return p }
-        if !p.contains("/"), let found = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-            .map({ "\($0)/\(p)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
+        if !p.contains("/"), let found = Subprocess.findExecutable(p) { return found }
         return FileManager.default.currentDirectoryPath + "/" + p
     }
 

@@ -94,11 +94,10 @@ public enum GatewaySelection {
         var pin = configuredPin
         if pin == nil, let text = try? store.setting(rememberedKey), let r = JSONValue.parse(text),
            r["instanceName"]?.stringValue?.lowercased() == g.instanceName.lowercased(),
-           let old = r["url"]?.stringValue.flatMap(URL.init(string:)), let oldKey = GatewayClient.key(for: old) {
+           let old = r["url"]?.stringValue.flatMap(URL.init(string:)),
+           // Pins only exist for wss:// (the remembered URL is what TXT advertised, maybe ws://).
+           let oldKey = GatewayClient.key(for: with(old, scheme: "wss")) {
             pin = (try? store.gateway(oldKey))??.tlsPin
-            if pin == nil, old.scheme == "ws", let wssKey = GatewayClient.key(for: with(old, scheme: "wss")) {
-                pin = (try? store.gateway(wssKey))??.tlsPin
-            }
         }
         guard let pin else { return url }
         if url.scheme == "ws" {

@@ -20,7 +20,3 @@ public struct Backoff: Sendable {
 
     private func pow2(_ n: Int) -> Double { Double(1 << min(n, 20)) }
 }
-
-extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
-}

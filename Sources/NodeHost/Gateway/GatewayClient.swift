@@ -20,9 +20,6 @@ public actor GatewayClient {
     /// seconds so approval takes effect promptly, without hammering the gateway.
     private var pairingBackoff = Backoff(initial: .seconds(1), cap: .seconds(5))
     private var current: GatewayConnection?
-    /// Capability events that happened while offline, latest per event name: a location.update
-    /// from before the first connect (or during an outage) still reaches the gateway, once.
-    private var heldEvents: [(event: String, payload: JSONValue)] = []
     private var stopped = false
     private var lastLoggedRequestId: String?
     private let deviceInfo: JSONValue
@@ -185,10 +182,7 @@ public actor GatewayClient {
         log.info("connected to \(url.absoluteString) as \(identity.deviceId.prefix(12))… with \(credential.kind)\(wasPending ? " (paired)" : "")" +
                  "; tick \(hello.tickIntervalMs) ms, max payload \(hello.maxPayload) bytes")
         onReady?(hello)
-        Task {
-            await self.announcePresence(conn, trigger: "connect")
-            await self.flushHeldEvents(conn)
-        }
+        Task { await self.announcePresence(conn, trigger: "connect") }
         let connectedAt = ContinuousClock.now
         let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId, dispatcher: dispatcher)
         gw.lastSeenMs = StateStore.nowMs()
@@ -281,24 +275,6 @@ public actor GatewayClient {
         return await conn.sendEvent(event, payload: payload)
     }
 
-    /// Sends a capability event now, or holds it (latest per event name) until the next
-    /// connection. Returns true when it was sent now.
-    public func sendOrHoldEvent(_ event: String, payload: JSONValue) async -> Bool {
-        if await sendEvent(event, payload: payload) != nil { return true }
-        heldEvents.removeAll { $0.event == event }
-        heldEvents.append((event, payload))
-        return false
-    }
-
-    private func flushHeldEvents(_ conn: GatewayConnection) async {
-        let held = heldEvents
-        heldEvents.removeAll()
-        for e in held where await conn.sendEvent(e.event, payload: e.payload) == nil {
-            // Lost the connection again: keep it for the next one unless a newer one arrived.
-            if !heldEvents.contains(where: { $0.event == e.event }) { heldEvents.append(e) }
-        }
-        if !held.isEmpty { log.debug("sent \(held.count) event(s) held while offline") }
-    }
 
     // MARK: helpers
 

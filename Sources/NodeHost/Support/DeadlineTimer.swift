@@ -58,8 +58,7 @@ public final class DeadlineTimer: @unchecked Sendable {
                 entry.action()
                 cond.lock()
             } else {
-                let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
-                _ = cond.wait(until: Date().addingTimeInterval(min(seconds, 3600)))
+                _ = cond.wait(until: Date().addingTimeInterval(min(left.seconds, 3600)))
             }
         }
     }

@@ -91,6 +91,12 @@ public final class Subprocess: @unchecked Sendable {
     /// visible to Swift without _GNU_SOURCE).
     private static let spawnLock = NSLock()
 
+    /// Where `name` is on $PATH (the first executable match), as posix_spawnp would find it.
+    public static func findExecutable(_ name: String) -> String? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     /// A pipe whose ends are close-on-exec from the start (dup2 into a child clears the flag).
     public static func makePipe() -> (read: Int32, write: Int32)? {
         spawnLock.withLock {

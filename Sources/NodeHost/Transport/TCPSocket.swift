@@ -9,16 +9,20 @@ public struct ResolvedAddress: Sendable, CustomStringConvertible {
     public var description: String { text }
 
     /// Loopback, RFC 1918/6598 (private, CGNAT/tailnet), link-local, ULA.
-    public var isLoopbackOrPrivate: Bool {
-        if family == AF_INET {
-            let p = text.split(separator: ".").compactMap { Int($0) }
+    public var isLoopbackOrPrivate: Bool { Self.isLoopbackOrPrivate(text) }
+
+    /// The same for an address in text form (IPv6 when it has a colon; a `%zone` is ignored).
+    /// `sharedAddressSpace: false` leaves out 100.64/10, which is also carriers' NAT.
+    public static func isLoopbackOrPrivate(_ text: String, sharedAddressSpace: Bool = true) -> Bool {
+        let t = text.lowercased()
+        guard t.contains(":") else {
+            let p = t.split(separator: ".", omittingEmptySubsequences: false).compactMap { Int($0) }
             guard p.count == 4 else { return false }
             return p[0] == 127 || p[0] == 10 || (p[0] == 172 && (16...31).contains(p[1])) || (p[0] == 192 && p[1] == 168)
-                || (p[0] == 100 && (64...127).contains(p[1])) || (p[0] == 169 && p[1] == 254)
+                || (sharedAddressSpace && p[0] == 100 && (64...127).contains(p[1])) || (p[0] == 169 && p[1] == 254)
         }
-        let t = text.lowercased()
         if t == "::1" { return true }
-        if t.hasPrefix("::ffff:") { return ResolvedAddress(family: AF_INET, storage: [], text: String(t.dropFirst(7))).isLoopbackOrPrivate }
+        if t.hasPrefix("::ffff:") { return isLoopbackOrPrivate(String(t.dropFirst(7)), sharedAddressSpace: sharedAddressSpace) }
         return t.hasPrefix("fc") || t.hasPrefix("fd") || t.hasPrefix("fe8") || t.hasPrefix("fe9") || t.hasPrefix("fea") || t.hasPrefix("feb")
     }
 }
@@ -111,7 +115,7 @@ public final class TCPSocket: ByteStream {
 /// poll() on one fd; true when ready before the timeout.
 public func pollOnce(_ fd: Int32, events: Int16, timeout: Duration) -> Bool {
     var p = pollfd(fd: fd, events: events, revents: 0)
-    let ms = max(0, Int32(min(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000, 3_600_000)))
+    let ms = max(0, Int32(min(timeout.milliseconds, 3_600_000)))
     while true {
         let rc = poll(&p, 1, ms)
         if rc < 0 && errno == EINTR { continue }

@@ -12,7 +12,7 @@ enum BrowserLocator {
 
     static func find(configured: String?, window: Bool) -> Result<String, NodeError> {
         if let c = configured, !c.isEmpty {
-            let path = c.contains("/") ? c : searchPath(c)
+            let path = c.contains("/") ? c : Subprocess.findExecutable(c)
             guard let path, FileManager.default.isExecutableFile(atPath: path) else {
                 return .failure(CanvasError.unavailable("capabilities.canvas.browser \"\(c)\" is not an executable"))
             }
@@ -28,13 +28,11 @@ enum BrowserLocator {
 
     /// /usr/bin/chromium → /usr/lib/chromium/chromium when the former is a shell script.
     static func unwrapped(_ path: String) -> String {
-        guard let head = FileManager.default.contents(atPath: path)?.prefix(2), head == Data("#!".utf8) else { return path }
+        // Two bytes, not the file: a configured path may be the 200 MB browser itself.
+        guard let f = FileHandle(forReadingAtPath: path) else { return path }
+        defer { try? f.close() }
+        guard (try? f.read(upToCount: 2)) == Data("#!".utf8) else { return path }
         let name = (path as NSString).lastPathComponent
         return ["/usr/lib/chromium/" + name, "/usr/lib/\(name)/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? path
-    }
-
-    static func searchPath(_ name: String) -> String? {
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return dirs.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

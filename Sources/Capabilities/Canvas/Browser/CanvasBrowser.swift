@@ -154,7 +154,7 @@ actor CanvasBrowser {
     /// Evaluates `expression` (promises awaited) and returns the CDP result object.
     func evaluate(_ expression: String, timeout: Duration) async throws(NodeError) -> JSONValue {
         let (pipe, s) = try await ensure()
-        let ms = max(1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let ms = max(1, timeout.milliseconds)
         do {
             // Chromium stops the script itself at `timeout`; our own wait is a little longer.
             return try await pipe.call("Runtime.evaluate", ["expression": .string(expression), "returnByValue": true,
