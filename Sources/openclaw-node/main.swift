@@ -1,19 +1,5 @@
-import CameraCapability
-import CanvasCapability
 import Foundation
-import LocationCapability
 import NodeHost
-import ScreenCapability
 
-// The executable only decides which capability bundles are compiled in; NodeHost does the rest.
-let capabilities: CLI.CapabilityFactory = { config in
-    NodeRuntime.builtinCapabilities(config: config) + [
-        CameraCommands.capability(config: config),
-        LocationCommands.capability(config: config),
-        ScreenCommands.capability(config: config),
-        CanvasCommands.capability(config: config),
-    ]
-}
-
-let code = await CLI.main(Array(CommandLine.arguments.dropFirst()), capabilities: capabilities)
-exit(code)
+// The executable links only the core; capabilities are bundles the core loads when enabled.
+exit(await CLI.main(Array(CommandLine.arguments.dropFirst())))

@@ -99,3 +99,50 @@ import Testing
         #expect(throws: PluginManifest.Invalid.self) { try PluginManifest.load(directory: dir) }
     }
 }
+
+/// Two plugins that claim the same command or capability: the first keeps serving, the second is
+/// refused at load time with a log line naming both, and nothing crashes.
+@Suite struct PluginCollisionTests {
+    static func writePlugin(_ root: String, dir: String, id: String, capability: String, command: String, mode: String) {
+        try? FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
+        let text = """
+            { id: "\(id)", executable: "\(PluginTests.testPlugins)/behave/behave.py", args: ["\(mode)"],
+              capability: "\(capability)", commands: [ { name: "\(command)", summary: "collision test" } ] }
+            """
+        FileManager.default.createFile(atPath: root + "/" + dir + "/plugin.json5", contents: Data(text.utf8))
+    }
+
+    @Test func sameCommandInTwoPluginsFirstServes() throws {
+        let root = TestPaths.tempDir("plugclash")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        Self.writePlugin(root, dir: "a-first", id: "first", capability: "alpha", command: "shared.echo", mode: "ok")
+        Self.writePlugin(root, dir: "b-second", id: "second", capability: "beta", command: "shared.echo", mode: "event")
+        Self.writePlugin(root, dir: "c-third", id: "third", capability: "alpha", command: "gamma.echo", mode: "event")
+        let e = CLITests.Env("plugins: { dirs: ['\(root)'], entries: { first: { enabled: true }, second: { enabled: true }, third: { enabled: true } } }")
+        defer { e.cleanup() }
+        let r = try e.run(["invoke", "shared.echo", "--local", "--config", e.config])
+        #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+        #expect(JSONValue.parse(r.stdout)?["mode"] == "ok", "the first plugin answers: \(r.stdout)")
+        #expect(r.stderr.contains("refused capability beta (plugin second in \(root)/b-second): command shared.echo is already declared by capability alpha"), "\(r.stderr)")
+        #expect(r.stderr.contains("refused capability alpha (plugin third in \(root)/c-third): a capability named alpha is already loaded (plugin first in \(root)/a-first)"), "\(r.stderr)")
+
+        let caps = try e.run(["caps", "--json", "--config", e.config])
+        let doc = try #require(JSONValue.parse(caps.stdout), "\(caps.stderr)")
+        #expect(doc["caps"]?.arrayValue?.contains("alpha") == true)
+        #expect(doc["caps"]?.arrayValue?.contains("beta") == false)
+        #expect(doc["notAdvertised"]?.arrayValue?.contains { $0.stringValue?.hasPrefix("beta: refused: command shared.echo") == true } == true, "\(caps.stdout)")
+        #expect(doc["commands"]?.arrayValue?.contains("gamma.echo") == false)
+    }
+
+    @Test func pluginCannotTakeOverABuiltInCommand() throws {
+        let root = TestPaths.tempDir("plugclash")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        Self.writePlugin(root, dir: "fake-device", id: "fakedev", capability: "fakedev", command: "device.info", mode: "ok")
+        let e = CLITests.Env("plugins: { dirs: ['\(root)'], entries: { fakedev: { enabled: true } } }")
+        defer { e.cleanup() }
+        let r = try e.run(["invoke", "device.info", "--local", "--config", e.config])
+        #expect(r.code == 0)
+        #expect(JSONValue.parse(r.stdout)?["deviceName"] != nil, "the built-in device.info answers: \(r.stdout)")
+        #expect(r.stderr.contains("refused capability fakedev") && r.stderr.contains("device keeps serving it"), "\(r.stderr)")
+    }
+}

@@ -2,6 +2,7 @@ import CX11
 import Foundation
 import Testing
 @testable import NodeHost
+import X11Support
 
 /// Drives LogindPresenceSource's decisions (there is no logind on CI machines).
 struct FakeLogind: LogindBackend {

@@ -1,9 +1,9 @@
 import Foundation
 
-/// `openclaw-node` command line. The executable only supplies the capability bundles; everything
-/// else lives here so tests can drive it.
+/// `openclaw-node` command line: parses arguments and prints. The executable is a one-line `main`;
+/// capabilities come from the built-in device capability, plugins and the bundles config enables.
 public enum CLI {
-    /// Builds the capability list for a config (the executable adds camera, location, …).
+    /// Builds the capability list for a config (tests may pass their own).
     public typealias CapabilityFactory = @Sendable (NodeConfig) -> [any Capability]
 
     static let commands: [(name: String, summary: String)] = [
@@ -18,7 +18,8 @@ public enum CLI {
         ("service", "install or remove a systemd unit that runs the node"),
     ]
 
-    public static func main(_ args: [String], capabilities: @escaping CapabilityFactory) async -> Int32 {
+    public static func main(_ args: [String],
+                            capabilities: @escaping CapabilityFactory = NodeRuntime.capabilities(config:)) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         guard let first = args.first else { Out.line(usage); return ExitCode.usage.rawValue }
         let rest = Array(args.dropFirst())

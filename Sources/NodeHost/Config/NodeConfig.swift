@@ -45,9 +45,15 @@ public struct NodeConfig: Sendable {
     /// The file this came from (nil = defaults only); relative plugin dirs resolve against its folder.
     public var sourceFile: String?
 
-    /// Capabilities that are on unless the config says otherwise.
-    static let enabledByDefault: [String: Bool] = ["device": true, "camera": true, "location": false,
-                                                   "screen": true, "canvas": true]
+    /// The `capabilities.<name>` sections, in manifest order, and whether each is on unless the
+    /// config says otherwise. All but device (built in) are bundles.
+    static let knownCapabilities: [(name: String, enabledByDefault: Bool)] = [
+        ("device", true), ("camera", true), ("location", false), ("screen", true), ("canvas", true),
+    ]
+    static let enabledByDefault = Dictionary(knownCapabilities.map { ($0.name, $0.enabledByDefault) }, uniquingKeysWith: { a, _ in a })
+
+    /// The capabilities loaded from bundles (libopenclaw-<name>.so), in manifest order.
+    public var bundledCapabilityNames: [String] { NodeConfig.knownCapabilities.map(\.name).filter { $0 != "device" } }
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         displayName = "Linux Node (\(NodeConfig.hostname()))"

@@ -127,7 +127,15 @@ public enum PresenceSources {
     public static func make(_ config: NodeConfig.Presence) -> any PresenceSource {
         switch config.mode {
         case .auto: return LogindPresenceSource()
-        case .x11: return X11PresenceSource(display: config.display)
+        case .x11:
+            // Xlib lives in the X11 helper library, loaded only for this mode.
+            switch BundleLoader.load("x11") {
+            case .success(let exports):
+                if let make = exports.presenceSource { return make(config) }
+                return FixedPresenceSource(.background, reason: "libopenclaw-x11.so provides no presence source")
+            case .failure(let f):
+                return FixedPresenceSource(.background, reason: "presence.mode is x11, but \(f.description)")
+            }
         case .always: return FixedPresenceSource(.foreground, reason: "presence.mode is always")
         case .never: return FixedPresenceSource(.background, reason: "presence.mode is never")
         case .manual: return FixedPresenceSource(.foreground, reason: "presence.mode is manual (default foreground)")

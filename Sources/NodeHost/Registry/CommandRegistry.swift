@@ -19,10 +19,26 @@ public struct CommandRegistry: Sendable {
     private let specsByName: [String: CommandSpec]
     private let entryByCapability: [String: Entry]
 
-    /// `enabled(name)` answers whether config enables the capability.
-    public static func load(_ capabilities: [any Capability], enabled: (String) -> Bool) async -> CommandRegistry {
+    /// `enabled(name)` answers whether config enables the capability. A capability whose name or
+    /// one of whose commands an earlier one already declared is refused here, before anything of it
+    /// starts, with a log line naming both; the first keeps working.
+    public static func load(_ capabilities: [any Capability], enabled: (String) -> Bool,
+                            log: Logger = Logger(component: "registry")) async -> CommandRegistry {
         var entries: [Entry] = []
+        var owner: [String: String] = [:]  // command → capability that declared it
         for cap in capabilities {
+            if entries.contains(where: { $0.capability.name == cap.name }) {
+                log.error("refused capability \(cap.name) (\(describe(cap))): a capability named \(cap.name) is already loaded (\(describe(entries.first { $0.capability.name == cap.name }!.capability))); the first one stays")
+                continue
+            }
+            if let clash = cap.commands.first(where: { owner[$0.name] != nil }) {
+                let why = "command \(clash.name) is already declared by capability \(owner[clash.name]!)"
+                log.error("refused capability \(cap.name) (\(describe(cap))): \(why); \(owner[clash.name]!) keeps serving it")
+                entries.append(Entry(capability: UnloadedCapability(name: cap.name, reason: "refused: \(why)"),
+                                     enabled: enabled(cap.name), availability: .unavailable("refused: \(why)")))
+                continue
+            }
+            for spec in cap.commands { owner[spec.name] = cap.name }
             let on = enabled(cap.name)
             // Availability is only probed for enabled capabilities: a disabled camera is never opened.
             let avail: Availability = on ? await cap.availability() : .unavailable("disabled in config")
@@ -31,20 +47,26 @@ public struct CommandRegistry: Sendable {
         return CommandRegistry(entries: entries)
     }
 
-    public init(entries: [Entry]) {
+    /// Names and commands are unique here (`load` refused the rest); a row naming another
+    /// capability than the one declaring it is a programming error and is left out of the table.
+    private init(entries: [Entry]) {
         self.entries = entries
         var specs: [String: CommandSpec] = [:]
         var byCap: [String: Entry] = [:]
         for e in entries {
             byCap[e.capability.name] = e
-            for spec in e.capability.commands {
-                precondition(specs[spec.name] == nil, "command \(spec.name) declared twice")
-                precondition(spec.capability == e.capability.name, "\(spec.name) declared by the wrong capability")
+            for spec in e.capability.commands where spec.capability == e.capability.name && specs[spec.name] == nil {
                 specs[spec.name] = spec
             }
         }
         self.specsByName = specs
         self.entryByCapability = byCap
+    }
+
+    /// Where a capability came from, for log lines about it.
+    static func describe(_ cap: any Capability) -> String {
+        if let plugin = cap as? PluginCapability { return "plugin \(plugin.manifest.id) in \(plugin.manifest.directory)" }
+        return "built in or bundle libopenclaw-\(cap.name).so"
     }
 
     public func spec(_ command: String) -> CommandSpec? { specsByName[command] }

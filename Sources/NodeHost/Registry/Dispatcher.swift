@@ -86,17 +86,30 @@ public actor Dispatcher {
     /// The static gates: unknown, disabled, unavailable.
     private func gate(_ command: String) -> Result<(CommandSpec, CommandRegistry.Entry), NodeError> {
         guard let spec = registry.spec(command), let entry = registry.entry(forCapability: spec.capability) else {
+            // A capability that is not loaded (disabled, or its bundle missing/refused) has no rows;
+            // its commands are known by their "<capability>." prefix and answered with the reason.
+            let family = String(command.prefix(while: { $0 != "." }))
+            if let entry = registry.entry(forCapability: family), entry.capability.commands.isEmpty,
+               let refusal = refusal(entry) {
+                return .failure(refusal)
+            }
             return .failure(.invalidRequest("unknown command \"\(command)\" (see `openclaw-node caps`)"))
         }
-        let cap = spec.capability.uppercased()
+        if let refusal = refusal(entry) { return .failure(refusal) }
+        return .success((spec, entry))
+    }
+
+    /// <CAP>_DISABLED or <CAP>_UNAVAILABLE for a capability that cannot serve now.
+    private func refusal(_ entry: CommandRegistry.Entry) -> NodeError? {
+        let name = entry.capability.name
         if !entry.enabled {
-            return .failure(NodeError("\(cap)_DISABLED",
-                "\(spec.capability) is disabled on this node (set capabilities.\(spec.capability).enabled: true)"))
+            return NodeError("\(name.uppercased())_DISABLED",
+                "\(name) is disabled on this node (set capabilities.\(name).enabled: true)")
         }
         if case .unavailable(let why) = entry.availability {
-            return .failure(NodeError("\(cap)_UNAVAILABLE", why))
+            return NodeError("\(name.uppercased())_UNAVAILABLE", why)
         }
-        return .success((spec, entry))
+        return nil
     }
 }
 

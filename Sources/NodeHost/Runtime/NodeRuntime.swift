@@ -19,9 +19,23 @@ public final class NodeRuntime: Sendable {
         self.dispatcher = Dispatcher(registry: registry, presence: presence)
     }
 
-    /// What lives in NodeHost itself: the device capability and the enabled out-of-process plugins.
-    public static func builtinCapabilities(config: NodeConfig) -> [any Capability] {
-        [DeviceCapability(storagePath: config.stateDir)] + PluginLoader.capabilities(config: config)
+    /// Every capability this config names: the built-in device capability, one bundle per
+    /// `capabilities.<name>` section — opened only when that section is enabled, so a disabled
+    /// camera never loads the camera's libraries — and the enabled out-of-process plugins. In that
+    /// order: on a name or command clash the registry keeps the first, so a plugin cannot take
+    /// over a built-in command.
+    public static func capabilities(config: NodeConfig) -> [any Capability] {
+        var out: [any Capability] = [DeviceCapability(storagePath: config.stateDir)]
+        for name in config.bundledCapabilityNames {
+            guard config.isEnabled(name) else {
+                out.append(UnloadedCapability(name: name, reason: "disabled in config")); continue
+            }
+            switch BundleLoader.capability(name, config: config) {
+            case .success(let capability): out.append(capability)
+            case .failure(let f): out.append(UnloadedCapability(name: name, reason: f.description))
+            }
+        }
+        return out + PluginLoader.capabilities(config: config)
     }
 
     /// The control socket of the daemon that uses this config's stateDir.

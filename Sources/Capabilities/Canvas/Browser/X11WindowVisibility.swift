@@ -1,4 +1,5 @@
 import CX11
+import X11Support
 import Foundation
 import NodeHost
 

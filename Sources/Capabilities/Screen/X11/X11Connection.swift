@@ -1,3 +1,4 @@
+import X11Support
 import CX11Capture
 import NodeHost
 

@@ -1,4 +1,5 @@
 import CX11
+import NodeHost
 import Foundation
 
 /// `presence.mode: "x11"`: foreground while the X screensaver is not active on the display

@@ -1,4 +1,5 @@
 import CX11
+import NodeHost
 import Foundation
 
 /// Xlib's default protocol-error handler prints and exits the process (a remote server refusing

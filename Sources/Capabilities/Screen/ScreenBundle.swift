@@ -1,0 +1,11 @@
+import CBundleABI
+import NodeHost
+
+/// The entry point of libopenclaw-screen.so: the core checks the stamp this writes (the core version
+/// and bundle ABI this bundle was built against) before it calls `make`.
+@_cdecl("openclaw_node_bundle_screen")
+public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
+    openclaw_node_bundle_describe(out, "screen") {
+        BundleExports(capability: { ScreenCommands.capability(config: $0) }).retainedPointer()
+    }
+}
