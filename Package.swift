@@ -1,15 +1,20 @@
 // swift-tools-version:6.0
 // openclaw-node: a native Linux OpenClaw node. No outside Swift packages; C libraries come from
-// Debian packages through the systemLibrary shims under Sources/C* and Sources/NodeHost/Shims.
+// Debian packages through the systemLibrary shims (Sources/C*, Sources/NodeHost/Shims, Sources/Media/Shims).
 //
 // The executable links only the core (Sources/NodeHost, a package of its own so that one copy of it
 // is shared). Each capability is a bundle, a shared library `libopenclaw-<name>.so` that the core
 // loads at run time when the capability is enabled (docs/ARCHITECTURE.md).
 import PackageDescription
 
+// What bundles see (Support, Config, Kit) and the runtime (executable and tests only).
+let kit = Target.Dependency.product(name: "openclaw-node-kit", package: "Kit")
 let core = Target.Dependency.product(name: "openclaw-node-core", package: "NodeHost")
-let media = Target.Dependency.product(name: "openclaw-media", package: "NodeHost")
-let x11 = Target.Dependency.product(name: "openclaw-x11", package: "NodeHost")
+let bundleABI = Target.Dependency.product(name: "CBundleABI", package: "Kit")
+let media = Target.Dependency.product(name: "openclaw-media", package: "Media")
+let x11 = Target.Dependency.product(name: "openclaw-x11", package: "Media")
+let cx11 = Target.Dependency.product(name: "CX11", package: "Media")
+let video = Target.Dependency.product(name: "openclaw-video", package: "Video")
 
 let package = Package(
     name: "openclaw-node",
@@ -22,20 +27,23 @@ let package = Package(
         .library(name: "openclaw-screen", type: .dynamic, targets: ["ScreenCapability"]),
         .library(name: "openclaw-canvas", type: .dynamic, targets: ["CanvasCapability"]),
     ],
-    dependencies: [.package(path: "Sources/NodeHost")],
+    // The core, the shared libraries on it, and the video library: each its own package so that
+    // it is linked as one shared copy (docs/ARCHITECTURE.md).
+    dependencies: [.package(path: "Sources/NodeHost/Kit"), .package(path: "Sources/NodeHost"),
+                   .package(path: "Sources/Media"), .package(path: "Sources/Video")],
     targets: [
-        // Bundle-only C shims (the core's and Media's live in Sources/NodeHost/Shims).
+        // Shims only the bundles use (the core's and Media's live in their packages' Shims folders).
         .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes",
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxrandr-dev", "libxfixes-dev"])]),
         .systemLibrary(name: "CLinuxFB", path: "Sources/CLinuxFB"),
         // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
 
-        .target(name: "CameraCapability", dependencies: [core, media, "CV4L2"], path: "Sources/Capabilities/Camera"),
-        .target(name: "LocationCapability", dependencies: [core], path: "Sources/Capabilities/Location"),
-        .target(name: "ScreenCapability", dependencies: [core, media, x11, "CX11Capture", "CLinuxFB"],
+        .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera"),
+        .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location"),
+        .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB"],
                 path: "Sources/Capabilities/Screen"),
-        .target(name: "CanvasCapability", dependencies: [core, media, x11], path: "Sources/Capabilities/Canvas"),
+        .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
 
         // Links the core only; bundles are dlopen'ed.
         // The executable finds the core next to itself ($ORIGIN, as built) or in an installed
@@ -44,7 +52,7 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/openclaw-node"])]),
 
         .testTarget(name: "NodeHostTests",
-                    dependencies: [core, media, x11, "CameraCapability", "LocationCapability",
+                    dependencies: [kit, core, media, x11, cx11, video, "CameraCapability", "LocationCapability",
                                    "ScreenCapability", "CanvasCapability", "openclaw-node", "CX11Capture"],
                     path: "Tests/NodeHostTests"),
     ]

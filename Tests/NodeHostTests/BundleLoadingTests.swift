@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// Capability bundles through the real executable, copied into an installed layout
 /// (bin/openclaw-node + lib/openclaw-node/*.so) so each test can break one bundle on its own.
@@ -26,7 +29,7 @@ import Testing
                 chmod(lib + "/" + f, 0o755)
             }
             let text = "{ node: { stateDir: '\(root)/state' }, presence: { mode: 'always' }, gateway: { discovery: { lan: false } }, \(body) }"
-            fm.createFile(atPath: config, contents: Data(text.utf8))
+            _ = fm.createFile(atPath: config, contents: Data(text.utf8))
         }
 
         var env: [String: String] { ["HOME": root, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"] }
@@ -44,7 +47,7 @@ import Testing
         /// Builds a C stand-in for a bundle: stamped with this header, then `tweak` applied.
         func writeCBundle(_ name: String, tweak: String) throws {
             let src = root + "/\(name).c"
-            let shim = TestPaths.repoRoot + "/Sources/NodeHost/Shims/CBundleABI"
+            let shim = TestPaths.repoRoot + "/Sources/NodeHost/Kit/Shims/CBundleABI"
             let c = """
                 #include "shim.h"
                 static void *make(void) { return 0; }
@@ -53,7 +56,7 @@ import Testing
                     \(tweak)
                 }
                 """
-            FileManager.default.createFile(atPath: src, contents: Data(c.utf8))
+            _ = FileManager.default.createFile(atPath: src, contents: Data(c.utf8))
             let r = try runProcess("/usr/bin/gcc", ["-shared", "-fPIC", "-I", shim, "-o", lib + "/libopenclaw-\(name).so", src])
             #expect(r.code == 0, "\(r.stderr)")
         }
@@ -85,7 +88,7 @@ import Testing
 
     @Test func corruptBundleIsRefusedWithDlopensReason() throws {
         let t = try InstallTree(); defer { t.cleanup() }
-        FileManager.default.createFile(atPath: t.lib + "/libopenclaw-canvas.so", contents: Data(repeating: 0x5a, count: 4096))
+        _ = FileManager.default.createFile(atPath: t.lib + "/libopenclaw-canvas.so", contents: Data(repeating: 0x5a, count: 4096))
         chmod(t.lib + "/libopenclaw-canvas.so", 0o755)
         let why = try #require(try t.reason("canvas"))
         #expect(why.contains("cannot load bundle") && why.contains("libopenclaw-canvas.so"), "\(why)")
@@ -146,7 +149,7 @@ import Testing
 
     @Test func disabledCapabilityNeverOpensItsBundle() throws {
         let t = try InstallTree(config: "capabilities: { canvas: { enabled: false } }"); defer { t.cleanup() }
-        FileManager.default.createFile(atPath: t.lib + "/libopenclaw-canvas.so", contents: Data("garbage".utf8))
+        _ = FileManager.default.createFile(atPath: t.lib + "/libopenclaw-canvas.so", contents: Data("garbage".utf8))
         let r = try t.run(["caps", "--json"])
         #expect(!r.stderr.contains("libopenclaw-canvas.so"), "the bundle was opened: \(r.stderr)")
         #expect(try t.reason("canvas")?.contains("disabled in config") == true)
@@ -156,7 +159,7 @@ import Testing
 
     @Test func daemonStaysUpWithABrokenBundle() throws {
         let t = try InstallTree(); defer { t.cleanup() }
-        FileManager.default.createFile(atPath: t.lib + "/libopenclaw-canvas.so", contents: Data(repeating: 0, count: 100))
+        _ = FileManager.default.createFile(atPath: t.lib + "/libopenclaw-canvas.so", contents: Data(repeating: 0, count: 100))
         chmod(t.lib + "/libopenclaw-canvas.so", 0o755)
         // Stopped by its PID: explicitly below, or by its deinit if a #require ends the test early.
         let daemon = try BackgroundProcess(t.binary, ["run", "--config", t.config], env: t.env)
@@ -169,13 +172,35 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// Each shared module is defined in exactly one library: a second copy (SwiftPM links a target
+    /// of the same package statically into every product) would give a bundle its own `Capability`
+    /// and `BundleExports` types, and casts across the boundary would fail.
+    @Test func sharedModulesAreDefinedOnce() throws {
+        let built = (TestPaths.nodeBinary as NSString).deletingLastPathComponent
+        let libs = try FileManager.default.contentsOfDirectory(atPath: built).filter { $0.hasPrefix("libopenclaw-") && $0.hasSuffix(".so") }
+        #expect(libs.count >= 9, "\(libs)")
+        // module → the one library that may define its types
+        let home = ["Support": "libopenclaw-node-kit.so", "Config": "libopenclaw-node-kit.so", "Kit": "libopenclaw-node-kit.so",
+                    "NodeHost": "libopenclaw-node-core.so", "Media": "libopenclaw-media.so"]
+        for lib in libs {
+            let r = try runProcess("/usr/bin/nm", ["-D", "--defined-only", built + "/" + lib])
+            #expect(r.code == 0, "\(r.stderr)")
+            // Nominal type descriptors ("$s<len><Module>…Mn") say which module's types a library defines.
+            let defined = r.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last }.filter { $0.hasSuffix("Mn") }
+            for (module, owner) in home {
+                let n = defined.filter { $0.hasPrefix("$s\(module.utf8.count)\(module)") }.count
+                #expect((n > 0) == (lib == owner), "\(lib) defines \(n) \(module) types")
+            }
+        }
+    }
+
     /// The issue's promise: a node with only a camera does not pay for FFmpeg, X11 or ALSA.
     @Test func executableLinksOnlyTheCore() throws {
         let r = try runProcess("/usr/bin/ldd", [TestPaths.nodeBinary])
         #expect(r.code == 0, "\(r.stderr)")
-        for lib in ["libavcodec", "libavformat", "libX11", "libasound", "libturbojpeg", "libopenclaw-media", "libopenclaw-x11"] {
+        for lib in ["libavcodec", "libavformat", "libswscale", "libX11", "libasound", "libturbojpeg", "libopenclaw-media", "libopenclaw-x11"] {
             #expect(!r.stdout.contains(lib), "\(lib) is linked: \(r.stdout)")
         }
-        #expect(r.stdout.contains("libopenclaw-node-core.so"))
+        #expect(r.stdout.contains("libopenclaw-node-core.so") && r.stdout.contains("libopenclaw-node-kit.so"))
     }
 }

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The real `openclaw-node` binary, end to end.
 @Suite struct CLITests {
@@ -14,7 +17,7 @@ import Testing
             dir = TestPaths.tempDir("cli")
             config = dir + "/config.json5"
             let text = "{ node: { stateDir: '\(dir)/state' }, presence: { mode: 'manual' }, \(body) }"
-            FileManager.default.createFile(atPath: config, contents: Data(text.utf8))
+            _ = FileManager.default.createFile(atPath: config, contents: Data(text.utf8))
         }
         func run(_ args: [String]) throws -> ProcessResult { try runProcess(TestPaths.nodeBinary, args, env: vars) }
         func cleanup() { try? FileManager.default.removeItem(atPath: dir) }
@@ -109,15 +112,15 @@ import Testing
         let ok = try e.run(["config", "check", TestPaths.repoRoot + "/config.json5"])
         #expect(ok.code == 0, "\(ok.stderr)")
         let syntax = e.dir + "/syntax.json5"
-        FileManager.default.createFile(atPath: syntax, contents: Data("{\n  a: 1,,\n}".utf8))
+        _ = FileManager.default.createFile(atPath: syntax, contents: Data("{\n  a: 1,,\n}".utf8))
         let s = try e.run(["config", "check", syntax])
         #expect(s.code == 2)
         #expect(s.stderr.contains("\(syntax):2:"))
         let array = e.dir + "/array.json5"
-        FileManager.default.createFile(atPath: array, contents: Data("[1, 2]".utf8))
+        _ = FileManager.default.createFile(atPath: array, contents: Data("[1, 2]".utf8))
         #expect(try e.run(["config", "check", array]).code == 3)
         let unknown = e.dir + "/unknown.json5"
-        FileManager.default.createFile(atPath: unknown, contents: Data("{ gatway: {} }".utf8))
+        _ = FileManager.default.createFile(atPath: unknown, contents: Data("{ gatway: {} }".utf8))
         let u = try e.run(["config", "check", unknown])
         #expect(u.code == 3)
         #expect(u.stderr.contains("gatway: unknown key. Did you mean \"gateway\"?"))
@@ -140,7 +143,7 @@ import Testing
     @Test func invalidConfigStopsWithClearMessage() throws {
         let e = Env(); defer { e.cleanup() }
         let bad = e.dir + "/bad.json5"
-        FileManager.default.createFile(atPath: bad, contents: Data("{ presence: { mode: 'sometimes' } }".utf8))
+        _ = FileManager.default.createFile(atPath: bad, contents: Data("{ presence: { mode: 'sometimes' } }".utf8))
         let r = try e.run(["invoke", "device.info", "--config", bad])
         #expect(r.code == 1)
         #expect(r.stderr.contains("presence.mode"))

@@ -1,8 +1,11 @@
-import Foundation
-import Media
-import Testing
-@testable import NodeHost
 @testable import CameraCapability
+@testable import Config
+import Foundation
+@testable import Kit
+import Media
+@testable import NodeHost
+@testable import Support
+import Testing
 
 /// camera.clip through the real binary and the fake device: a playable H.264 MP4 of the asked
 /// duration whose frames show the pattern (ffprobe/ffmpeg check it).

@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// camera.* inside the daemon (control socket), where the warm-device cache and the presence gate live.
 @Suite(.serialized) struct CameraDaemonTests {

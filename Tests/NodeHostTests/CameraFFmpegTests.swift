@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The fake is faithful enough for another V4L2 client: ffmpeg's v4l2 input captures from it.
 @Suite struct CameraFFmpegTests {

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// `facing` and camera.list positions from sysfs `physical_location/panel` (ACPI _PLD), with a
 /// sysfs tree of our own (OPENCLAW_NODE_SYSFS) in front of two fake devices: video0 (front,

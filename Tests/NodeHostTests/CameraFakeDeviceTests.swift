@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// camera.* through the real `openclaw-node` binary with Tests/fakes/fakev4l2.c preloaded as the
 /// V4L2 device (memfd-backed mmap streaming, YUYV, NV12 and MJPEG).

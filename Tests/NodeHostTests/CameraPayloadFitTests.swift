@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// A gateway with a small `policy.maxPayload`: the daemon (fake camera preloaded) re-encodes
 /// snaps and lowers the clip bitrate so results fit, and the gateway (whose WebSocket refuses

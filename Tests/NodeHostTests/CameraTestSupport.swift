@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
 @testable import NodeHost
+@testable import Support
 
 /// Tests/fakes/fakev4l2.c built once per test run, plus a private "device directory" of
 /// placeholder files it answers for (OPENCLAW_NODE_CAMERA_DIR points the node at it).

@@ -1,7 +1,10 @@
-import Foundation
-import Testing
 @testable import CameraCapability
+@testable import Config
+import Foundation
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The pure parts of the camera capability: format/size choice, quality scale, MJPEG checks, params.
 @Suite struct CameraUnitTests {
@@ -39,15 +42,15 @@ import Testing
     }
 
     @Test func clipParamsAreChecked() throws {
-        let spec = try #require(CameraCommands.specs.first { $0.name == "camera.clip" })
-        #expect(throws: NodeError.self) { try spec.decode(Data(#"{"durationMs": 1000000000}"#.utf8)) }
-        do { _ = try spec.decode(Data(#"{"durationMs": 1000000000}"#.utf8)) } catch {
+        let spec = try #require(CameraCapability(config: NodeConfig()).commands.first { $0.name == "camera.clip" })
+        #expect(throws: NodeError.self) { try spec.check(#"{"durationMs": 1000000000}"#) }
+        do throws(NodeError) { try spec.check(#"{"durationMs": 1000000000}"#) } catch {
             #expect(error.message.contains("durationMs"))
         }
     }
 
     @Test func snapAndClipAreDangerousAndForegroundOnly() {
-        for spec in CameraCommands.specs {
+        for spec in CameraCapability(config: NodeConfig()).commands {
             #expect(spec.requiresForeground, "\(spec.name)")
             #expect(spec.dangerous == (spec.name != "camera.list"), "\(spec.name)")
         }

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// canvas.a2ui.* against the test renderer page on the loopback canvas host (advertised by the
 /// test gateway as hello-ok.canvasHostUrl), and user actions back to the gateway as agent.request.

@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The canvas under concurrency, crashes and slow pages (regressions from the code review).
 @Suite(.serialized, .enabled(if: CanvasNode.browserInstalled, "needs chromium-headless-shell (scripts/setup installs it)"))

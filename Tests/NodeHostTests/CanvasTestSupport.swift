@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
 @testable import NodeHost
+@testable import Support
 
 /// Tests/gateway/canvas_host.py: the loopback stand-in for a gateway's canvas host.
 final class CanvasHostServer: @unchecked Sendable {

@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// canvas.* through a real daemon, a real headless Chromium and the loopback test gateway.
 @Suite(.serialized, .enabled(if: CanvasNode.browserInstalled, "needs chromium-headless-shell (scripts/setup installs it)"))

@@ -1,7 +1,10 @@
-import Foundation
-import Testing
-@testable import NodeHost
 @testable import CanvasCapability
+@testable import Config
+import Foundation
+@testable import Kit
+@testable import NodeHost
+@testable import Support
+import Testing
 
 /// The pure parts of the canvas: URL resolution, A2UI validation and action messages.
 @Suite struct CanvasUnitTests {

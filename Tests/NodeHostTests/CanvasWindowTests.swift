@@ -1,8 +1,11 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
 @testable import ScreenCapability
+@testable import Support
+import Testing
 
 /// Window mode: full Chromium as a kiosk window on a real X server (Xvfb); the X screen itself
 /// (captured by the screen capability) shows the canvas.

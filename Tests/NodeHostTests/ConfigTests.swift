@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 @Suite struct ConfigTests {
     func invalid(_ text: String) -> [ConfigError] {
@@ -106,7 +109,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir]) == nil)
         try FileManager.default.createDirectory(atPath: dir + "/openclaw-node", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/openclaw-node/config.json5", contents: Data("{}".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/openclaw-node/config.json5", contents: Data("{}".utf8))
         #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir]) == dir + "/openclaw-node/config.json5")
         #expect(ConfigLoader.resolvePath(explicit: "/x.json5", environment: [:]) == "/x.json5")
     }

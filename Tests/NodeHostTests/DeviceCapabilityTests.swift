@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// A throwaway directory tree standing in for "/" (procfs, sysfs, /etc), removed when released.
 private final class FixtureRoot {
@@ -105,8 +108,7 @@ private final class FixtureRoot {
 }
 
 private func invoke(_ cap: DeviceCapability, _ command: String) async throws -> JSONValue {
-    try await cap.invoke(command, params: NoParams(),
-                         context: InvocationContext(invokeId: "t", command: command, deadline: nil, maxPayloadBytes: 1 << 20))
+    try await runCommand(cap, command)
 }
 
 private func status(_ fx: FixtureRoot) async throws -> JSONValue {

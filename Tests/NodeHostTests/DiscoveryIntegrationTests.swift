@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 private func discoverJSON(_ node: NodeUnderTest, _ extra: [String] = []) throws -> (ProcessResult, JSONValue) {
     let r = try node.cli(["discover", "--json", "--timeout", "4"] + extra)

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// TXT parsing, DNS-SD name escapes, the DNS wire parser, selection and trust rules.
 struct DiscoveryUnitTests {
@@ -218,13 +221,13 @@ struct DiscoveryUnitTests {
     }
 
     @Test func nameserverSyntax() {
-        #expect(UDPDNSClient.split("127.0.0.1:5354")! == ("127.0.0.1", 5354))
-        #expect(UDPDNSClient.split("100.100.100.100")! == ("100.100.100.100", 53))
-        #expect(UDPDNSClient.split("[::1]:5353")! == ("::1", 5353))
-        #expect(UDPDNSClient.split("fd7a::53")! == ("fd7a::53", 53))
-        #expect(UDPDNSClient.split("dns.lan:0") == nil)
-        #expect(UDPDNSClient.split("host:") == nil)
-        #expect(UDPDNSClient.split("") == nil)
+        #expect(HostPort("127.0.0.1:5354", defaultPort: 53) == HostPort(host: "127.0.0.1", port: 5354))
+        #expect(HostPort("100.100.100.100", defaultPort: 53) == HostPort(host: "100.100.100.100", port: 53))
+        #expect(HostPort("[::1]:5353", defaultPort: 53) == HostPort(host: "::1", port: 5353))
+        #expect(HostPort("fd7a::53", defaultPort: 53) == HostPort(host: "fd7a::53", port: 53))
+        #expect(HostPort("dns.lan:0", defaultPort: 53) == nil)
+        #expect(HostPort("host:", defaultPort: 53) == nil)
+        #expect(HostPort("", defaultPort: 53) == nil)
     }
 
     /// A server that never answers: the query gives up at its deadline (after one resend).

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// A capability made for exercising the dispatcher's gates.
 struct GateTestCapability: Capability {
@@ -18,33 +21,28 @@ struct GateTestCapability: Capability {
     var name = "gate"
     var avail: Availability = .available
     var commands: [CommandSpec] {
-        [CommandSpec("gate.echo", capability: "gate", params: EchoParams.self, summary: "echo"),
-         CommandSpec("gate.fg", capability: "gate", params: NoParams.self, requiresForeground: true, summary: "fg only"),
-         CommandSpec("gate.sleep", capability: "gate", params: SleepParams.self, summary: "sleep"),
-         CommandSpec("gate.big", capability: "gate", params: BigParams.self, summary: "large payload")]
+        [CommandSpec("gate.echo", capability: "gate", params: EchoParams.self, summary: "echo") { p, _ in
+             ["text": .string(p.text), "count": .number(Double(p.count ?? 1))]
+         },
+         CommandSpec("gate.fg", capability: "gate", params: NoParams.self, requiresForeground: true, summary: "fg only") { _, _ in
+             ["ran": true]
+         },
+         CommandSpec("gate.sleep", capability: "gate", params: SleepParams.self, summary: "sleep") { p, _ throws(NodeError) in
+             if p.ignoreCancel == true {
+                 // Waits without looking at cancellation (and without blocking a pool thread).
+                 await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(p.ms ?? 0)) { c.resume() }
+                 }
+                 return ["slept": true]
+             }
+             do { try await Task.sleep(for: .milliseconds(p.ms ?? 0)) } catch { throw NodeError(.cancelled, "stopped") }
+             return ["slept": true]
+         },
+         CommandSpec("gate.big", capability: "gate", params: BigParams.self, summary: "large payload") { p, _ in
+             ["data": .string(String(repeating: "z", count: p.bytes))]
+         }]
     }
     func availability() async -> Availability { avail }
-    func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
-        switch command {
-        case "gate.echo":
-            let p = params as! EchoParams
-            return ["text": .string(p.text), "count": .number(Double(p.count ?? 1))]
-        case "gate.fg": return ["ran": true]
-        case "gate.big": return ["data": .string(String(repeating: "z", count: (params as! BigParams).bytes))]
-        case "gate.sleep":
-            let p = params as! SleepParams
-            if p.ignoreCancel == true {
-                // Waits without looking at cancellation (and without blocking a pool thread).
-                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(p.ms ?? 0)) { c.resume() }
-                }
-                return ["slept": true]
-            }
-            do { try await Task.sleep(for: .milliseconds(p.ms ?? 0)) } catch { throw NodeError("CANCELLED", "stopped") }
-            return ["slept": true]
-        default: throw NodeError.invalidRequest("no")
-        }
-    }
 }
 
 func makeDispatcher(enabled: Bool = true, avail: Availability = .available, presence: Presence = .foreground,

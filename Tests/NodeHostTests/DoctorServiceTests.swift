@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 @Suite(.serialized) struct DoctorTests {
     @Test func missingPrerequisitesAreClearFindings() throws {

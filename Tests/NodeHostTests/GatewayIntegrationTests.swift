@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The real node binary against the protocol-faithful test gateway, end to end.
 @Suite(.serialized) struct GatewayIntegrationTests {

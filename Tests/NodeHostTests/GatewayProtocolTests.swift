@@ -1,9 +1,12 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 @Suite struct DeviceAuthPayloadTests {
-    // NODE_PROTOCOL.md §2.4 test vectors.
+    // docs/PROTOCOL.md §2.4 test vectors.
     @Test func v2Vector() {
         #expect(DeviceAuthPayload.build(version: .v2, deviceId: "dev-1", clientId: "openclaw-macos", clientMode: "ui", role: "operator",
                                         scopes: ["operator.admin", "operator.read"], signedAtMs: 1_700_000_000_000, token: nil,
@@ -61,11 +64,12 @@ import Testing
 @Suite struct GatewayFrameParsingTests {
     @Test func invokeRequestParamsJSONForms() {
         let s = GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "paramsJSON": "{\"a\":1}", "timeoutMs": 500])
-        #expect(s?.paramsJSON == Data("{\"a\":1}".utf8))
+        #expect(s?.params == .value(["a": 1]))
         #expect(s?.timeoutMs == 500)
-        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "paramsJSON": nil])?.paramsJSON == nil)
-        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c"])?.paramsJSON == nil)
-        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "params": ["b": 2]])?.paramsJSON == Data("{\"b\":2}".utf8))
+        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "paramsJSON": nil])?.params == InvokeParams.none)
+        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c"])?.params == InvokeParams.none)
+        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "params": ["b": 2]])?.params == .value(["b": 2]))
+        #expect(GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "paramsJSON": "{nope"])?.params == .unparsable)
         #expect(GatewayProtocol.InvokeRequest(["command": "c"]) == nil)
         #expect(GatewayProtocol.InvokeRequest(["id": "", "command": "c"]) == nil)
         #expect(GatewayProtocol.InvokeRequest(nil) == nil)

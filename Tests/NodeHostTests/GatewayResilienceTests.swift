@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// Reconnects, refusals, liveness and hostile frames, with the real binary and the test gateway.
 @Suite(.serialized) struct GatewayResilienceTests {

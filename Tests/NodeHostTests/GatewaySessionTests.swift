@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// GatewayClient in-process, with slow and large test commands, against the test gateway.
 @Suite(.serialized) struct GatewaySessionTests {

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// Network changes and resume from suspend reach the gateway connection.
 @Suite(.serialized) struct GatewaySystemEventTests {

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 // Conformance tests for JSON5Parser against JSON5 1.0.0 (https://spec.json5.org/).
 

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// location.get through the real `openclaw-node` binary and a real gpsd: in-process
 /// (`invoke --local`) and through a running daemon's control socket (warm watch, cached fix).

@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import LocationCapability
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The gpsd client against a fake gpsd (Tests/gpsd/fake_gpsd.py) that sends hostile JSON: the
 /// client must skip what it cannot use, never crash, and never put null/NaN into a payload.
@@ -13,9 +16,10 @@ import Testing
         return (fake, makeLocationCapability(GpsdEndpoint(host: "127.0.0.1", port: fake.port)))
     }
 
-    /// Starts the watch and waits until the fake has seen its ?WATCH.
+    /// Starts the watch (as the daemon does) and waits until the fake has seen its ?WATCH.
     func watch(_ fake: GpsdScript, _ cap: LocationCapability) async throws {
         #expect(await cap.availability() == .available)
+        #expect(await cap.start() == .available)
         guard fake.waitForEvent("watch") != nil else { throw TestFailure("no ?WATCH from the client") }
     }
 

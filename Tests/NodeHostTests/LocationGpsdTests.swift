@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import LocationCapability
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// location.get against a real gpsd on loopback, fed NMEA (RMC/GGA/GSA/GST/GSV) by a TCP feeder.
 /// With the feeder's HDOP h, gpsd 3.22 estimates eph = 19 m × h, which is how the tests choose the
@@ -204,7 +207,7 @@ struct LocationGpsdTests {
         let h = try GpsdHarness(fix: ["lat": 52.5, "lon": 13.4, "alt": 30.0, "hdop": 0.9]); defer { h.stop() }
         let cap = makeLocationCapability(h.endpoint, significantChangeMeters: 100); defer { Task { await cap.shutdown() } }
         let updates = await cap.significantChanges()
-        #expect(await cap.availability() == .available)
+        #expect(await cap.start() == .available)  // the daemon's start: the watch that feeds updates
         var it = updates.makeAsyncIterator()
         let first = try #require(await it.next())
         #expect(first.movedMeters == nil)

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
+@testable import Kit
 @testable import LocationCapability
 @testable import NodeHost
+@testable import Support
 
 /// True when something accepts TCP connections on 127.0.0.1:port.
 func loopbackPortAccepts(_ port: Int) -> Bool {
@@ -127,7 +130,7 @@ func locationGet(_ cap: LocationCapability, _ params: LocationGetParams = Locati
         let p = try params.validated()
         let ctx = InvocationContext(invokeId: "t-\(UUID().uuidString.prefix(6))", command: "location.get",
                                     deadline: deadline, maxPayloadBytes: 1 << 20)
-        return .success(try await cap.invoke("location.get", params: p, context: ctx))
+        return .success(try await cap.get(p, ctx))
     } catch {
         return .failure(error)
     }

@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import LocationCapability
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The location capability's pieces without any process: parsing, fixes, accuracy modes,
 /// payloads, params, the significant-change filter, and the client's wait logic fed events.
@@ -154,7 +157,7 @@ import Testing
         #expect(throws: NodeError.self) { try LocationGetParams(maxAgeMs: -1).validated() }
         #expect(throws: NodeError.self) { try LocationGetParams(desiredAccuracy: "exact").validated() }
         // Through the spec's decoder, as the dispatcher does it.
-        let spec = try #require(LocationCommands.specs.first)
+        let spec = try #require(LocationCommands.capability(config: NodeConfig()).commands.first)
         #expect(spec.name == "location.get" && !spec.requiresForeground && spec.capability == "location")
     }
 

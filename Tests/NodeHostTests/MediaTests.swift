@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The shared media library (screen now, camera next): layouts, JPEG/PNG, scaling, MP4.
 @Suite struct MediaTests {
@@ -162,7 +165,7 @@ import Testing
     }
 
     @Test func mp4RecorderWritesAPlayableClipWithExactDuration() throws {
-        let recorder = try MP4Recorder(settings: VideoSettings(width: 96, height: 64, fps: 10, maxBitrate: 500_000))
+        let recorder = try VideoEncoding.recorder(settings: VideoSettings(width: 96, height: 64, fps: 10, maxBitrate: 500_000))
         #expect(recorder.encoderName == "libx264")
         let frames = [Synthetic(width: 96, height: 64, layout: .bgrx), Synthetic(width: 96, height: 64, layout: .rgb565le)]
         // 25 frames on a 100 ms grid with a gap (slots 10...14 skipped, as the pacer does when late).
@@ -183,7 +186,7 @@ import Testing
     }
 
     @Test func mp4RecorderScalesFramesOfAnotherSize() throws {
-        let recorder = try MP4Recorder(settings: VideoSettings(width: 48, height: 32, fps: 5, maxBitrate: 200_000))
+        let recorder = try VideoEncoding.recorder(settings: VideoSettings(width: 48, height: 32, fps: 5, maxBitrate: 200_000))
         let big = Synthetic(width: 96, height: 64, layout: .bgrx)
         for i in 0..<5 { try recorder.append(big.view, timestampMs: Int64(i * 200)) }
         let mp4 = try recorder.finish(durationMs: 1000)
@@ -199,7 +202,7 @@ import Testing
     /// becomes silence) and they run past the end (cut at clipDurationMs).
     @Test func mp4RecorderMuxesAACAudioByTimestamp() throws {
         let audio = AudioSettings(sampleRate: 48_000, channels: 1, clipDurationMs: 1000)
-        let recorder = try MP4Recorder(settings: VideoSettings(width: 96, height: 64, fps: 10, maxBitrate: 500_000), audio: audio)
+        let recorder = try VideoEncoding.recorder(settings: VideoSettings(width: 96, height: 64, fps: 10, maxBitrate: 500_000), audio: audio)
         #expect(recorder.hasAudioTrack)
         let frame = Synthetic(width: 96, height: 64, layout: .bgrx)
         let clipStart: UInt64 = 5_000_000_000
@@ -237,6 +240,6 @@ import Testing
     }
 
     @Test func oddVideoSizesAreRefused() {
-        #expect(throws: MediaError.self) { try MP4Recorder(settings: VideoSettings(width: 95, height: 64, fps: 10, maxBitrate: 100_000)) }
+        #expect(throws: MediaError.self) { try VideoEncoding.recorder(settings: VideoSettings(width: 95, height: 64, fps: 10, maxBitrate: 100_000)) }
     }
 }

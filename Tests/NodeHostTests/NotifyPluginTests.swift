@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// system.notify (Plugins/system-notify) against a notification daemon on a private bus, invoked
 /// through the test gateway and the real binary.

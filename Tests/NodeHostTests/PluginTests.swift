@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The plugin host with the shipped sensors plugin and purpose-built bad plugins.
 @Suite(.serialized) struct PluginTests {
@@ -8,7 +11,7 @@ import Testing
 
     func dispatcher(_ names: [String]) async throws -> (Dispatcher, [PluginCapability]) {
         let caps = try names.map { PluginCapability(manifest: try PluginManifest.load(directory: Self.testPlugins + "/" + $0), config: [:]) }
-        let registry = await CommandRegistry.load(caps, enabled: { _ in true })
+        let registry = await CommandRegistry.load(caps, enabled: { _ in true }, start: true)  // as the daemon does
         let presence = PresenceMonitor(mode: .always, source: FixedPresenceSource(.foreground, reason: "test"))
         return (Dispatcher(registry: registry, presence: presence), caps)
     }
@@ -19,7 +22,7 @@ import Testing
         let hw = root + "/sys/class/hwmon/hwmon0"
         try FileManager.default.createDirectory(atPath: hw, withIntermediateDirectories: true)
         for (f, v) in [("name", "coretemp"), ("temp1_input", "48500"), ("temp1_label", "Package id 0"), ("fan1_input", "1200")] {
-            FileManager.default.createFile(atPath: hw + "/" + f, contents: Data((v + "\n").utf8))
+            _ = FileManager.default.createFile(atPath: hw + "/" + f, contents: Data((v + "\n").utf8))
         }
         let e = CLITests.Env("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { sensors: { enabled: true, config: { root: '\(root)' } } } }")
         defer { e.cleanup() }
@@ -65,7 +68,7 @@ import Testing
         var codes: [String] = []
         for i in 0..<8 {
             let r = await d.invoke(id: "c\(i)", command: "behavecrash.echo", params: nil, timeoutMs: 15_000)
-            if case .failure(let e) = r { codes.append(e.code) }
+            if case .failure(let e) = r { codes.append(e.code.rawValue) }
         }
         #expect(codes.first == "PLUGIN_CRASHED")
         #expect(codes.last == "PLUGIN_UNAVAILABLE", "\(codes)")
@@ -93,9 +96,9 @@ import Testing
     @Test func manifestErrorsAreClear() throws {
         let dir = TestPaths.tempDir("pm")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/plugin.json5", contents: Data("{ id: 'x', executable: 'a', commands: [ { name: 'nodot' } ] }".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/plugin.json5", contents: Data("{ id: 'x', executable: 'a', commands: [ { name: 'nodot' } ] }".utf8))
         #expect(throws: PluginManifest.Invalid.self) { try PluginManifest.load(directory: dir) }
-        FileManager.default.createFile(atPath: dir + "/plugin.json5", contents: Data("{ id: 'x y', executable: 'a', commands: [ { name: 'a.b' } ] }".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/plugin.json5", contents: Data("{ id: 'x y', executable: 'a', commands: [ { name: 'a.b' } ] }".utf8))
         #expect(throws: PluginManifest.Invalid.self) { try PluginManifest.load(directory: dir) }
     }
 }
@@ -109,7 +112,7 @@ import Testing
             { id: "\(id)", executable: "\(PluginTests.testPlugins)/behave/behave.py", args: ["\(mode)"],
               capability: "\(capability)", commands: [ { name: "\(command)", summary: "collision test" } ] }
             """
-        FileManager.default.createFile(atPath: root + "/" + dir + "/plugin.json5", contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: root + "/" + dir + "/plugin.json5", contents: Data(text.utf8))
     }
 
     @Test func sameCommandInTwoPluginsFirstServes() throws {

@@ -1,7 +1,10 @@
 import CX11
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 import X11Support
 
 /// Drives LogindPresenceSource's decisions (there is no logind on CI machines).
@@ -92,8 +95,11 @@ struct FakeLogind: LogindBackend {
     @Test func screensaverStateDrivesPresence() async throws {
         let x = try Xvfb()
         defer { x.stop() }
-        let source = X11PresenceSource(display: x.display)
-        #expect(await source.sample().presence == .foreground)
+        // Through the core's factory: presence.mode x11 loads libopenclaw-x11.so at run time.
+        let source = PresenceSources.make(.init(mode: .x11, display: x.display))
+        let first = await source.sample()
+        #expect(source is X11PresenceSource, "the X11 helper library was not loaded: \(first.reason)")
+        #expect(first.presence == .foreground)
 
         let dpy = try #require(XOpenDisplay(x.display))
         defer { XCloseDisplay(dpy) }

@@ -1,8 +1,11 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
 @testable import ScreenCapability
+@testable import Support
+import Testing
 
 /// A deterministic fake microphone: an ALSA `type file` PCM over the `null` PCM whose capture data
 /// comes from a raw S16_LE 48 kHz mono sine (`infile`). It lives in $HOME/.asoundrc of a temp dir,

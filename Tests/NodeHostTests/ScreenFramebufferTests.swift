@@ -1,7 +1,10 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
+@testable import Support
+import Testing
 
 /// The fbdev backend through the real `openclaw-node` binary, with Tests/fakes/fakefb.c preloaded
 /// as the framebuffer (memfd-backed; padded rows and a panned, double-height virtual screen).

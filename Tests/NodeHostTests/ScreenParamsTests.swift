@@ -1,20 +1,23 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
 @testable import ScreenCapability
+@testable import Support
+import Testing
 
 /// screen.* rows of the command table and their params: defaults, clamping and refusals.
 @Suite struct ScreenParamsTests {
     static func snapshot(_ json: String) throws(NodeError) -> ScreenSnapshotParams {
-        try ScreenCommands.specs[0].decode(Data(json.utf8)) as! ScreenSnapshotParams
+        try ScreenSnapshotParams.decodeValidated(from: InvokeParams(text: json))
     }
 
     static func record(_ json: String) throws(NodeError) -> ScreenRecordParams {
-        try ScreenCommands.specs[1].decode(Data(json.utf8)) as! ScreenRecordParams
+        try ScreenRecordParams.decodeValidated(from: InvokeParams(text: json))
     }
 
     @Test func rowsAreForegroundOnlyAndRecordIsDangerous() {
-        let byName = Dictionary(uniqueKeysWithValues: ScreenCommands.specs.map { ($0.name, $0) })
+        let byName = Dictionary(uniqueKeysWithValues: ScreenCapability(settings: ScreenSettings()).commands.map { ($0.name, $0) })
         #expect(byName["screen.snapshot"]?.requiresForeground == true)
         #expect(byName["screen.snapshot"]?.dangerous == false)
         #expect(byName["screen.record"]?.requiresForeground == true)

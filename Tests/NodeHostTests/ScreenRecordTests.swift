@@ -1,8 +1,11 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
 @testable import ScreenCapability
+@testable import Support
+import Testing
 
 /// screen.record against a real Xvfb whose picture changes while recording; the MP4 is checked
 /// with ffprobe/ffmpeg (duration, frame count, codec, and that the frames show the changes).

@@ -1,9 +1,12 @@
 import CX11Capture
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
 @testable import ScreenCapability
+@testable import Support
+import Testing
 
 /// A tiny X client for the screen tests: paints known rectangles on root windows, moves the
 /// pointer and defines RandR monitors. Owns its Display; one test thread at a time.
@@ -59,12 +62,8 @@ enum ScreenTest {
     /// Invokes through the command's real params decoder (the dispatcher's path after its gates).
     static func invoke(_ cap: ScreenCapability, _ command: ScreenCommand, _ params: String = "{}",
                        maxPayload: Int = bigPayload, timeoutMs: Int? = nil) async throws(NodeError) -> JSONValue {
-        let spec = ScreenCommands.specs.first { $0.name == command.rawValue }!
-        let decoded = try spec.decode(Data(params.utf8))
-        let context = InvocationContext(invokeId: "test", command: command.rawValue,
-                                        deadline: timeoutMs.map { ContinuousClock.now + .milliseconds($0) },
-                                        maxPayloadBytes: maxPayload)
-        return try await cap.invoke(command.rawValue, params: decoded, context: context)
+        try await runCommand(cap, command.rawValue, params, deadline: timeoutMs.map { ContinuousClock.now + .milliseconds($0) },
+                             maxPayloadBytes: maxPayload)
     }
 
     /// Starts a long screen.record, cancels it after 0.5 s: it must end within 3 s as CANCELLED.

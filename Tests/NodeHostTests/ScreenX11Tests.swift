@@ -1,8 +1,11 @@
+@testable import Config
 import Foundation
+@testable import Kit
 import Media
-import Testing
 @testable import NodeHost
 @testable import ScreenCapability
+@testable import Support
+import Testing
 
 /// screen.snapshot against a real Xvfb with known rectangles drawn by our own X client.
 @Suite(.serialized) struct ScreenX11Tests {

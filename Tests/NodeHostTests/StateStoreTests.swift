@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 @Suite struct StateStoreTests {
     func mode(_ path: String) -> Int {
@@ -68,7 +71,7 @@ import Testing
         let dir = TestPaths.tempDir("store")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        FileManager.default.createFile(atPath: dir + "/state.db", contents: garbage)
+        _ = FileManager.default.createFile(atPath: dir + "/state.db", contents: garbage)
         let store = try StateStore(stateDir: dir)
         let aside = try #require(store.movedAside)
         #expect(aside.hasPrefix(dir + "/state.db.corrupt-"))
@@ -90,7 +93,7 @@ import Testing
     @Test func stateDirThatIsAFileIsAClearError() throws {
         let dir = TestPaths.tempDir("store")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/file", contents: Data())
+        _ = FileManager.default.createFile(atPath: dir + "/file", contents: Data())
         do {
             _ = try StateStore(stateDir: dir + "/file")
             Issue.record("expected an error")

@@ -1,6 +1,9 @@
+@testable import Config
 import Foundation
-import Testing
+@testable import Kit
 @testable import NodeHost
+@testable import Support
+import Testing
 
 func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Duration = .seconds(10)) async -> WebSocketEvent? {
     await withTaskGroup(of: WebSocketEvent?.self) { group in

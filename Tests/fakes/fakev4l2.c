@@ -1,5 +1,5 @@
 // LD_PRELOAD fake of V4L2 capture devices, for tests on machines without /dev/video* (the kernel
-// here has no media subsystem, see linux-feasibility.md §4).
+// here has no media subsystem, and vivid/v4l2loopback cannot be loaded).
 //
 // Design: the tests create ordinary placeholder files (e.g. $TMP/dev/video0) and point the node's
 // capabilities.camera.deviceDir at their directory, so enumeration needs no hooks. open()/openat()

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A protocol-faithful OpenClaw gateway for the node's tests (NODE_PROTOCOL.md).
+"""A protocol-faithful OpenClaw gateway for the node's tests (docs/PROTOCOL.md).
 
 Independent of the node's own code: WebSocket from python3-websockets, Ed25519 from
 python3-cryptography, and every frame the node sends is validated against the upstream
@@ -448,7 +448,12 @@ async def main():
             if not line:
                 break
             if line.strip():
-                await gw.command(line.decode())
+                try:
+                    await gw.command(line.decode())
+                except websockets.ConnectionClosed as e:
+                    # The node may close at any moment (e.g. 1009 on the header of an oversized
+                    # frame while we are still writing it); that ends the session, not the gateway.
+                    emit({"event": "sendFailed", "reason": str(e)})
 
 
 asyncio.run(main())

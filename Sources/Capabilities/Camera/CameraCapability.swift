@@ -1,13 +1,15 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// camera.list, camera.snap and camera.clip (with the ALSA microphone as AAC) on V4L2 devices through raw ioctls and mmap streaming (no
 /// subprocess, no libv4l2). Work runs on a dedicated thread per invoke; the last camera is kept
 /// streaming for a short idle period (WarmCamera) and then released for other applications.
 public struct CameraCapability: Capability {
     public let name = "camera"
-    public var commands: [CommandSpec] { CameraCommands.specs }
+    public var commands: [CommandSpec] { CameraCommands.specs(self) }
     let settings: CameraSettings
     let warm: WarmCamera
     private let log = Logger(component: "camera")
@@ -32,27 +34,37 @@ public struct CameraCapability: Capability {
         return result ?? .unavailable("camera probe was cancelled")
     }
 
-    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
+    /// Whether this user may open the capture devices (the video group).
+    public func diagnose() async -> [Diagnosis] {
+        let dir = settings.deviceDir
+        let devices = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasPrefix("video") }.sorted()
+        if devices.isEmpty { return [Diagnosis(.warn, "no \(dir)/video* device")] }
+        if let denied = devices.first(where: { access("\(dir)/\($0)", R_OK | W_OK) != 0 }) {
+            return [Diagnosis(.fail, "no access to \(dir)/\(denied): add this user to the video group (sudo usermod -aG video $USER) and log in again")]
+        }
+        return [Diagnosis(.ok, "devices: \(devices.map { "\(dir)/\($0)" }.joined(separator: ", "))")]
+    }
+
+    func list() async throws(NodeError) -> JSONValue {
+        let settings = self.settings
+        return try await BlockingThread.run("camera.list") { (_: CancelFlag) throws(NodeError) -> JSONValue in
+            .object(["devices": .array(CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices.map(\.json))])
+        }
+    }
+
+    func snap(_ p: CameraSnapParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        let log = self.log, maxPayload = context.maxPayloadBytes
+        return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
+            try SnapService.run(p, session: session, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+        }
+    }
+
+    func clip(_ p: CameraClipParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
         let settings = self.settings, log = self.log, maxPayload = context.maxPayloadBytes
-        switch CameraCommand(rawValue: command) {
-        case .list:
-            return try await BlockingThread.run("camera.list") { (_: CancelFlag) throws(NodeError) -> JSONValue in
-                .object(["devices": .array(CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices.map(\.json))])
-            }
-        case .snap:
-            guard let p = params as? CameraSnapParams else { throw NodeError.invalidRequest("bad params for \(command)") }
-            return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
-                try SnapService.run(p, session: session, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
-            }
-        case .clip:
-            guard let p = params as? CameraClipParams else { throw NodeError.invalidRequest("bad params for \(command)") }
-            try ClipService.checkFitsDeadline(p, context)
-            return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
-                try ClipService.run(p, session: session, maxPayloadBytes: maxPayload, audioDevice: settings.audioDevice,
-                                    cancel: cancel, log: log)
-            }
-        case nil:
-            throw NodeError.invalidRequest("unknown command \"\(command)\"")
+        try ClipService.checkFitsDeadline(p, context)
+        return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
+            try ClipService.run(p, session: session, maxPayloadBytes: maxPayload, audioDevice: settings.audioDevice,
+                                cancel: cancel, log: log)
         }
     }
 

@@ -1,6 +1,8 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
-/// camera.* command names and params, named exactly as on the wire (NODE_PROTOCOL.md §6.1).
+/// camera.* command names and params, named exactly as on the wire (docs/PROTOCOL.md §6.1).
 public enum CameraCommand: String, CaseIterable, Sendable {
     case list = "camera.list"
     case snap = "camera.snap"
@@ -48,20 +50,23 @@ public struct CameraClipParams: CommandParams, Equatable {
 }
 
 public enum CameraCommands {
-    public static let specs: [CommandSpec] = [
+    /// The command table, bound to `camera`.
+    static func specs(_ camera: CameraCapability) -> [CommandSpec] { [
         CommandSpec(CameraCommand.list.rawValue, capability: "camera", params: NoParams.self,
-                    requiresForeground: true, summary: "list capture devices"),
+                    requiresForeground: true, summary: "list capture devices") { _, _ throws(NodeError) in try await camera.list() },
         CommandSpec(CameraCommand.snap.rawValue, capability: "camera", params: CameraSnapParams.self,
                     requiresForeground: true, dangerous: true, permission: "camera.capture",
                     summary: "take a JPEG photo",
                     paramsDoc: [("deviceId", "string"), ("facing", "front|back"), ("maxWidth", "int, default 1600"),
-                                ("quality", "0..1 (or 1..100), default 0.9"), ("format", "jpg"), ("delayMs", "0..10000")]),
+                                ("quality", "0..1 (or 1..100), default 0.9"), ("format", "jpg"), ("delayMs", "0..10000")],
+                    handler: camera.snap),
         CommandSpec(CameraCommand.clip.rawValue, capability: "camera", params: CameraClipParams.self,
                     requiresForeground: true, dangerous: true, permission: "camera.capture",
                     summary: "record a short MP4 clip",
                     paramsDoc: [("deviceId", "string"), ("facing", "front|back"), ("durationMs", "250..60000, default 3000"),
-                                ("includeAudio", "bool, default true: microphone as AAC when one exists (ALSA; hasAudio tells)"), ("format", "mp4")]),
-    ]
+                                ("includeAudio", "bool, default true: microphone as AAC when one exists (ALSA; hasAudio tells)"), ("format", "mp4")],
+                    handler: camera.clip),
+    ] }
 
     /// The V4L2 camera capability (unavailable, and so not advertised, when no capture device exists).
     public static func capability(config: NodeConfig) -> any Capability {

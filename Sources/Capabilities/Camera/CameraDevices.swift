@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// A capture device as camera.list reports it.
 struct CameraInfo: Sendable, Equatable {

@@ -1,8 +1,10 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
-/// The camera capability's error codes (NODE_PROTOCOL.md §6.2 naming).
+/// The camera capability's error codes (docs/PROTOCOL.md §6.2 naming).
 enum CameraError {
     static func unavailable(_ what: String) -> NodeError { NodeError("CAMERA_UNAVAILABLE", what) }
 

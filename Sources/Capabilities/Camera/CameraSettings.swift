@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// `capabilities.camera` plus the environment it depends on, read once at start-up.
 struct CameraSettings: Sendable {

@@ -1,6 +1,8 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// camera.clip: frames as the camera delivers them (stamped with the monotonic time since the
 /// first), converted straight from the mmap'd buffer (YUYV, NV12) or decoded (MJPEG) into the shared
@@ -41,9 +43,9 @@ enum ClipService {
 
         let fitted = ImageSize.fitting(width: stream.width, height: stream.height, maxWidth: maxWidth)
         let size = ImageSize.evenScaled(width: fitted.width, height: fitted.height, factor: 1)
-        let recorder: MP4Recorder
+        let recorder: any MP4Recording
         do {
-            recorder = try MP4Recorder(settings: VideoSettings(width: size.width, height: size.height, fps: fps, maxBitrate: bitrate),
+            recorder = try VideoEncoding.recorder(settings: VideoSettings(width: size.width, height: size.height, fps: fps, maxBitrate: bitrate),
                                        audio: audio)
         } catch { throw CameraError.media(error) }
 
@@ -95,7 +97,7 @@ enum ClipService {
     private static func openMicrophone(_ device: String, explicit: Bool, log: Logger) throws(NodeError) -> MicrophoneCapture? {
         do throws(ClipAudio.Busy) {
             return try ClipAudio.open(device: device, command: command, missingLevel: explicit ? .warn : .info, log: logSink(log))
-        } catch { throw NodeError(error.code, error.message) }
+        } catch { throw NodeError(NodeError.Code(rawValue: error.code), error.message) }
     }
 
     private static func logSink(_ log: Logger) -> ClipAudio.Log {
@@ -108,7 +110,7 @@ enum ClipService {
         }
     }
 
-    private static func append(_ frame: UnsafeRawBufferPointer, stream: V4L2Stream, to recorder: MP4Recorder,
+    private static func append(_ frame: UnsafeRawBufferPointer, stream: V4L2Stream, to recorder: any MP4Recording,
                                timestampMs: Int64) throws(NodeError) {
         guard let base = frame.baseAddress, !frame.isEmpty else { throw CameraError.unavailable("empty frame from the camera") }
         do throws(MediaError) {

@@ -1,6 +1,8 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// camera.snap on an open session: pick format and size, start (or reuse) the stream, let the
 /// exposure settle, wait delayMs, then encode one frame — MJPEG passed through when it already

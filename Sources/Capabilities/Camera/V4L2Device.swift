@@ -1,7 +1,9 @@
 import CV4L2
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// The pixel formats the camera reads; others a device offers are ignored.
 enum CameraPixelFormat: String, Sendable, CaseIterable {

@@ -1,7 +1,9 @@
 import CV4L2
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// An mmap-streaming capture session on one device: S_FMT, REQBUFS, QUERYBUF + mmap, QBUF,
 /// STREAMON. Owns the mapped buffers; deinit does STREAMOFF, munmap and REQBUFS(0) so the device

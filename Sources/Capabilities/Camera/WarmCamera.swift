@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// An open device with what it offers and, once a snap ran, its running stream.
 final class CameraSession {

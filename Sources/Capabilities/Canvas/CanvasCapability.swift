@@ -1,6 +1,8 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// canvas.* on a Chromium page driven over the DevTools pipe (headless, or a kiosk window on an
 /// X display), with the built-in scaffold page and the A2UI renderer of the gateway's canvas host.
@@ -9,7 +11,7 @@ import NodeHost
 /// scaffold switches to the gateway's A2UI page. A browser that died is restarted on next use.
 public struct CanvasCapability: Capability {
     public let name = "canvas"
-    public var commands: [CommandSpec] { CanvasCommands.specs }
+    public var commands: [CommandSpec] { CanvasCommands.specs(self) }
     let session: CanvasSession
     private let log = Logger(component: "canvas")
 
@@ -24,39 +26,54 @@ public struct CanvasCapability: Capability {
         }
     }
 
-    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let deadline = context.deadline
-        switch CanvasCommand(rawValue: command) {
-        case .present:
-            let p = params as? CanvasPresentParams
-            try await session.present(url: p?.url, placement: p?.placement, deadline: deadline)
-            return .null
-        case .hide:
-            try await session.hide()
-            return .null
-        case .navigate:
-            guard let p = params as? CanvasNavigateParams, let url = p.url else { throw NodeError.invalidRequest("url required") }
-            try await session.navigate(url, deadline: deadline)
-            return .null
-        case .eval:
-            guard let p = params as? CanvasEvalParams, let js = p.source else { throw NodeError.invalidRequest("javaScript required") }
-            return ["result": .string(try await session.eval(js, deadline: deadline))]
-        case .snapshot:
-            let p = params as? CanvasSnapshotParams
-            let format = p?.format == "png" ? "png" : "jpeg"
-            let maxWidth = p?.maxWidth ?? (format == "png" ? 900 : 1600)
-            let data = try await session.snapshot(format: format, maxWidth: maxWidth, quality: Self.quality(p?.quality),
-                                                  maxPayloadBytes: context.maxPayloadBytes, deadline: deadline)
-            return ["format": .string(format), "base64": .string(data.base64EncodedString())]
-        case .a2uiPush, .a2uiPushJSONL:
-            guard let p = params as? CanvasA2UIPushParams else { throw NodeError.invalidRequest("messages or jsonl required") }
-            let messages = try A2UIMessages.from(messages: command == CanvasCommand.a2uiPush.rawValue ? p.messages : nil, jsonl: p.jsonl)
-            return try await session.a2ui(A2UIMessages.pushScript(messages), deadline: deadline)
-        case .a2uiReset:
-            return try await session.a2ui(A2UIMessages.resetScript, deadline: deadline)
-        case nil:
-            throw NodeError.invalidRequest("unknown command \"\(command)\"")
+    /// Window mode needs an X display to open; availability() already names the browser (or what
+    /// to install).
+    public func diagnose() async -> [Diagnosis] {
+        let s = session.settings
+        guard s.window else { return [] }
+        guard let display = s.display else {
+            return [Diagnosis(.fail, "window: true but no X display (set capabilities.canvas.display, e.g. \":0\")")]
         }
+        return [Diagnosis(.ok, "kiosk window on display \(display)")]
+    }
+
+    func present(_ p: CanvasPresentParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        try await session.present(url: p.url, placement: p.placement, deadline: context.deadline)
+        return .null
+    }
+
+    func hide(_ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        try await session.hide()
+        return .null
+    }
+
+    func navigate(_ p: CanvasNavigateParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        guard let url = p.url else { throw NodeError.invalidRequest("url required") }
+        try await session.navigate(url, deadline: context.deadline)
+        return .null
+    }
+
+    func eval(_ p: CanvasEvalParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        guard let js = p.source else { throw NodeError.invalidRequest("javaScript required") }
+        return ["result": .string(try await session.eval(js, deadline: context.deadline))]
+    }
+
+    func snapshot(_ p: CanvasSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        let format = p.format == "png" ? "png" : "jpeg"
+        let maxWidth = p.maxWidth ?? (format == "png" ? 900 : 1600)
+        let data = try await session.snapshot(format: format, maxWidth: maxWidth, quality: Self.quality(p.quality),
+                                              maxPayloadBytes: context.maxPayloadBytes, deadline: context.deadline)
+        return ["format": .string(format), "base64": .string(data.base64EncodedString())]
+    }
+
+    /// canvas.a2ui.push takes `messages` or `jsonl`; the legacy pushJSONL only `jsonl`.
+    func a2uiPush(_ p: CanvasA2UIPushParams, jsonlOnly: Bool, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        let messages = try A2UIMessages.from(messages: jsonlOnly ? nil : p.messages, jsonl: p.jsonl)
+        return try await session.a2ui(A2UIMessages.pushScript(messages), deadline: context.deadline)
+    }
+
+    func a2uiReset(_ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        try await session.a2ui(A2UIMessages.resetScript, deadline: context.deadline)
     }
 
     /// 0..1 (iOS) or 1..100; default 0.82 like the iOS and Android canvas.
@@ -65,7 +82,8 @@ public struct CanvasCapability: Capability {
     public func gatewayConnected(_ link: GatewayLink) async { await session.connected(link) }
 
     /// A kiosk window is up from boot, showing the scaffold until an agent or gateway replaces it.
-    public func daemonStarted() async { await session.superviseWindow() }
+    /// Window mode: the kiosk window is up from the daemon's start, and kept up.
+    public func start() async -> Availability { await session.superviseWindow(); return .available }
 
     public func shutdown() async { await session.shutdown() }
 }

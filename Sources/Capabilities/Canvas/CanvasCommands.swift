@@ -1,4 +1,6 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
 public enum CanvasCommand: String, CaseIterable, Sendable {
     case present = "canvas.present"
@@ -64,22 +66,31 @@ public struct CanvasA2UIPushParams: CommandParams, Equatable {
 }
 
 public enum CanvasCommands {
-    static func row<P: CommandParams>(_ c: CanvasCommand, _ p: P.Type, _ summary: String,
-                                      _ doc: [(String, String)] = []) -> CommandSpec {
-        CommandSpec(c.rawValue, capability: "canvas", params: p, requiresForeground: true, summary: summary, paramsDoc: doc)
+    /// Every canvas command needs someone at the device.
+    static func row<P: CommandParams>(_ c: CanvasCommand, _ p: P.Type, _ summary: String, _ doc: [(String, String)] = [],
+                                      _ handler: @escaping @Sendable (P, InvocationContext) async throws(NodeError) -> JSONValue) -> CommandSpec {
+        CommandSpec(c.rawValue, capability: "canvas", params: p, requiresForeground: true, summary: summary, paramsDoc: doc,
+                    handler: handler)
     }
 
-    public static let specs: [CommandSpec] = [
-        row(.present, CanvasPresentParams.self, "show the canvas", [("url", "string"), ("placement", "{x,y,width,height}")]),
-        row(.hide, NoParams.self, "hide the canvas"),
-        row(.navigate, CanvasNavigateParams.self, "load a URL (\"\" = built-in scaffold)", [("url", "string")]),
-        row(.eval, CanvasEvalParams.self, "evaluate JavaScript in the page; the value as a string", [("javaScript", "string (or script)")]),
+    /// The command table, bound to `canvas`.
+    static func specs(_ canvas: CanvasCapability) -> [CommandSpec] { [
+        row(.present, CanvasPresentParams.self, "show the canvas", [("url", "string"), ("placement", "{x,y,width,height}")], canvas.present),
+        row(.hide, NoParams.self, "hide the canvas") { _, context throws(NodeError) in try await canvas.hide(context) },
+        row(.navigate, CanvasNavigateParams.self, "load a URL (\"\" = built-in scaffold)", [("url", "string")], canvas.navigate),
+        row(.eval, CanvasEvalParams.self, "evaluate JavaScript in the page; the value as a string", [("javaScript", "string (or script)")],
+            canvas.eval),
         row(.snapshot, CanvasSnapshotParams.self, "capture the canvas",
-            [("format", "jpeg|png, default jpeg"), ("maxWidth", "int, default 1600 jpeg / 900 png"), ("quality", "0..1 or 1..100, default 0.82")]),
-        row(.a2uiPush, CanvasA2UIPushParams.self, "push A2UI v0.8 messages", [("messages", "array"), ("jsonl", "string")]),
-        row(.a2uiPushJSONL, CanvasA2UIPushParams.self, "push A2UI JSONL (legacy alias)", [("jsonl", "string")]),
-        row(.a2uiReset, NoParams.self, "reset the A2UI surface"),
-    ]
+            [("format", "jpeg|png, default jpeg"), ("maxWidth", "int, default 1600 jpeg / 900 png"), ("quality", "0..1 or 1..100, default 0.82")],
+            canvas.snapshot),
+        row(.a2uiPush, CanvasA2UIPushParams.self, "push A2UI v0.8 messages", [("messages", "array"), ("jsonl", "string")]) { p, context throws(NodeError) in
+            try await canvas.a2uiPush(p, jsonlOnly: false, context)
+        },
+        row(.a2uiPushJSONL, CanvasA2UIPushParams.self, "push A2UI JSONL (legacy alias)", [("jsonl", "string")]) { p, context throws(NodeError) in
+            try await canvas.a2uiPush(p, jsonlOnly: true, context)
+        },
+        row(.a2uiReset, NoParams.self, "reset the A2UI surface") { _, context throws(NodeError) in try await canvas.a2uiReset(context) },
+    ] }
 
     public static func capability(config: NodeConfig) -> any Capability {
         CanvasCapability(config: config)

@@ -1,6 +1,8 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
-/// The canvas's error codes (NODE_PROTOCOL.md §6.2 and the A2UI codes of the mobile nodes).
+/// The canvas's error codes (docs/PROTOCOL.md §6.2 and the A2UI codes of the mobile nodes).
 enum CanvasError {
     static func unavailable(_ why: String) -> NodeError { NodeError("CANVAS_UNAVAILABLE", why) }
     static func evalFailed(_ why: String) -> NodeError { NodeError("CANVAS_EVAL_FAILED", why) }

@@ -1,6 +1,8 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// The canvas state behind the commands: the browser, what it shows, and the gateway session
 /// (canvas host URL, main session key, the event sender for A2UI actions).

@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// `capabilities.canvas` and what it implies, read once at start-up.
 struct CanvasSettings: Sendable {

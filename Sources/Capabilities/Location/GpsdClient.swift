@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// The node's one connection to gpsd and everything learned from it: connection status, device
 /// list, the latest fix (the cache location.get answers from), and the requests waiting for a

@@ -1,4 +1,6 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
 /// One report of gpsd's JSON protocol (https://gpsd.io/gpsd_json.html), reduced to the fields the
 /// node uses. Parsing is total: anything that is not a JSON object with a known `class` becomes

@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// Why a socket operation failed, in words for logs and error messages.
 struct SocketError: Error, CustomStringConvertible {

@@ -1,4 +1,6 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
 /// The `location` capability: location.get from gpsd's JSON protocol (no libgps), plus optional
 /// significant-change updates.
@@ -33,15 +35,21 @@ public final class LocationCapability: Capability {
                                            minInterval: settings.significantChangeMinInterval, log: log)
     }
 
-    public var commands: [CommandSpec] { LocationCommands.specs }
+    public var commands: [CommandSpec] { LocationCommands.specs(self) }
 
-    /// Called by the registry only when the capability is enabled: starts the background watch.
+    /// A valid gpsd address is all it takes: gpsd may come and go, and location.get says so.
     public func availability() async -> Availability {
-        guard let client else {
+        guard client != nil else {
             let e = LocationErrors.badEndpoint(settings.endpointText)
             log.warn(e.message)
             return .unavailable(e.message)
         }
+        return .available
+    }
+
+    /// The daemon watches gpsd from its start (cached fixes, location.update events).
+    public func start() async -> Availability {
+        guard let client else { return await availability() }
         await client.start()
         await monitor.start(client)
         log.info("watching gpsd at \(client.endpoint)" +
@@ -49,12 +57,21 @@ public final class LocationCapability: Capability {
         return .available
     }
 
-    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
-        guard command == LocationCommand.get.rawValue, let p = params as? LocationGetParams else {
-            throw .invalidRequest("unknown command \"\(command)\" for the location capability")
+    /// Whether gpsd answers at the configured address (one TCP connect, closed at once).
+    public func diagnose() async -> [Diagnosis] {
+        guard let endpoint = settings.endpoint else { return [] }  // availability() already said why
+        if let addrs = try? TCPSocket.resolve(host: endpoint.host, port: endpoint.port),
+           let tcp = try? TCPSocket.connect(addrs, timeout: .seconds(2)) {
+            tcp.close()
+            return [Diagnosis(.ok, "gpsd answers at \(endpoint)")]
         }
+        return [Diagnosis(.fail, "gpsd is not reachable at \(endpoint) (sudo systemctl start gpsd, or set capabilities.location.gpsd)")]
+    }
+
+    func get(_ p: LocationGetParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
         guard let client else { throw LocationErrors.badEndpoint(settings.endpointText) }
-        // availability() normally started it; a capability built outside a registry starts here.
+        // start() did this in the daemon; a one-shot invoke starts the watch for this one call.
+        await client.start()
         await monitor.start(client)
         let fix = try await LocationLocator(client: client).locate(p, deadline: context.deadline)
         return LocationPayload.make(fix, accuracy: p.accuracy)

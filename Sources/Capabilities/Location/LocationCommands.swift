@@ -1,6 +1,8 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
-/// location.* command names (NODE_PROTOCOL.md §6.1).
+/// location.* command names (docs/PROTOCOL.md §6.1).
 public enum LocationCommand: String, CaseIterable, Sendable {
     case get = "location.get"
 }
@@ -38,12 +40,14 @@ public struct LocationGetParams: CommandParams, Equatable {
 public enum LocationCommands {
     public static let capabilityName = "location"
 
-    public static let specs: [CommandSpec] = [
+    /// The command table, bound to `location`.
+    static func specs(_ location: LocationCapability) -> [CommandSpec] { [
         CommandSpec(LocationCommand.get.rawValue, capability: capabilityName, params: LocationGetParams.self,
                     permission: "location", summary: "current position from gpsd",
                     paramsDoc: [("timeoutMs", "1000..60000, default 10000"), ("maxAgeMs", "int"),
-                                ("desiredAccuracy", "coarse|balanced|precise")]),
-    ]
+                                ("desiredAccuracy", "coarse|balanced|precise")],
+                    handler: location.get),
+    ] }
 
     /// The location capability for this config (`capabilities.location.*`). It talks to gpsd only
     /// once the registry finds it enabled; a disabled one never opens a socket.

@@ -1,4 +1,6 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
 /// location.get's decision path, in the order the protocol describes it (iOS LocationService):
 /// a cached fix younger than maxAgeMs → gpsd reachable? → a GPS device? → wait for a fix the
@@ -50,7 +52,7 @@ struct LocationLocator: Sendable {
     }
 }
 
-/// The LOCATION_* errors, each saying what to do (NODE_PROTOCOL.md §6.2).
+/// The LOCATION_* errors, each saying what to do (docs/PROTOCOL.md §6.2).
 enum LocationErrors {
     static func gpsdUnreachable(_ endpoint: GpsdEndpoint, status: GpsdClient.Status) -> NodeError {
         var why = ""

@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// The `location.get` result shape shared with the iOS/Android nodes:
 /// `{lat, lon, accuracyMeters, altitudeMeters?, speedMps?, headingDeg?, timestamp, isPrecise, source}`.

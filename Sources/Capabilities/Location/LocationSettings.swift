@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// Where gpsd listens: `capabilities.location.gpsd` as "host:port", "host" or "[v6addr]:port".
 public struct GpsdEndpoint: Sendable, Equatable, CustomStringConvertible {
@@ -13,37 +15,11 @@ public struct GpsdEndpoint: Sendable, Equatable, CustomStringConvertible {
 
     /// nil when the text is not a usable address (the capability then reports why).
     public init?(_ text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces)
-        guard !t.isEmpty else { return nil }
-        var host = t
-        var portText: Substring?
-        if t.hasPrefix("[") {
-            // "[::1]:2947" or "[::1]"
-            guard let close = t.firstIndex(of: "]") else { return nil }
-            host = String(t[t.index(after: t.startIndex)..<close])
-            let rest = t[t.index(after: close)...]
-            if !rest.isEmpty {
-                guard rest.hasPrefix(":") else { return nil }
-                portText = rest.dropFirst()
-            }
-        } else if let colon = t.lastIndex(of: ":") {
-            // A bare IPv6 address has several colons and no port.
-            if t.firstIndex(of: ":") == colon {
-                host = String(t[..<colon])
-                portText = t[t.index(after: colon)...]
-            }
-        }
-        var port = Self.defaultPort
-        if let portText {
-            guard let p = Int(portText), (1...65_535).contains(p) else { return nil }
-            port = p
-        }
-        guard !host.isEmpty else { return nil }
-        self.host = host
-        self.port = port
+        guard let address = HostPort(text, defaultPort: Self.defaultPort) else { return nil }
+        self.init(host: address.host, port: address.port)
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { HostPort(host: host, port: port).description }
 }
 
 /// `capabilities.location.*`, typed, with the defaults in one place.

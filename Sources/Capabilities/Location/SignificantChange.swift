@@ -1,4 +1,6 @@
-import NodeHost
+import Config
+import Kit
+import Support
 
 /// A `location.update` node event: sent when the device has moved more than
 /// `capabilities.location.significantChangeMeters` (the iOS node's significant-change events).

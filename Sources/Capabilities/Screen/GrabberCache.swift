@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// Keeps the most recently used grabber (its X connection and shared-memory image, or the mapped
 /// framebuffer) between invokes, so a snapshot costs one capture instead of connecting, setting up

@@ -4,7 +4,7 @@ import Media
 enum PayloadBudget {
     /// Room for the rest of the result frame (ids, the other payload fields, JSON quoting).
     static let envelopeReserve = 4096
-    /// Photos stay under 5 MB of base64 like the mobile nodes (NODE_PROTOCOL.md §6.3).
+    /// Photos stay under 5 MB of base64 like the mobile nodes (docs/PROTOCOL.md §6.3).
     static let stillImageCap = 5_000_000
 
     static func stillImageBase64(maxPayloadBytes: Int) -> Int {

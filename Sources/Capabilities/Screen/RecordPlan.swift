@@ -1,5 +1,7 @@
+import Config
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// Size and bitrate for a recording so the MP4 fits the gateway's maxPayload: the peak bitrate is
 /// capped by the byte budget over the clip's length, and when that cap is too low for the screen

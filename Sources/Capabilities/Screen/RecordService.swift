@@ -1,6 +1,8 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// screen.record: frames paced by the monotonic clock, converted straight from the capture memory
 /// into the encoder's YUV frame, H.264 in an MP4 kept in memory, sized to fit the payload. With
@@ -17,8 +19,8 @@ enum RecordService {
         let plan = try RecordPlan.make(sourceWidth: grabber.width, sourceHeight: grabber.height, fps: fps,
                                        durationMs: durationMs, maxPayloadBytes: maxPayloadBytes,
                                        audioBitrate: audio?.bitrate ?? 0)
-        let recorder: MP4Recorder
-        do { recorder = try MP4Recorder(settings: plan.video, audio: audio) } catch { throw ScreenError.media(error) }
+        let recorder: any MP4Recording
+        do { recorder = try VideoEncoding.recorder(settings: plan.video, audio: audio) } catch { throw ScreenError.media(error) }
         try cancel.check()
 
         let queue = AudioChunkQueue()

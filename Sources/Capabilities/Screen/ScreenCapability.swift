@@ -1,6 +1,8 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// screen.snapshot and screen.record on X11 (MIT-SHM, XGetImage fallback, RandR monitors, XFixes
 /// cursor) or the Linux framebuffer. The work runs on a dedicated thread per invoke. The last
@@ -8,7 +10,7 @@ import NodeHost
 /// server restart or a mode change between invokes only costs a reconnect.
 public struct ScreenCapability: Capability {
     public let name = "screen"
-    public var commands: [CommandSpec] { ScreenCommands.specs }
+    public var commands: [CommandSpec] { ScreenCommands.specs(self) }
     let sources: ScreenSources
     let cache = GrabberCache()
     private let log = Logger(component: "screen")
@@ -31,23 +33,19 @@ public struct ScreenCapability: Capability {
         return result ?? .unavailable("screen probe was cancelled")
     }
 
-    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+        let log = self.log, maxPayload = context.maxPayloadBytes
+        return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
+            try SnapshotService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+        }
+    }
+
+    func record(_ p: ScreenRecordParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
         let log = self.log, maxPayload = context.maxPayloadBytes, audioDevice = sources.settings.audioDevice
-        switch ScreenCommand(rawValue: command) {
-        case .snapshot:
-            guard let p = params as? ScreenSnapshotParams else { throw NodeError.invalidRequest("bad params for \(command)") }
-            return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
-                try SnapshotService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
-            }
-        case .record:
-            guard let p = params as? ScreenRecordParams else { throw NodeError.invalidRequest("bad params for \(command)") }
-            try Self.checkFitsDeadline(p, context)
-            return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
-                try RecordService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, audioDevice: audioDevice,
-                                      cancel: cancel, log: log)
-            }
-        case nil:
-            throw NodeError.invalidRequest("unknown command \"\(command)\"")
+        try Self.checkFitsDeadline(p, context)
+        return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
+            try RecordService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, audioDevice: audioDevice,
+                                  cancel: cancel, log: log)
         }
     }
 

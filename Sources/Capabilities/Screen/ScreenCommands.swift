@@ -1,5 +1,7 @@
+import Config
+import Kit
 import Media
-import NodeHost
+import Support
 
 public enum ScreenCommand: String, CaseIterable, Sendable {
     case snapshot = "screen.snapshot"
@@ -21,7 +23,7 @@ public struct ScreenSnapshotParams: CommandParams, Equatable {
         return self
     }
 
-    // Defaults (anchors §3, macOS ScreenSnapshotService): JPEG, 1600 px wide for JPEG and 900 for
+    // Defaults (as the macOS node's ScreenSnapshotService): JPEG, 1600 px wide for JPEG and 900 for
     // PNG, quality 0.72, cursor shown, first screen.
     public var effectiveFormat: String { format == "png" ? "png" : "jpeg" }
     public var effectiveMaxWidth: Int { maxWidth ?? (effectiveFormat == "png" ? 900 : 1600) }
@@ -47,7 +49,7 @@ public struct ScreenRecordParams: CommandParams, Equatable {
         return self
     }
 
-    // Defaults (anchors §3, iOS ScreenRecordService): 10 s at 10 fps, no audio, first screen.
+    // Defaults (as the iOS node's ScreenRecordService): 10 s at 10 fps, no audio, first screen.
     public var effectiveDurationMs: Int { durationMs ?? 10_000 }
     public var effectiveFps: Int { fps ?? 10 }
     public var effectiveScreenIndex: Int { screenIndex ?? 0 }
@@ -55,20 +57,23 @@ public struct ScreenRecordParams: CommandParams, Equatable {
 }
 
 public enum ScreenCommands {
-    public static let specs: [CommandSpec] = [
+    /// The command table, bound to `screen`.
+    static func specs(_ screen: ScreenCapability) -> [CommandSpec] { [
         CommandSpec(ScreenCommand.snapshot.rawValue, capability: "screen", params: ScreenSnapshotParams.self,
                     requiresForeground: true, permission: "screen.capture", summary: "screenshot as JPEG or PNG",
                     paramsDoc: [("format", "jpeg|png, default jpeg"), ("maxWidth", "int, default 1600 (jpeg) / 900 (png)"),
                                 ("quality", "0..1 (or 1..100), default 0.72"),
                                 ("screenIndex", "int: XRandR monitor of the default X screen when it has several, else X screen"),
-                                ("includePointer", "bool, default true")]),
+                                ("includePointer", "bool, default true")],
+                    handler: screen.snapshot),
         CommandSpec(ScreenCommand.record.rawValue, capability: "screen", params: ScreenRecordParams.self,
                     requiresForeground: true, dangerous: true, permission: "screen.record",
                     summary: "record the screen to MP4",
                     paramsDoc: [("screenIndex", "int"), ("durationMs", "250..60000, default 10000"),
                                 ("fps", "1..30, default 10"), ("includeAudio", "bool, default false: microphone as AAC (ALSA; hasAudio tells)"),
-                                ("format", "mp4")]),
-    ]
+                                ("format", "mp4")],
+                    handler: screen.record),
+    ] }
 
     /// The screen capability for this config (backend, display and framebuffer from
     /// `capabilities.screen`).

@@ -1,7 +1,9 @@
+import Config
+import Kit
 import Media
-import NodeHost
+import Support
 
-/// The screen capability's error codes (NODE_PROTOCOL.md §6.2 naming).
+/// The screen capability's error codes (docs/PROTOCOL.md §6.2 naming).
 enum ScreenError {
     /// Capture is not possible right now; the message says what to change.
     static func unavailable(_ what: String) -> NodeError { NodeError("SCREEN_UNAVAILABLE", what) }

@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// Opens a grabber on the configured backend. `auto` takes X11 when the display answers, else the
 /// framebuffer; when neither works the error lists what was tried and what to change (including

@@ -1,6 +1,8 @@
+import Config
 import Foundation
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// screen.snapshot: one frame, encoded straight from the capture memory (shared-memory XImage or
 /// the mapped framebuffer) unless it has to be resized, and kept within the payload budget.

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// Minimal argument reader: positionals plus `--flag` and `--option VALUE` / `--option=VALUE`.
 struct Arguments {
     struct Failure: Error, CustomStringConvertible { let description: String }

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// `openclaw-node` command line: parses arguments and prints. The executable is a one-line `main`;
 /// capabilities come from the built-in device capability, plugins and the bundles config enables.

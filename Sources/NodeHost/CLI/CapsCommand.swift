@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// `openclaw-node caps [--json]`: the connect manifest, derived from the command table.
 enum CapsCommand {
     static let help = """

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// `openclaw-node config check [FILE]`: exit 0 valid, 2 JSON5 syntax error, 3 not a valid config.
 enum ConfigCommand {
     static let help = """

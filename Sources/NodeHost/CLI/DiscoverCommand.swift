@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// `openclaw-node discover`: what each discovery path finds right now, and why a path is off or
 /// cannot work — the same view `run` uses when gateway.url is not set.

@@ -1,5 +1,9 @@
+import Config
+import Kit
+import Support
+
 /// Which of this node's commands a gateway's Linux policy would drop, and the config snippet that
-/// lets them through (NODE_PROTOCOL.md §5). Derived from the command table, never listed by hand.
+/// lets them through (docs/PROTOCOL.md §5). Derived from the command table, never listed by hand.
 public enum GatewayAllowlist {
     /// Commands every gateway version allows for platform linux by default (§5.2: early, mid and
     /// newest tables all contain system.notify; everything else differs between versions or

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// `openclaw-node invoke COMMAND [--params JSON]`: through the running daemon's control socket when
 /// one is up (so presence overrides and warm devices apply), else in-process through a fresh
@@ -46,9 +49,9 @@ enum InvokeCommand {
         }
 
         let runtime = try await NodeRuntime(config: config, capabilities: capabilities(config))
-        let data = params.map { Data($0.jsonString().utf8) }
         let result = await runtime.dispatcher.invoke(id: "cli-" + UUID().uuidString.lowercased(), command: command,
-                                                     params: data, timeoutMs: timeout)
+                                                     params: InvokeParams(params), timeoutMs: timeout,
+                                                     maxPayloadBytes: ControlProtocol.maxPayloadBytes)
         // Released before returning: a shutdown racing exit() would close X displays (and other
         // devices) after their libraries' destructors ran.
         await runtime.shutdown()

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// stdout/stderr writers. (`print` to a pipe is buffered and lost if the process is killed.)
 enum Out {

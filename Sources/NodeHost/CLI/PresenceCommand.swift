@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// `openclaw-node presence foreground|background|auto`: tells the running daemon.
 enum PresenceCommand {
     static let help = """

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// `openclaw-node service install|uninstall [--user|--system]`: a systemd unit that runs the daemon,
 /// restarts it on failure, logs to journald (stderr), and is hardened without losing the devices

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// `openclaw-node status [--json]`: identity, state and pairing as stored, plus the live daemon's
 /// view (presence, connection) when one is running.

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Talks to a running daemon's control socket. `nil` from `connect` means no daemon is up.
 public final class ControlClient {

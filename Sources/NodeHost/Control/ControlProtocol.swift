@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// The local control socket speaks one JSON object per line each way:
 ///   {"op":"invoke","command":"device.info","params":{…},"timeoutMs":30000}
 ///     → {"ok":true,"payload":…} | {"ok":false,"error":{"code":…,"message":…}}
@@ -6,6 +10,10 @@
 enum ControlProtocol {
     /// Invoke params and payloads can be large (photos): 64 MiB per line.
     static let maxLineBytes = 64 * 1024 * 1024
+    /// What a local invoke's handler fits its payload to: a gateway's default `policy.maxPayload`
+    /// (25 MiB), so `openclaw-node invoke` shows what a gateway would get — never the limit of
+    /// whichever gateway the daemon happens to be connected to.
+    static let maxPayloadBytes = GatewayProtocol.defaultMaxPayload
 
     static func errorReply(_ e: NodeError) -> JSONValue { ["ok": false, "error": e.json] }
 }

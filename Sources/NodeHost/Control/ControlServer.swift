@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Serves the control socket (stateDir/control.sock, 0600) for `openclaw-node invoke`, `presence`
 /// and `status` while the daemon runs. Each client gets a thread; commands go through the same
@@ -92,9 +95,10 @@ public final class ControlServer: @unchecked Sendable {
             guard let command = req["command"]?.stringValue else {
                 return ControlProtocol.errorReply(.invalidRequest("command required"))
             }
-            let params = req["params"].map { Data($0.jsonString().utf8) }
             let id = "local-" + UUID().uuidString.lowercased()
-            switch await runtime.dispatcher.invoke(id: id, command: command, params: params, timeoutMs: req["timeoutMs"]?.intValue) {
+            switch await runtime.dispatcher.invoke(id: id, command: command, params: InvokeParams(req["params"]),
+                                                   timeoutMs: req["timeoutMs"]?.intValue,
+                                                   maxPayloadBytes: ControlProtocol.maxPayloadBytes) {
             case .success(let payload): return ["ok": true, "payload": payload]
             case .failure(let e): return ControlProtocol.errorReply(e)
             }

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// A connected or listening AF_UNIX stream socket. Owns its fd; closes it exactly once.
 final class UnixSocket: @unchecked Sendable {

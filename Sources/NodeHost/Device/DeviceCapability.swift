@@ -1,10 +1,14 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// The built-in `device` capability: `device.info` and `device.status`, with the payload shapes
 /// of the iOS/Android nodes, filled from procfs, sysfs and /etc. Always available, because every
 /// source degrades to a sensible default rather than failing.
 public struct DeviceCapability: Capability {
     public let name = DeviceCommand.capabilityName
+    public var origin: String { "built in" }
     /// Where /proc, /sys and /etc are read from; tests point this at a fixture tree.
     public let sysRoot: String
     /// A path on the filesystem whose space `device.status` reports (the node's state dir).
@@ -19,19 +23,9 @@ public struct DeviceCapability: Capability {
         self.environment = environment
     }
 
-    public var commands: [CommandSpec] { DeviceCommand.specs }
+    public var commands: [CommandSpec] { DeviceCommand.specs(self) }
 
     public func availability() async -> Availability { .available }
-
-    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
-        guard let cmd = DeviceCommand(rawValue: command) else {
-            throw .invalidRequest("unknown command \"\(command)\" for the device capability")
-        }
-        switch cmd {
-        case .info: return infoPayload()
-        case .status: return statusPayload()
-        }
-    }
 
     /// `{deviceName, modelIdentifier, systemName, systemVersion, appVersion, appBuild, locale}`.
     public func infoPayload() -> JSONValue {

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// The commands of the built-in `device` capability, named exactly as on the wire.
 public enum DeviceCommand: String, CaseIterable, Sendable {
     case info = "device.info"
@@ -9,18 +13,12 @@ public enum DeviceCommand: String, CaseIterable, Sendable {
     /// Both commands take `{}`; any params object is accepted and ignored, as on iOS/Android.
     public typealias Params = NoParams
 
-    /// The command-table row. Reading device facts needs nobody at the device, is not in the
-    /// gateway's dangerous set and needs no permission key, so every gate stays open.
-    public var spec: CommandSpec {
-        switch self {
-        case .info:
-            return CommandSpec(rawValue, capability: Self.capabilityName, params: Params.self,
-                               summary: "Host name, hardware model, OS name and version, node version, locale")
-        case .status:
-            return CommandSpec(rawValue, capability: Self.capabilityName, params: Params.self,
-                               summary: "Battery, thermal state, storage, network path and uptime")
-        }
+    /// The command table, bound to `device`. Reading device facts needs nobody at the device, is
+    /// not in the gateway's dangerous set and needs no permission key, so every gate stays open.
+    public static func specs(_ device: DeviceCapability) -> [CommandSpec] {
+        [CommandSpec(info.rawValue, capability: capabilityName, params: Params.self,
+                     summary: "Host name, hardware model, OS name and version, node version, locale") { _, _ in device.infoPayload() },
+         CommandSpec(status.rawValue, capability: capabilityName, params: Params.self,
+                     summary: "Battery, thermal state, storage, network path and uptime") { _, _ in device.statusPayload() }]
     }
-
-    public static var specs: [CommandSpec] { allCases.map(\.spec) }
 }

@@ -1,5 +1,8 @@
+import Config
 import Foundation
 import Glibc
+import Kit
+import Support
 
 /// The static facts behind `device.info`: who this machine is and what it runs.
 struct LinuxSystemInfo: Sendable {
@@ -27,7 +30,7 @@ struct LinuxSystemInfo: Sendable {
     private static func gethostname() -> String? {
         var buf = [CChar](repeating: 0, count: 256)
         guard Glibc.gethostname(&buf, buf.count - 1) == 0 else { return nil }
-        return String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: buf)
     }
 
     /// The hardware model: SMBIOS/DMI on PCs and servers, the device tree on ARM boards

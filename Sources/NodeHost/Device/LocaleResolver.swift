@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Turns POSIX locale settings into the BCP 47 tag the protocol's `locale` field carries
 /// ("en_US.UTF-8" → "en-US"), the form iOS/Android report.

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// The wire values of `network.interfaces[]`, as on iOS (`NWInterface.InterfaceType`).
 enum InterfaceKind: String, Sendable, CaseIterable {
     case wifi, cellular, wired, other

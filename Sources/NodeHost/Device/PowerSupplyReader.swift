@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// The wire values of `battery.state`, as on iOS (`UIDevice.BatteryState`).
 enum BatteryState: String, Sendable {

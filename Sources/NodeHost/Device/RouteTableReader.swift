@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// Which interfaces carry a default route, from the kernel's main routing table as exposed in
 /// /proc/net/route (IPv4) and /proc/net/ipv6_route (IPv6). Routes in policy-routing tables
 /// (e.g. wg-quick's) are not listed there; the main table is what an ordinary socket uses.

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// Parses the `KEY=value` files systemd and distributions share (os-release(5), locale.conf(5),
 /// /etc/default/locale, machine-info(5)). They are specified as shell-compatible assignments, so
 /// values may be double-quoted with backslash escapes, single-quoted, or bare; a naive

@@ -1,4 +1,7 @@
+import Config
 import Glibc
+import Kit
+import Support
 
 struct StorageStatus: Sendable, Equatable {
     var totalBytes: UInt64

@@ -1,5 +1,8 @@
-import Glibc
+import Config
 import Foundation
+import Glibc
+import Kit
+import Support
 
 /// Reads procfs/sysfs/etc files below a root directory, so tests can point the readers at a
 /// fixture tree instead of the real machine. Every read is optional: a missing or unreadable file

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// The wire values of `thermal.state`, as on iOS (`ProcessInfo.ThermalState`), ordered so the
 /// hottest zone can be picked with `max`.
 enum ThermalState: Int, Sendable, Comparable {

@@ -1,4 +1,7 @@
+import Config
 import Glibc
+import Kit
+import Support
 
 /// Seconds since boot, counting time spent suspended (like iOS's systemUptime counts on-time,
 /// the Linux boot clock is the figure `uptime` shows).

@@ -1,5 +1,8 @@
 import CAvahi
+import Config
 import Foundation
+import Kit
+import Support
 
 /// LAN discovery: browses `_openclaw-gw._tcp` in `local.` through avahi-daemon (over D-Bus; the
 /// client honours DBUS_SYSTEM_BUS_ADDRESS) and resolves each instance it announces.
@@ -226,7 +229,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         }
         var buf = [CChar](repeating: 0, count: cavahi_address_text_max())
         cavahi_address_text(address, &buf, buf.count)
-        var addr = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var addr = String(cBuffer: buf)
         let v6 = address?.pointee.proto == cavahi_proto_inet6()
         // A link-local IPv6 address is only usable together with its interface.
         if v6, addr.lowercased().hasPrefix("fe80:") { addr += "%" + AvahiBrowser.interfaceName(iface) }
@@ -249,7 +252,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     static func interfaceName(_ index: AvahiIfIndex) -> String {
         var buf = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
         guard index > 0, if_indextoname(UInt32(index), &buf) != nil else { return "if\(index)" }
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: buf)
     }
 
     /// avahi_client_new failed: say what is missing and what to do about it.

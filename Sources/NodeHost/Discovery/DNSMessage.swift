@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// The DNS wire format (RFC 1035 §4), only as much as DNS-SD needs: build a query, parse an
 /// answer with PTR/SRV/TXT/A/AAAA records. Answers come from the network, so parsing checks every
@@ -184,6 +187,6 @@ public struct DNSMessage: Sendable, Equatable {
         withUnsafeMutableBytes(of: &addr) { $0.copyBytes(from: b) }
         var buf = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         inet_ntop(AF_INET6, &addr, &buf, socklen_t(buf.count))
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: buf)
     }
 }

@@ -1,5 +1,8 @@
 import CResolv
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Asks one question of DNS and returns the parsed answer. Two ways to ask: the system's stub
 /// resolver (whatever /etc/resolv.conf says, which is how tailnet split DNS reaches a node) and a
@@ -56,35 +59,14 @@ public struct UDPDNSClient: DNSQuerying {
     public let host: String
     public let port: Int
     public let timeout: Duration
-    public var label: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var label: String { HostPort(host: host, port: port).description }
 
     /// "127.0.0.1", "127.0.0.1:5354", "[::1]:53", "::1".
     public init(server: String, timeout: Duration = .seconds(2)) throws(DNSQueryError) {
-        guard let (h, p) = UDPDNSClient.split(server) else {
+        guard let address = HostPort(server, defaultPort: 53) else {
             throw DNSQueryError(.failed, "gateway.discovery.nameserver \"\(server)\" is not host or host:port")
         }
-        host = h; port = p; self.timeout = timeout
-    }
-
-    /// host[:port] with a default port of 53; IPv6 literals in brackets when a port follows.
-    public static func split(_ s: String) -> (String, Int)? {
-        let t = s.trimmingCharacters(in: .whitespaces)
-        guard !t.isEmpty else { return nil }
-        if t.hasPrefix("[") {
-            guard let close = t.firstIndex(of: "]") else { return nil }
-            let h = String(t[t.index(after: t.startIndex)..<close])
-            let rest = t[t.index(after: close)...]
-            if rest.isEmpty { return h.isEmpty ? nil : (h, 53) }
-            guard rest.hasPrefix(":"), let p = Int(rest.dropFirst()), (1...65_535).contains(p), !h.isEmpty else { return nil }
-            return (h, p)
-        }
-        let colons = t.filter { $0 == ":" }.count
-        if colons == 1 {
-            let parts = t.split(separator: ":", omittingEmptySubsequences: false)
-            guard let p = Int(parts[1]), (1...65_535).contains(p), !parts[0].isEmpty else { return nil }
-            return (String(parts[0]), p)
-        }
-        return (t, 53) // a bare name, IPv4 or IPv6 literal
+        host = address.host; port = address.port; self.timeout = timeout
     }
 
     public func query(_ name: DNSName, _ type: DNSMessage.RecordType) async throws(DNSQueryError) -> DNSMessage {

@@ -1,8 +1,11 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// One gateway found by discovery (LAN mDNS or wide-area unicast DNS-SD): the same shape from both
 /// paths. Where to connect comes from the resolved SRV record (host, port) and its addresses; the
-/// TXT record only adds hints (NODE_PROTOCOL.md §8.1: TXT is unauthenticated).
+/// TXT record only adds hints (docs/PROTOCOL.md §8.1: TXT is unauthenticated).
 public struct DiscoveredGateway: Sendable, Equatable {
     public enum Source: String, Sendable { case lan, wideArea }
 

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Runs the discovery paths the config enables — LAN (avahi) and wide-area (unicast DNS-SD) — side
 /// by side and reports, per path, what it found or why it is off or unavailable. `discover` takes

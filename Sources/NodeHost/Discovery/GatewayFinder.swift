@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// `run` without gateway.url: keeps discovery going until `GatewaySelection` picks a gateway, then
 /// remembers the choice and stops browsing. Logs each path's trouble once (an absent avahi-daemon

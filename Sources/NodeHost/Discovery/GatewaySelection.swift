@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Which discovered gateway `run` connects to, when gateway.url is not set:
 ///   1. gateway.name, matched against the instance name (a `\032`-escaped name copied from

@@ -1,4 +1,8 @@
-/// A gateway's TXT record (NODE_PROTOCOL.md §8.1), read the way RFC 6763 §6 says: `key=value` or
+import Config
+import Kit
+import Support
+
+/// A gateway's TXT record (docs/PROTOCOL.md §8.1), read the way RFC 6763 §6 says: `key=value` or
 /// a bare `key`; keys are case-insensitive and only the first occurrence counts. Everything in it
 /// is an unauthenticated hint. A bad entry (empty, no key, a key with non-printable bytes, a value
 /// that is not UTF-8, a port that is not a port) is skipped with a note; the service is kept.

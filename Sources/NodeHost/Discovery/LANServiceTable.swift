@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// What avahi has told us so far, one row per (interface, protocol, instance): the same gateway
 /// shows up once per interface and per IPv4/IPv6, and each row comes and goes on its own. The

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// Wide-area (unicast) DNS-SD, RFC 6763 over ordinary DNS: PTR `_openclaw-gw._tcp.<domain>` lists
 /// the instances; each instance's SRV gives host and port, its TXT the hints, and A/AAAA of the SRV
 /// target the addresses (taken from the additional section when the server sent them). This is how

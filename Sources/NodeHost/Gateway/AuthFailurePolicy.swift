@@ -1,4 +1,8 @@
-/// What to do when the gateway refuses `connect` (NODE_PROTOCOL.md §2.7, §3.1, §3.7).
+import Config
+import Kit
+import Support
+
+/// What to do when the gateway refuses `connect` (docs/PROTOCOL.md §2.7, §3.1, §3.7).
 enum AuthFailurePolicy {
     enum Action: Equatable {
         /// Waiting for an operator to approve this device.

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// Reconnect delays: exponential from 0.5 s to a 30 s cap with ±50 % jitter (so a fleet of nodes
 /// does not reconnect in lock-step after a gateway restart). Never zero: no tight loop.
 public struct Backoff: Sendable {

@@ -1,4 +1,4 @@
-/// The string the device key signs in `connect` (NODE_PROTOCOL.md §2.4). Fields are joined with
+/// The string the device key signs in `connect` (docs/PROTOCOL.md §2.4). Fields are joined with
 /// `|` in this exact order; v3 adds platform and deviceFamily, trimmed and ASCII-lower-cased.
 public enum DeviceAuthPayload {
     public enum Version: String, Sendable { case v2, v3 }
@@ -22,4 +22,7 @@ public enum DeviceAuthPayload {
     }
 }
 
+import Config
 import Foundation
+import Kit
+import Support

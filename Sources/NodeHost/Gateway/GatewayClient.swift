@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Keeps the node connected to its gateway: picks the credential, connects, handles pairing and
 /// auth refusals, persists the device token and TLS pin, and reconnects with backoff. Never a tight
@@ -176,7 +179,6 @@ public actor GatewayClient {
         save(gw)
         lastLoggedRequestId = nil
         pairingBackoff.reset()
-        await dispatcher.setMaxPayloadBytes(hello.maxPayload)
         await status.setHello(hello)
         await status.set(.connected(url: url.absoluteString, serverVersion: hello.serverVersion))
         log.info("connected to \(url.absoluteString) as \(identity.deviceId.prefix(12))… with \(credential.kind)\(wasPending ? " (paired)" : "")" +
@@ -289,7 +291,7 @@ public actor GatewayClient {
 
     private func connectOptions(stored pin: String?) -> (WebSocketOptions, GatewayTrust.Source) {
         var o = WebSocketOptions()
-        o.maxMessageBytes = GatewayProtocol.preAuthMaxPayload
+        o.maxMessageBytes = GatewayProtocol.decoderLimitBeforeHello
         o.allowInsecurePublic = config.gateway.allowInsecure
         let (policy, source) = GatewayTrust.policy(configured: config.gateway.tlsFingerprint, stored: pin,
                                                    hint: url.scheme == "wss" ? tlsHint : nil, allowTOFU: config.gateway.allowTOFU)

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// One WebSocket connection to the gateway: the handshake, then serving invokes until it ends.
 /// The reconnect policy lives in GatewayClient; this type only reports how the connection ended.
@@ -45,6 +48,7 @@ final class GatewayConnection: @unchecked Sendable {
             guard let ev = await iterator.next() else { return .failed("connection ended before the challenge") }
             switch ev {
             case .text(let t):
+                if let tooBig = oversizeBeforeHello(t) { return tooBig }
                 if case .event("connect.challenge", let p)? = GatewayProtocol.parse(t) {
                     guard let n = p?["nonce"]?.stringValue?.trimmingCharacters(in: .whitespaces), !n.isEmpty else {
                         return .failed("connect.challenge without a nonce")
@@ -65,6 +69,7 @@ final class GatewayConnection: @unchecked Sendable {
             guard let ev = await iterator.next() else { return .failed("connection ended during the handshake") }
             switch ev {
             case .text(let t):
+                if let tooBig = oversizeBeforeHello(t) { return tooBig }
                 guard case .response(let rid, let ok, let payload, let error)? = GatewayProtocol.parse(t), rid == id else { continue }
                 if !ok { return .rejected(error ?? .init(nil)) }
                 guard let hello = GatewayProtocol.HelloOk(payload) else { return .failed("connect succeeded but the reply is not hello-ok") }
@@ -78,6 +83,14 @@ final class GatewayConnection: @unchecked Sendable {
             default: continue
             }
         }
+    }
+
+    /// The pre-auth frame limit, checked per message (see `decoderLimitBeforeHello`).
+    private func oversizeBeforeHello(_ text: String) -> HandshakeResult? {
+        let n = text.utf8.count
+        guard n > GatewayProtocol.preAuthMaxPayload else { return nil }
+        ws.close(code: 1009, reason: "frame too large before hello")
+        return .failed("the gateway sent a \(n)-byte frame before hello-ok (at most \(GatewayProtocol.preAuthMaxPayload))")
     }
 
     // MARK: serving
@@ -144,19 +157,20 @@ final class GatewayConnection: @unchecked Sendable {
     }
 
     private func runInvoke(_ req: GatewayProtocol.InvokeRequest, nodeId: String, dispatcher: Dispatcher) async {
-        let started = clock.now
         log.debug("invoke \(req.command) [\(req.id)]")
-        var result = await dispatcher.invoke(id: req.id, command: req.command, params: req.paramsJSON, timeoutMs: req.timeoutMs)
-        if let t = req.timeoutMs, t > 0, clock.now - started >= .milliseconds(t) {
-            // The gateway has already answered the caller with a timeout; a late result is noise.
-            log.info("\(req.command) [\(req.id)] finished after its \(t) ms timeout; result dropped")
+        var result = await dispatcher.invoke(id: req.id, command: req.command, params: req.params, timeoutMs: req.timeoutMs,
+                                             maxPayloadBytes: maxPayload)
+        if case .failure(let e) = result, e.code == .timeout, (req.timeoutMs ?? 0) > 0 {
+            // The dispatcher's deadline is the gateway's timeoutMs: the gateway has already answered
+            // the caller with a timeout, so a result now is noise.
+            log.info("\(req.command) [\(req.id)] did not finish within its timeout; no result sent")
             return
         }
         var params = GatewayProtocol.invokeResult(id: req.id, nodeId: nodeId, result: result)
         let id = await pending.nextId("r")
         var frame = GatewayProtocol.request(id: id, method: "node.invoke.result", params: params).jsonString()
         if frame.utf8.count > maxPayload {
-            result = .failure(NodeError("PAYLOAD_TOO_LARGE",
+            result = .failure(NodeError(.payloadTooLarge,
                 "the result of \(req.command) is \(frame.utf8.count) bytes; the gateway accepts at most \(maxPayload)"))
             params = GatewayProtocol.invokeResult(id: req.id, nodeId: nodeId, result: result)
             frame = GatewayProtocol.request(id: id, method: "node.invoke.result", params: params).jsonString()

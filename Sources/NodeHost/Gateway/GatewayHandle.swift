@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// The daemon's gateway client, which may not exist yet: with no gateway.url, `run` starts
 /// everything else (control socket, capabilities, presence) at once and creates the client only
 /// after discovery has picked a gateway. Capability events that cannot be sent — no client yet,

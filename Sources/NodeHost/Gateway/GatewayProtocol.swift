@@ -1,10 +1,15 @@
+import Config
 import Foundation
+import Kit
+import Support
 
-/// The gateway wire protocol (NODE_PROTOCOL.md), in one place: the frames the node sends are built
+/// The gateway wire protocol (docs/PROTOCOL.md), in one place: the frames the node sends are built
 /// here and only here, with exactly the fields the gateway's closed schema allows; frames it
 /// receives are read tolerantly (unknown fields and events are ignored).
 public enum GatewayProtocol {
     public static let minProtocol = 3
+    /// `hello-ok.policy.maxPayload` when the gateway does not say (its own default).
+    public static let defaultMaxPayload = 25 * 1024 * 1024
     public static let maxProtocol = 4
     public static let clientId = "node-host"
     public static let clientMode = "node"
@@ -12,8 +17,13 @@ public enum GatewayProtocol {
     /// Never change these two between releases: the gateway pins them at pairing (§3.5).
     public static let platform = "linux"
     public static let deviceFamily = "Linux"
-    /// Before hello-ok the gateway accepts at most 64 KiB per frame.
+    /// Before hello-ok the gateway accepts at most 64 KiB per frame, and so does the node.
     public static let preAuthMaxPayload = 64 * 1024
+    /// What the WebSocket decoder allows until the handshake has read hello-ok. Frames the gateway
+    /// sends right after hello-ok (an invoke) can be decoded on the I/O thread before the handshake
+    /// has raised the limit to `policy.maxPayload`, so the decoder cannot hold the 64 KiB pre-auth
+    /// limit; the handshake checks that limit on each message it reads instead.
+    public static let decoderLimitBeforeHello = defaultMaxPayload
     public static let defaultTickIntervalMs = 30_000
 
     // MARK: frames the node sends
@@ -25,7 +35,7 @@ public enum GatewayProtocol {
     static func response(id: String, ok: Bool, payload: JSONValue?, error: NodeError?) -> JSONValue {
         var o: [String: JSONValue] = ["type": "res", "id": .string(id), "ok": .bool(ok)]
         if let payload { o["payload"] = payload }
-        if let error { o["error"] = ["code": .string(error.code), "message": .string(error.message)] }
+        if let error { o["error"] = ["code": .string(error.code.rawValue), "message": .string(error.message)] }
         return .object(o)
     }
 
@@ -110,7 +120,7 @@ public enum GatewayProtocol {
             return ["id": .string(id), "nodeId": .string(nodeId), "ok": true, "payloadJSON": .string(payload.jsonString())]
         case .failure(let e):
             return ["id": .string(id), "nodeId": .string(nodeId), "ok": false,
-                    "error": ["code": .string(e.code), "message": .string(e.message)]]
+                    "error": ["code": .string(e.code.rawValue), "message": .string(e.message)]]
         }
     }
 
@@ -171,17 +181,16 @@ public enum GatewayProtocol {
     struct InvokeRequest: Sendable {
         let id: String
         let command: String
-        /// Params as JSON text; nil when absent or null.
-        let paramsJSON: Data?
+        /// Params, parsed once from `paramsJSON` (or the object some hosts send as `params`).
+        let params: InvokeParams
         let timeoutMs: Int?
 
         init?(_ p: JSONValue?) {
             guard let p, let id = p["id"]?.stringValue, !id.isEmpty, let command = p["command"]?.stringValue else { return nil }
             self.id = id
             self.command = command
-            if let s = p["paramsJSON"]?.stringValue { paramsJSON = Data(s.utf8) }
-            else if let obj = p["params"], obj != .null { paramsJSON = Data(obj.jsonString().utf8) }  // node host accepts an object too
-            else { paramsJSON = nil }
+            if let s = p["paramsJSON"]?.stringValue { params = InvokeParams(text: s) }
+            else { params = InvokeParams(p["params"]) }  // the node host accepts an object too
             timeoutMs = p["timeoutMs"]?.intValue
         }
     }
@@ -206,7 +215,7 @@ public enum GatewayProtocol {
             deviceToken = p["auth"]?["deviceToken"]?.stringValue
             deviceTokenScopes = p["auth"]?["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
             issuedAtMs = p["auth"]?["issuedAtMs"]?.intValue.map { Int64($0) }
-            let mp = p["policy"]?["maxPayload"]?.intValue ?? 25 * 1024 * 1024
+            let mp = p["policy"]?["maxPayload"]?.intValue ?? GatewayProtocol.defaultMaxPayload
             // What the gateway accepts from us: results are fitted to it, however small. (The
             // limit on what we accept from it never drops below the pre-auth 64 KiB; see
             // GatewayConnection.)

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// What the connection is doing, for `openclaw-node status` and the log.
 public actor GatewayStatus {
     public enum State: Sendable, Equatable {

@@ -1,4 +1,8 @@
-/// How the node decides to trust a wss:// gateway's certificate (NODE_PROTOCOL.md §8.2), in order:
+import Config
+import Kit
+import Support
+
+/// How the node decides to trust a wss:// gateway's certificate (docs/PROTOCOL.md §8.2), in order:
 ///   1. gateway.tlsFingerprint from the config — the person said so;
 ///   2. the pin stored after an earlier connect — never overridden by what discovery advertises;
 ///   3. with trust-on-first-use allowed and a fingerprint hint from discovery (TXT

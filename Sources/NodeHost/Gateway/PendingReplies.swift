@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// Requests the node sent and is waiting on (`node.invoke.result`, `node.event`): resolved by the
 /// matching `res` frame, by a timeout, or when the connection ends.
 ///

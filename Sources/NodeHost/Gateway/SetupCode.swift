@@ -1,7 +1,10 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// A setup code from `openclaw qr`: base64url of `{"url": "ws(s)://…", "urls"?: […], "bootstrapToken": "…"}`
-/// (NODE_PROTOCOL.md §3.4). Limits follow the Windows node's decoder.
+/// (docs/PROTOCOL.md §3.4). Limits follow the Windows node's decoder.
 public struct SetupCode: Sendable, Equatable {
     public let url: String?
     public let urls: [String]

@@ -1,5 +1,8 @@
 import COpenSSL
+import Config
 import Foundation
+import Kit
+import Support
 
 /// OpenSSL-backed primitives: Ed25519, SHA-256, random bytes. Raw pointers stay in here.
 public enum Crypto {

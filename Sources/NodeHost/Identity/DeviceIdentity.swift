@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// The node's Ed25519 device key. Created once, kept forever: a new key is a new device id and
 /// means a new pairing request on every gateway.
 public struct DeviceIdentity: Sendable {
@@ -16,7 +20,7 @@ public struct DeviceIdentity: Sendable {
         try DeviceIdentity(seed: Crypto.randomBytes(32), createdAtMs: nowMs)
     }
 
-    /// Lower-case hex SHA-256 of the raw public key (NODE_PROTOCOL.md §2.4).
+    /// Lower-case hex SHA-256 of the raw public key (docs/PROTOCOL.md §2.4).
     public var deviceId: String { Encoding.hex(Crypto.sha256(publicKey)) }
 
     /// Raw public key, base64url without padding (43 characters).

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// A plugin's commands as a capability: they go through the same registry, dispatcher gates and
 /// manifest as built-in ones.
 public final class PluginCapability: Capability {
@@ -5,27 +9,34 @@ public final class PluginCapability: Capability {
     public let commands: [CommandSpec]
     let process: PluginProcess
     public let manifest: PluginManifest
+    public var origin: String { "plugin \(manifest.id) in \(manifest.directory)" }
 
     public init(manifest: PluginManifest, config: JSONValue) {
         self.manifest = manifest
         self.name = manifest.capability
-        self.process = PluginProcess(manifest: manifest, config: config)
+        let process = PluginProcess(manifest: manifest, config: config)
+        self.process = process
         self.commands = manifest.commands.map { c in
             CommandSpec(c.name, capability: manifest.capability, params: PluginParams.self,
                         requiresForeground: c.requiresForeground, dangerous: c.dangerous, permission: c.permission,
-                        summary: "\(c.summary) (plugin \(manifest.id))")
+                        summary: "\(c.summary) (plugin \(manifest.id))") { p, context throws(NodeError) in
+                try await process.invoke(id: context.invokeId, command: c.name, params: p.value, deadline: context.deadline)
+            }
         }
     }
 
-    /// Started at load so the first invoke is fast; a plugin that cannot start is not advertised.
+    /// Whether the plugin's executable is there to run; starting it is `start()`'s (daemon) or the
+    /// first invoke's (one-shot `invoke`) job.
     public func availability() async -> Availability {
-        do { try await process.ensureStarted(); return .available }
-        catch { return .unavailable(error.message) }
+        FileManager.default.isExecutableFile(atPath: manifest.executable)
+            ? .available : .unavailable("plugin \(manifest.id): \(manifest.executable) is not an executable file")
     }
 
-    public func invoke(_ command: String, params: any Sendable, context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let value = (params as? PluginParams)?.value ?? .object([:])
-        return try await process.invoke(id: context.invokeId, command: command, params: value, deadline: context.deadline)
+    /// The daemon starts the plugin before advertising it, so the first invoke is fast and a plugin
+    /// that cannot start (no hello, exits) is not advertised.
+    public func start() async -> Availability {
+        do { try await process.ensureStarted(); return .available }
+        catch { return .unavailable(error.message) }
     }
 
     public func events() async -> AsyncStream<CapabilityEvent>? { process.events }

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// `plugin.json5` in a plugin directory (Plugins/README.md documents the format).
 public struct PluginManifest: Sendable, Equatable {

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// A plugin command's params: any JSON object, passed to the plugin as it came (the plugin
 /// validates its own params and answers INVALID_REQUEST).
 public struct PluginParams: CommandParams {

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// One running plugin: spawns it, speaks newline-delimited JSON over its stdin/stdout, matches
 /// results to invokes, restarts it with backoff after a crash and gives up after repeated crashes.
@@ -110,7 +113,7 @@ actor PluginProcess {
     }
 
     private nonisolated func deliverOversize(_ n: Int) {
-        Task { await self.log.warn("dropped \(n) output line(s) longer than \(PluginProcess.maxLineBytes) bytes") }
+        log.warn("dropped \(n) output line(s) longer than \(PluginProcess.maxLineBytes) bytes")
     }
 
     private nonisolated func deliverExit(_ pid: Int32, _ code: Int32) {
@@ -136,7 +139,7 @@ actor PluginProcess {
         log.warn("exited with code \(code); restarting in \(delay)")
         Task {
             try? await Task.sleep(for: delay)
-            await self.restartAfterCrash()
+            self.restartAfterCrash()
         }
     }
 
@@ -178,7 +181,7 @@ actor PluginProcess {
                 c.resume(returning: .success(v["payload"] ?? .null))
             } else {
                 let code = v["error"]?["code"]?.stringValue ?? "UNAVAILABLE"
-                c.resume(returning: .failure(NodeError(code, v["error"]?["message"]?.stringValue ?? "plugin error")))
+                c.resume(returning: .failure(NodeError(NodeError.Code(rawValue: code), v["error"]?["message"]?.stringValue ?? "plugin error")))
             }
         case "event":
             if let name = v["event"]?.stringValue { eventSink.yield(CapabilityEvent(event: name, payload: v["payload"] ?? .object([:]))) }

@@ -1,5 +1,8 @@
 import CSystemd
+import Config
 import Foundation
+import Kit
+import Support
 
 /// What the logind source needs to know about seats and sessions. The real one asks systemd-logind
 /// (sd-login + D-Bus); tests inject another to drive each branch.

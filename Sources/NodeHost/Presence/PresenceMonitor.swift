@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// Owns the current foreground/background state: samples the configured source (fresh when a
 /// foreground-only command asks, and on a timer so transitions are logged), and holds the manual
 /// override set by `openclaw-node presence foreground|background|auto`.

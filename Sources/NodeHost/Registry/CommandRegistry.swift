@@ -1,14 +1,20 @@
+import Config
+import Kit
+import Support
+
 /// The capabilities loaded into this node and the command table they form. Built once at start-up:
 /// each capability's enabled flag comes from config and its availability from the device.
 public struct CommandRegistry: Sendable {
     public struct Entry: Sendable {
         public let capability: any Capability
+        /// The capability's rows, read once at load (their handlers are bound to the capability).
+        public let commands: [CommandSpec]
         public let enabled: Bool
         public let availability: Availability
         public var advertised: Bool { enabled && availability == .available }
     }
 
-    /// What the connect frame declares (NODE_PROTOCOL.md §2.2).
+    /// What the connect frame declares (docs/PROTOCOL.md §2.2).
     public struct Manifest: Sendable, Equatable {
         public let caps: [String]
         public let commands: [String]
@@ -22,27 +28,31 @@ public struct CommandRegistry: Sendable {
     /// `enabled(name)` answers whether config enables the capability. A capability whose name or
     /// one of whose commands an earlier one already declared is refused here, before anything of it
     /// starts, with a log line naming both; the first keeps working.
-    public static func load(_ capabilities: [any Capability], enabled: (String) -> Bool,
+    /// With `start` (the daemon), each available capability's `start()` runs too, and one that
+    /// cannot start is not advertised.
+    public static func load(_ capabilities: [any Capability], enabled: (String) -> Bool, start: Bool = false,
                             log: Logger = Logger(component: "registry")) async -> CommandRegistry {
         var entries: [Entry] = []
         var owner: [String: String] = [:]  // command → capability that declared it
         for cap in capabilities {
+            let commands = cap.commands
             if entries.contains(where: { $0.capability.name == cap.name }) {
-                log.error("refused capability \(cap.name) (\(describe(cap))): a capability named \(cap.name) is already loaded (\(describe(entries.first { $0.capability.name == cap.name }!.capability))); the first one stays")
+                log.error("refused capability \(cap.name) (\(cap.origin)): a capability named \(cap.name) is already loaded (\(entries.first { $0.capability.name == cap.name }!.capability.origin)); the first one stays")
                 continue
             }
-            if let clash = cap.commands.first(where: { owner[$0.name] != nil }) {
+            if let clash = commands.first(where: { owner[$0.name] != nil }) {
                 let why = "command \(clash.name) is already declared by capability \(owner[clash.name]!)"
-                log.error("refused capability \(cap.name) (\(describe(cap))): \(why); \(owner[clash.name]!) keeps serving it")
-                entries.append(Entry(capability: UnloadedCapability(name: cap.name, reason: "refused: \(why)"),
+                log.error("refused capability \(cap.name) (\(cap.origin)): \(why); \(owner[clash.name]!) keeps serving it")
+                entries.append(Entry(capability: UnloadedCapability(name: cap.name, reason: "refused: \(why)"), commands: [],
                                      enabled: enabled(cap.name), availability: .unavailable("refused: \(why)")))
                 continue
             }
-            for spec in cap.commands { owner[spec.name] = cap.name }
+            for spec in commands { owner[spec.name] = cap.name }
             let on = enabled(cap.name)
             // Availability is only probed for enabled capabilities: a disabled camera is never opened.
-            let avail: Availability = on ? await cap.availability() : .unavailable("disabled in config")
-            entries.append(Entry(capability: cap, enabled: on, availability: avail))
+            var avail: Availability = on ? await cap.availability() : .unavailable("disabled in config")
+            if start, avail == .available { avail = await cap.start() }
+            entries.append(Entry(capability: cap, commands: commands, enabled: on, availability: avail))
         }
         return CommandRegistry(entries: entries)
     }
@@ -55,7 +65,7 @@ public struct CommandRegistry: Sendable {
         var byCap: [String: Entry] = [:]
         for e in entries {
             byCap[e.capability.name] = e
-            for spec in e.capability.commands where spec.capability == e.capability.name && specs[spec.name] == nil {
+            for spec in e.commands where spec.capability == e.capability.name && specs[spec.name] == nil {
                 specs[spec.name] = spec
             }
         }
@@ -63,29 +73,23 @@ public struct CommandRegistry: Sendable {
         self.entryByCapability = byCap
     }
 
-    /// Where a capability came from, for log lines about it.
-    static func describe(_ cap: any Capability) -> String {
-        if let plugin = cap as? PluginCapability { return "plugin \(plugin.manifest.id) in \(plugin.manifest.directory)" }
-        return "built in or bundle libopenclaw-\(cap.name).so"
-    }
-
     public func spec(_ command: String) -> CommandSpec? { specsByName[command] }
     public func entry(forCapability name: String) -> Entry? { entryByCapability[name] }
 
     /// Every command row, in table order.
-    public var allSpecs: [CommandSpec] { entries.flatMap { $0.capability.commands } }
+    public var allSpecs: [CommandSpec] { entries.flatMap(\.commands) }
 
     public var manifest: Manifest {
         var caps: [String] = []
         var commands: [String] = []
         var permissions: [String: Bool] = [:]
         for e in entries {
-            for spec in e.capability.commands {
+            for spec in e.commands {
                 if let p = spec.permission { permissions[p] = (permissions[p] ?? false) || e.advertised }
             }
             guard e.advertised else { continue }
             caps.append(e.capability.name)
-            commands.append(contentsOf: e.capability.commands.map(\.name))
+            commands.append(contentsOf: e.commands.map(\.name))
         }
         return Manifest(caps: caps, commands: commands, permissions: permissions)
     }

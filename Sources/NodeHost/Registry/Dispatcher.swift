@@ -1,6 +1,9 @@
+import Config
 import Foundation
+import Kit
+import Support
 
-/// Runs one invoke through the gates, in order (DESIGN.md "The path of one invoke"):
+/// Runs one invoke through the gates, in order (docs/ARCHITECTURE.md "The path of one invoke"):
 /// unknown → disabled → unavailable → background → params → duplicate id → in-flight limit →
 /// handler under a deadline. The gateway session and the local control socket both call this,
 /// so `openclaw-node invoke` exercises exactly the path a gateway invoke takes.
@@ -11,7 +14,6 @@ public actor Dispatcher {
     /// Used when the request carries no timeoutMs (the gateway's own default).
     public nonisolated let defaultTimeoutMs: Int
     private var inFlight: [String: (task: Task<Void, Never>, reply: ReplyOnce)] = [:]
-    private var maxPayloadBytes: Int = 25 * 1024 * 1024
     private let log: Logger
 
     public init(registry: CommandRegistry, presence: PresenceMonitor, maxInFlight: Int = 8,
@@ -23,41 +25,43 @@ public actor Dispatcher {
         self.log = log
     }
 
-    public func setMaxPayloadBytes(_ n: Int) { maxPayloadBytes = n }
     public var inFlightCount: Int { inFlight.count }
 
     /// Runs `command` and returns its payload or error. Never throws: every failure is a NodeError.
-    public func invoke(id: String, command: String, params: Data?, timeoutMs: Int?) async -> Result<JSONValue, NodeError> {
+    /// `maxPayloadBytes` is what the caller's transport accepts (a gateway's `policy.maxPayload`,
+    /// the control socket's own limit): handlers fit media to it; the transport checks the frame.
+    /// The deadline (`timeoutMs`, else `defaultTimeoutMs`) is enforced here and only here: a call
+    /// still running then is cancelled and answers TIMEOUT.
+    public func invoke(id: String, command: String, params: InvokeParams, timeoutMs: Int?,
+                       maxPayloadBytes: Int) async -> Result<JSONValue, NodeError> {
         let spec: CommandSpec
-        let entry: CommandRegistry.Entry
         switch gate(command) {
         case .failure(let e): return .failure(e)
-        case .success(let s): (spec, entry) = s
+        case .success(let s): spec = s
         }
         if spec.requiresForeground, await presence.current == .background {
-            return .failure(NodeError("NODE_BACKGROUND_UNAVAILABLE",
+            return .failure(NodeError(.backgroundUnavailable,
                 "\(command) needs someone at the device, and presence is background (\(await presence.reason)). " +
                 "Run `openclaw-node presence foreground` or change presence.mode"))
         }
-        let decoded: any Sendable
-        do { decoded = try spec.decode(params) } catch { return .failure(error) }
+        let call: CommandSpec.Call
+        do { call = try spec.prepare(params) } catch { return .failure(error) }
 
         guard inFlight[id] == nil else {
             return .failure(.invalidRequest("duplicate active request id \(id)"))
         }
         guard inFlight.count < maxInFlight else {
-            return .failure(NodeError("NODE_BUSY", "\(maxInFlight) commands already running; retry shortly", retryable: true))
+            return .failure(NodeError(.nodeBusy, "\(maxInFlight) commands already running; retry shortly", retryable: true))
         }
 
         let timeout = timeoutMs ?? defaultTimeoutMs
         let deadline: ContinuousClock.Instant? = timeout > 0 ? .now + .milliseconds(timeout) : nil
         let context = InvocationContext(invokeId: id, command: command, deadline: deadline, maxPayloadBytes: maxPayloadBytes)
-        let capability = entry.capability
         let reply = ReplyOnce()
 
         let work = Task {
             let result: Result<JSONValue, NodeError>
-            do throws(NodeError) { result = .success(try await capability.invoke(command, params: decoded, context: context)) }
+            do throws(NodeError) { result = .success(try await call(context)) }
             catch { result = .failure(error) }
             reply.resolve(result)
         }
@@ -65,7 +69,7 @@ public actor Dispatcher {
         // Disarmed as soon as the reply is in (DeadlineTimer explains why this is not a Task.sleep).
         let timer = deadline.map { deadline in
             DeadlineTimer.shared.schedule(at: deadline) {
-                if reply.resolve(.failure(NodeError("TIMEOUT", "\(command) did not finish within \(timeout) ms"))) {
+                if reply.resolve(.failure(NodeError(.timeout, "\(command) did not finish within \(timeout) ms"))) {
                     work.cancel()
                 }
             }
@@ -80,34 +84,34 @@ public actor Dispatcher {
     /// Aborts a running invoke (gateway `node.invoke.cancel`); it answers "CANCELLED".
     public func cancel(id: String) {
         guard let running = inFlight[id] else { return }
-        if running.reply.resolve(.failure(NodeError("CANCELLED", "cancelled by the gateway"))) { running.task.cancel() }
+        if running.reply.resolve(.failure(NodeError(.cancelled, "cancelled by the gateway"))) { running.task.cancel() }
     }
 
     /// The static gates: unknown, disabled, unavailable.
-    private func gate(_ command: String) -> Result<(CommandSpec, CommandRegistry.Entry), NodeError> {
+    private func gate(_ command: String) -> Result<CommandSpec, NodeError> {
         guard let spec = registry.spec(command), let entry = registry.entry(forCapability: spec.capability) else {
             // A capability that is not loaded (disabled, or its bundle missing/refused) has no rows;
             // its commands are known by their "<capability>." prefix and answered with the reason.
             let family = String(command.prefix(while: { $0 != "." }))
-            if let entry = registry.entry(forCapability: family), entry.capability.commands.isEmpty,
+            if let entry = registry.entry(forCapability: family), entry.commands.isEmpty,
                let refusal = refusal(entry) {
                 return .failure(refusal)
             }
             return .failure(.invalidRequest("unknown command \"\(command)\" (see `openclaw-node caps`)"))
         }
         if let refusal = refusal(entry) { return .failure(refusal) }
-        return .success((spec, entry))
+        return .success(spec)
     }
 
     /// <CAP>_DISABLED or <CAP>_UNAVAILABLE for a capability that cannot serve now.
     private func refusal(_ entry: CommandRegistry.Entry) -> NodeError? {
         let name = entry.capability.name
         if !entry.enabled {
-            return NodeError("\(name.uppercased())_DISABLED",
+            return NodeError(.disabled(name),
                 "\(name) is disabled on this node (set capabilities.\(name).enabled: true)")
         }
         if case .unavailable(let why) = entry.availability {
-            return NodeError("\(name.uppercased())_UNAVAILABLE", why)
+            return NodeError(.unavailable(name), why)
         }
         return nil
     }

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Everything one node process runs on: config, state, presence, the command registry and its
 /// dispatcher. `openclaw-node run` keeps one alive; one-shot CLI commands build one and drop it.
@@ -9,13 +12,15 @@ public final class NodeRuntime: Sendable {
     public let registry: CommandRegistry
     public let dispatcher: Dispatcher
 
-    public init(config: NodeConfig, capabilities: [any Capability],
+    /// `daemon`: start the capabilities' background work (`Capability.start`); one-shot CLI
+    /// commands leave it off and start only what their one invoke needs.
+    public init(config: NodeConfig, capabilities: [any Capability], daemon: Bool = false,
                 presenceSource: (any PresenceSource)? = nil) async throws(StateStore.Failure) {
         self.config = config
         self.store = try StateStore(stateDir: config.stateDir)
         self.presence = PresenceMonitor(mode: config.presence.mode,
                                         source: presenceSource ?? PresenceSources.make(config.presence))
-        self.registry = await CommandRegistry.load(capabilities, enabled: { config.isEnabled($0) })
+        self.registry = await CommandRegistry.load(capabilities, enabled: { config.isEnabled($0) }, start: daemon)
         self.dispatcher = Dispatcher(registry: registry, presence: presence)
     }
 

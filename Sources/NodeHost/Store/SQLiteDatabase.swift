@@ -1,5 +1,8 @@
 import CSQLite
+import Config
 import Foundation
+import Kit
+import Support
 
 /// A failed SQLite call, with SQLite's own message.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,8 @@
 import CSQLite
+import Config
 import Foundation
+import Kit
+import Support
 
 /// The node's durable state in one SQLite file inside stateDir (0700 dir, 0600 file, WAL, STRICT
 /// tables, versioned migrations): device key, device tokens, gateway records.

@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Watches the kernel's routing netlink (links, addresses, routes) and calls back — debounced —
 /// when the network changes, so the gateway connection can come back promptly after Wi-Fi roams

@@ -1,5 +1,8 @@
 import CSystemd
+import Config
 import Foundation
+import Kit
+import Support
 
 /// Listens for logind's PrepareForSleep(false) — the system just resumed — on the system bus.
 /// After a suspend the gateway connection is usually dead while the node still thinks it is up;

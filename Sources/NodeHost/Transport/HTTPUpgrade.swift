@@ -1,4 +1,7 @@
+import Config
 import Foundation
+import Kit
+import Support
 
 /// The HTTP/1.1 Upgrade request and the server's 101 answer (RFC 6455 §4).
 enum HTTPUpgrade {

@@ -1,4 +1,8 @@
-/// How a wss:// server's certificate is trusted (NODE_PROTOCOL.md §8.2).
+import Config
+import Kit
+import Support
+
+/// How a wss:// server's certificate is trusted (docs/PROTOCOL.md §8.2).
 public enum TLSPolicy: Sendable, Equatable {
     /// System trust store + hostname.
     case system

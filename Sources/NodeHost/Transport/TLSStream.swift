@@ -1,5 +1,8 @@
 import COpenSSL
+import Config
 import Foundation
+import Kit
+import Support
 
 /// What the TLS handshake learned about the server, for the pinning decision made by the caller.
 struct TLSPeerInfo: Sendable {
@@ -57,7 +60,7 @@ final class TLSStream: ByteStream {
         while case let e = ERR_get_error(), e != 0 {
             var buf = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(e, &buf, buf.count)
-            parts.append(String(cString: buf))
+            parts.append(String(cBuffer: buf))
         }
         return parts.isEmpty ? "connection closed during handshake" : parts.joined(separator: "; ")
     }

@@ -1,5 +1,8 @@
 import COpenSSL
+import Config
 import Foundation
+import Kit
+import Support
 
 public struct WebSocketOptions: Sendable {
     public var connectTimeout: Duration = .seconds(10)

@@ -1,3 +1,7 @@
+import Config
+import Kit
+import Support
+
 /// RFC 6455 framing, without I/O: encoding client frames and incrementally decoding server frames.
 /// Pure so it can be fuzzed directly.
 public enum WebSocketOpcode: UInt8, Sendable {

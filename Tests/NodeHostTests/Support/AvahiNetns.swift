@@ -1,8 +1,11 @@
+@testable import Config
 import Foundation
+@testable import Kit
 @testable import NodeHost
+@testable import Support
 
 /// A real avahi-daemon for one test, without touching the machine's network or system bus
-/// (reference/linux-feasibility.md §9):
+/// (measured on Debian 12):
 ///   - a network namespace with only `lo` (multicast on), so no mDNS packet leaves it;
 ///   - a private dbus-daemon (PrivateBus) that stands in for the system bus — the node and
 ///     avahi-publish run outside the namespace and reach the daemon through this bus socket;

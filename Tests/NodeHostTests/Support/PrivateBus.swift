@@ -1,5 +1,8 @@
+@testable import Config
 import Foundation
+@testable import Kit
 @testable import NodeHost
+@testable import Support
 
 /// A private D-Bus daemon for one test (the machine's system bus is never touched).
 final class PrivateBus: @unchecked Sendable {
@@ -26,7 +29,7 @@ final class PrivateBus: @unchecked Sendable {
               </policy>
             </busconfig>
             """
-        FileManager.default.createFile(atPath: dir + "/bus.conf", contents: Data(config.utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/bus.conf", contents: Data(config.utf8))
         daemon = try BackgroundProcess("/usr/bin/dbus-daemon", ["--config-file=\(dir)/bus.conf", "--nofork", "--nopidfile"])
         guard waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: socket) }) else {
             throw TestFailure("dbus-daemon did not start: \(daemon.log)")

@@ -1,5 +1,8 @@
+@testable import Config
 import Foundation
+@testable import Kit
 @testable import NodeHost
+@testable import Support
 
 /// A helper server written in Python (Debian's python3 with python3-websockets etc.), started for
 /// one test and stopped by PID. The script prints a JSON line when it is ready.

@@ -1,5 +1,8 @@
+@testable import Config
 import Foundation
+@testable import Kit
 @testable import NodeHost
+@testable import Support
 
 /// Tests/gateway/test_gateway.py, started for one test: a protocol-faithful gateway that validates
 /// every frame the node sends against the upstream JSON schema.
@@ -107,7 +110,7 @@ final class NodeUnderTest: @unchecked Sendable {
               node: { stateDir: '\(dir)/state', displayName: 'Test Node' },
               presence: { mode: 'manual' }, \(extra) }
             """
-        FileManager.default.createFile(atPath: configPath, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: configPath, contents: Data(text.utf8))
     }
 
     var env: [String: String] {

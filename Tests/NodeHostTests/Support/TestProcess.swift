@@ -1,5 +1,8 @@
+@testable import Config
 import Foundation
+@testable import Kit
 @testable import NodeHost
+@testable import Support
 
 /// Runs a program to completion and captures its output (for CLI end-to-end tests).
 struct ProcessResult {
@@ -24,11 +27,30 @@ enum TestPaths {
             .deletingLastPathComponent().deletingLastPathComponent().path
     }
 
-    /// A fresh private directory, removed by the caller's `defer`.
+    /// A fresh private directory, removed by the caller's `defer` — or, at the latest, when the test
+    /// process exits (a gateway's state directory outlives one TestGateway when a test restarts it,
+    /// so not every caller can remove it early).
     static func tempDir(_ tag: String = "t") -> String {
         let p = NSTemporaryDirectory() + "ocn-\(tag)-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        TempDirs.register(p)
         return p
+    }
+}
+
+/// Every directory tempDir made, removed at exit so a run leaves nothing in /tmp.
+enum TempDirs {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var made: [String] = []
+    private static let installed: Void = { atexit { TempDirs.removeAll() } }()
+
+    static func register(_ path: String) {
+        _ = installed
+        lock.withLock { made.append(path) }
+    }
+
+    static func removeAll() {
+        for p in lock.withLock({ made }) { try? FileManager.default.removeItem(atPath: p) }
     }
 }
 

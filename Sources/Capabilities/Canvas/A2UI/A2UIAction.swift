@@ -1,9 +1,11 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// A user action posted by the canvas page (`{userAction:{id, name|action, surfaceId?,
 /// sourceComponentId?, context?}}`) and the `agent.request` node event the mobile nodes send for
-/// it (OpenClawKit CanvasA2UIAction; NODE_PROTOCOL.md §7.4).
+/// it (OpenClawKit CanvasA2UIAction; docs/PROTOCOL.md §7.4).
 struct A2UIAction: Equatable {
     let id: String
     let name: String

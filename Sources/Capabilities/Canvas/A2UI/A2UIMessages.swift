@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// A2UI v0.8 server-to-client messages as the mobile nodes accept them: each a JSON object with
 /// exactly one of the four message kinds; v0.9 (`createSurface`) is refused with a pointer to the

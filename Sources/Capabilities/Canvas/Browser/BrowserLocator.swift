@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// Which Chromium binary runs the canvas. Debian's /usr/bin/chromium* are `sh` wrappers; killing a
 /// wrapper's PID would leave the browser running, so the real binary under /usr/lib/chromium is

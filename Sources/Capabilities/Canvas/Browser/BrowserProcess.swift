@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// One running Chromium with its DevTools pipe. Started with its own profile under the state
 /// directory (0700), killed by PID when released.

@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// The DevTools protocol over Chromium's `--remote-debugging-pipe`: JSON messages separated by
 /// NUL bytes, commands written to the browser's fd 3, replies and events read from its fd 4.

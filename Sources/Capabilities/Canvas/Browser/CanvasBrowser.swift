@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// The canvas page in a Chromium driven over the DevTools pipe: started on first use, restarted
 /// when it died, one page target attached in flat session mode. Every operation has a timeout;

@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// The page's JavaScript contexts as the browser announces them (Runtime.executionContextCreated),
 /// so an A2UI action can be judged by the context that posted it — its frame and origin at that

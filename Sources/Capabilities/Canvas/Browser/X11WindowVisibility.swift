@@ -1,7 +1,9 @@
 import CX11
-import X11Support
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
+import X11Support
 
 /// Shows and hides the browser's top-level X11 windows directly (map/unmap by `_NET_WM_PID`).
 /// Kiosk machines often run X with no window manager, where Chromium's own minimize (a request to

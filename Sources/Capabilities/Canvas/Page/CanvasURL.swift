@@ -1,5 +1,7 @@
+import Config
 import Foundation
-import NodeHost
+import Kit
+import Support
 
 /// Turns a `canvas.navigate`/`canvas.present` url into what the browser loads.
 /// - `""`, `"/"` → the built-in scaffold;

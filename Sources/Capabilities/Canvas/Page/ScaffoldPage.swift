@@ -3,7 +3,7 @@ import Foundation
 /// The built-in page shown before any URL and for `canvas.navigate {"url": ""}`: a full-window 2D
 /// canvas sized for devicePixelRatio under a small home panel, exposing `window.__openclaw =
 /// {canvas, ctx, setDebugStatusEnabled, setStatus, renderHome}` with the contract of the
-/// OpenClawKit scaffold (NODE_PROTOCOL.md §7.3), so the docs' `canvas.eval` examples work as
+/// OpenClawKit scaffold (docs/PROTOCOL.md §7.3), so the docs' `canvas.eval` examples work as
 /// written. Loaded as a data: URL: nothing to serve, nothing listening.
 enum ScaffoldPage {
     static var url: String { "data:text/html;base64," + Data(html.utf8).base64EncodedString() }

@@ -1,7 +1,9 @@
 import CLinuxFB
+import Config
 import Glibc
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// A Linux framebuffer (/dev/fbN) opened read-only and mapped whole. Owns the descriptor and the
 /// mapping. The visible picture is read straight from the mapping, honouring line_length

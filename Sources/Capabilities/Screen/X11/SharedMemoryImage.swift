@@ -1,6 +1,8 @@
 import CX11Capture
+import Config
 import Glibc
-import NodeHost
+import Kit
+import Support
 
 /// An XImage whose pixels live in a System V shared-memory segment the X server writes into
 /// (MIT-SHM): capture costs one request and no copy through the socket. Owns the XImage, the

@@ -1,6 +1,8 @@
-import X11Support
 import CX11Capture
-import NodeHost
+import Config
+import Kit
+import Support
+import X11Support
 
 /// One Xlib connection, owned by one grabber on one thread. Installs the survival hooks first:
 /// Xlib's defaults exit the process on a protocol error (XShmAttach refused by a remote server)

@@ -1,6 +1,8 @@
 import CX11Capture
+import Config
+import Kit
 import Media
-import NodeHost
+import Support
 
 /// Captures one X11 target (a RandR monitor or a whole X screen) with MIT-SHM, or with
 /// XGetImage when shared memory is off or refused (remote display, another IPC namespace).

@@ -1,5 +1,7 @@
 import CX11Capture
-import NodeHost
+import Config
+import Kit
+import Support
 
 /// A rectangle of one X screen that screenIndex can name.
 struct X11Target: Equatable, Sendable {

@@ -1,0 +1,43 @@
+import Config
+import Foundation
+import Kit
+import Support
+
+/// An H.264 (+ AAC) recorder that builds an MP4 in memory. The implementation (FFmpeg's libavcodec
+/// and libavformat, ~130 shared libraries with their codecs) lives in libopenclaw-video.so and is
+/// loaded on the first clip or recording, so a node that only takes photos never maps it.
+public protocol MP4Recording: AnyObject {
+    /// The libavcodec encoder in use ("libx264" on Debian).
+    var encoderName: String { get }
+    var framesEncoded: Int { get }
+    /// Bytes of MP4 written so far.
+    var byteCount: Int { get }
+    var hasAudioTrack: Bool { get }
+    var audioPacketsWritten: Int { get }
+    /// Encodes one frame stamped `timestampMs` after the clip's start.
+    func append(_ image: PixelView, timestampMs: Int64) throws(MediaError)
+    /// Adds microphone audio stamped on the same monotonic clock as the clip's start.
+    func appendAudio(_ chunk: AudioChunk, clipStartNs: UInt64) throws(MediaError)
+    /// Flushes the encoders and returns the whole MP4.
+    func finish(durationMs: Int64) throws(MediaError) -> Data
+}
+
+/// What libopenclaw-video.so exports (as `BundleExports.service`).
+public protocol MP4RecorderFactory: Sendable {
+    func recorder(settings: VideoSettings, audio: AudioSettings?) throws(MediaError) -> any MP4Recording
+}
+
+public enum VideoEncoding {
+    /// A new recorder; loads the video library on first use (once per process).
+    public static func recorder(settings: VideoSettings, audio: AudioSettings? = nil) throws(MediaError) -> any MP4Recording {
+        switch BundleLoader.load("video") {
+        case .success(let exports):
+            guard let factory = exports.service as? any MP4RecorderFactory else {
+                throw MediaError(.unsupported, "libopenclaw-video.so provides no MP4 recorder")
+            }
+            return try factory.recorder(settings: settings, audio: audio)
+        case .failure(let f):
+            throw MediaError(.unsupported, "video recording is not available: \(f.description)")
+        }
+    }
+}

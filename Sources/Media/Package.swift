@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+// Libraries the capability bundles share, built on the core: each a shared library so that one copy
+// is loaded however many bundles use it (one X error handler per process, one set of Media types).
+import PackageDescription
+
+let package = Package(
+    name: "Media",
+    products: [
+        // JPEG/PNG, scaling (libswscale), the ALSA microphone, and the door to the video library.
+        .library(name: "openclaw-media", type: .dynamic, targets: ["Media"]),
+        // Xlib helpers for the screen and canvas bundles; the core dlopens it for presence.mode x11.
+        .library(name: "openclaw-x11", type: .dynamic, targets: ["X11Support"]),
+        // FFmpeg's headers, for the video library (Sources/Video).
+        .library(name: "CFFmpeg", targets: ["CFFmpeg"]),
+        .library(name: "CX11", targets: ["CX11"]),
+    ],
+    dependencies: [.package(path: "../NodeHost/Kit")],
+    targets: [
+        .systemLibrary(name: "CTurboJPEG", path: "Shims/CTurboJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Shims/CPNG", pkgConfig: "libpng16",
+                       providers: [.apt(["libpng-dev"])]),
+        // Headers only (Debian installs them on the default include path): Media links libswscale
+        // and libavutil, the video library libavcodec and libavformat, each in its own manifest, so a
+        // node that never records never maps the codec libraries.
+        .systemLibrary(name: "CFFmpeg", path: "Shims/CFFmpeg",
+                       providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev"])]),
+        .systemLibrary(name: "CALSA", path: "Shims/CALSA", pkgConfig: "alsa",
+                       providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CX11", path: "Shims/CX11", pkgConfig: "x11 xscrnsaver",
+                       providers: [.apt(["libx11-dev", "libxss-dev"])]),
+
+        .target(name: "Media",
+                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
+                               "CTurboJPEG", "CPNG", "CFFmpeg", "CALSA"],
+                path: ".",
+                exclude: ["Package.swift", "Shims", "X11"],
+                linkerSettings: [.linkedLibrary("swscale"), .linkedLibrary("avutil")]),
+        .target(name: "X11Support",
+                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
+                               .product(name: "CBundleABI", package: "Kit"), "CX11"],
+                path: "X11"),
+    ]
+)

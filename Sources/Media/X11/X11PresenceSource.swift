@@ -1,0 +1,61 @@
+import CX11
+import Config
+import Foundation
+import Kit
+import Support
+
+/// `presence.mode: "x11"`: foreground while the X screensaver is not active on the display
+/// (MIT-SCREEN-SAVER extension, the state screen lockers drive).
+public final class X11PresenceSource: PresenceSource, @unchecked Sendable {
+    private let displayName: String
+    private let lock = NSLock()
+    // Owned by this object; opened lazily and re-opened after the server goes away.
+    private var display: OpaquePointer?
+    /// Raised by Xlib's I/O-exit handler when the server connection breaks.
+    private var dead: UnsafeMutablePointer<Int32>?
+
+    public init(display: String?) {
+        self.displayName = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ":0"
+    }
+
+    deinit { dropDisplay() }
+
+    /// A broken Display is abandoned, not closed: closing it would run the I/O error path again.
+    private func dropDisplay() {
+        if let d = display, let dead, dead.pointee == 0 { XCloseDisplay(d); dead.deallocate() }
+        display = nil
+        dead = nil
+    }
+
+    public func sample() async -> PresenceSample { lock.withLock { sampleLocked() } }
+
+    private func sampleLocked() -> PresenceSample {
+        if let dead, dead.pointee != 0 { dropDisplay() }
+        if display == nil {
+            guard let d = XOpenDisplay(displayName) else {
+                return PresenceSample(.background, "X display \(displayName) is not reachable")
+            }
+            let flag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+            flag.pointee = 0
+            cx11_survive_io_errors(d, flag)
+            display = d
+            dead = flag
+        }
+        let d = display!
+        var event: Int32 = 0, error: Int32 = 0
+        guard XScreenSaverQueryExtension(d, &event, &error) != 0 else {
+            return PresenceSample(.foreground, "display \(displayName) has no screensaver extension; assuming someone is there")
+        }
+        guard let info = XScreenSaverAllocInfo() else { return PresenceSample(.foreground, "out of memory") }
+        defer { XFree(info) }
+        guard XScreenSaverQueryInfo(d, cx11_default_root_window(d), info) != 0 else {
+            // The connection broke (X restarted): drop it so the next sample reconnects.
+            dropDisplay()
+            return PresenceSample(.background, "lost the connection to X display \(displayName)")
+        }
+        if info.pointee.state == ScreenSaverOn {
+            return PresenceSample(.background, "screensaver active on \(displayName)")
+        }
+        return PresenceSample(.foreground, "screensaver off on \(displayName)")
+    }
+}

@@ -1,0 +1,99 @@
+import Support
+
+/// A config file that parses as JSON5 but does not fit the schema.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let file: String
+    public let location: SourceLocation
+    public let keyPath: String
+    public let reason: String
+    public var description: String { "\(file):\(location.line):\(location.column): \(keyPath.isEmpty ? "" : "\(keyPath): ")\(reason)" }
+}
+
+/// Checks a parsed JSON5 document against `ConfigSchema`: unknown keys (with a "did you mean"),
+/// wrong types, out-of-range values. Returns every problem, not just the first.
+enum ConfigValidator {
+    static func validate(_ node: JSON5Node, file: String) -> [ConfigError] {
+        guard case .object = node.kind else {
+            return [ConfigError(file: file, location: node.location, keyPath: "",
+                                reason: "the config must be an object ({ … }), found \(node.typeName)")]
+        }
+        var errors: [ConfigError] = []
+        check(node, against: .object(ConfigSchema.root), path: "", file: file, into: &errors)
+        return errors
+    }
+
+    private static func check(_ node: JSON5Node, against type: ConfigType, path: String, file: String,
+                              into errors: inout [ConfigError]) {
+        func fail(_ reason: String, at loc: SourceLocation? = nil) {
+            errors.append(ConfigError(file: file, location: loc ?? node.location, keyPath: path, reason: reason))
+        }
+        switch (type, node.kind) {
+        case (.any, _): return
+        case (.string, .string), (.bool, .bool): return
+        case (.domainName, .string(let s)):
+            do { _ = try DNSName(text: s) } catch { fail("\"\(s)\" is not a domain name: \(error.description)") }
+        case (.hostPort, .string(let s)):
+            if HostPort(s, defaultPort: 53) == nil { fail("\"\(s)\" is not host or host:port (port 1-65535), e.g. \"127.0.0.1:5354\"") }
+        case (.enumeration(let allowed), .string(let s)):
+            if !allowed.contains(s) {
+                let hint = Suggest.closest(to: s, in: allowed).map { " Did you mean \"\($0)\"?" } ?? ""
+                fail("\"\(s)\" is not one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")).\(hint)")
+            }
+        case (.integer(let range), .number(let n)):
+            if n.rounded() != n || !n.isFinite { fail("expected an integer, found \(n)") }
+            else if !range.contains(Int(n)) { fail("must be between \(range.lowerBound) and \(range.upperBound), found \(Int(n))") }
+        case (.stringArray, .array(let items)):
+            for (i, item) in items.enumerated() {
+                if case .string = item.kind { continue }
+                errors.append(ConfigError(file: file, location: item.location, keyPath: "\(path)[\(i)]",
+                                          reason: "expected a string, found \(item.typeName)"))
+            }
+        case (.object(let fields), .object(let members)):
+            let known = Dictionary(fields.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+            for m in members {
+                let sub = path.isEmpty ? m.key : "\(path).\(m.key)"
+                guard let field = known[m.key] else {
+                    let hint = Suggest.closest(to: m.key, in: fields.map(\.key)).map { " Did you mean \"\($0)\"?" } ?? ""
+                    let valid = " Known keys here: \(fields.map(\.key).joined(separator: ", "))."
+                    errors.append(ConfigError(file: file, location: m.keyLocation, keyPath: sub,
+                                              reason: "unknown key.\(hint)\(hint.isEmpty ? valid : "")"))
+                    continue
+                }
+                check(m.value, against: field.type, path: sub, file: file, into: &errors)
+            }
+        case (.map(let valueType), .object(let members)):
+            for m in members {
+                check(m.value, against: valueType, path: "\(path).\(m.key)", file: file, into: &errors)
+            }
+        default:
+            fail("expected \(type.noun), found \(node.typeName)")
+        }
+    }
+}
+
+/// "Did you mean" by edit distance (case-insensitive), only when the guess is close.
+public enum Suggest {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
+        let w = Array(word.lowercased())
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(w, Array(c.lowercased()))
+            if d <= max(2, w.count / 3), best == nil || d < best!.1 { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Support
+
+/// The typed configuration the daemon runs with (config.json5 documents every key). Built from a validated JSON5
+/// document plus environment overrides; every field has a default so an empty file is a valid config.
+public struct NodeConfig: Sendable {
+    public struct Gateway: Sendable {
+        public var url: String?
+        public var name: String?
+        public var token: String?
+        public var password: String?
+        public var setupCode: String?
+        public var tlsFingerprint: String?
+        public var allowTOFU = true
+        public var allowInsecure = false
+        public var lanDiscovery = true
+        public var wideAreaDomain: String?
+        public var nameserver: String?
+    }
+
+    public struct Presence: Sendable {
+        public var mode: PresenceMode = .auto
+        public var display: String?
+    }
+
+    /// One `capabilities.<name>` section: the enabled flag plus the capability's own keys.
+    public struct CapabilitySection: Sendable {
+        public var enabled: Bool
+        public var settings: [String: JSONValue]
+        public func string(_ key: String) -> String? { settings[key]?.stringValue }
+        public func bool(_ key: String) -> Bool? { settings[key]?.boolValue }
+    }
+
+    public struct PluginEntry: Sendable {
+        public var enabled = true
+        public var config: JSONValue = .object([:])
+    }
+
+    public var gateway = Gateway()
+    public var displayName: String
+    public var stateDir: String
+    public var presence = Presence()
+    public var capabilities: [String: CapabilitySection] = [:]
+    public var pluginDirs: [String] = ["Plugins"]
+    public var pluginEntries: [String: PluginEntry] = [:]
+    /// The file this came from (nil = defaults only); relative plugin dirs resolve against its folder.
+    public var sourceFile: String?
+
+    /// The `capabilities.<name>` sections, in manifest order, and whether each is on unless the
+    /// config says otherwise. All but device (built in) are bundles.
+    static let knownCapabilities: [(name: String, enabledByDefault: Bool)] = [
+        ("device", true), ("camera", true), ("location", false), ("screen", true), ("canvas", true),
+    ]
+    static let enabledByDefault = Dictionary(knownCapabilities.map { ($0.name, $0.enabledByDefault) }, uniquingKeysWith: { a, _ in a })
+
+    /// The capabilities loaded from bundles (libopenclaw-<name>.so), in manifest order.
+    public var bundledCapabilityNames: [String] { NodeConfig.knownCapabilities.map(\.name).filter { $0 != "device" } }
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        displayName = "Linux Node (\(NodeConfig.hostname()))"
+        stateDir = NodeConfig.defaultStateDir(environment)
+        for (name, on) in NodeConfig.enabledByDefault { capabilities[name] = CapabilitySection(enabled: on, settings: [:]) }
+    }
+
+    public func capability(_ name: String) -> CapabilitySection {
+        capabilities[name] ?? CapabilitySection(enabled: NodeConfig.enabledByDefault[name] ?? true, settings: [:])
+    }
+
+    public func isEnabled(_ capability: String) -> Bool { self.capability(capability).enabled }
+
+    /// Builds the typed config from a document that already passed `ConfigValidator`.
+    init(document v: JSONValue, sourceFile: String?, environment env: [String: String]) {
+        self.init(environment: env)
+        self.sourceFile = sourceFile
+        let g = v["gateway"]
+        gateway.url = g?["url"]?.stringValue
+        gateway.name = g?["name"]?.stringValue
+        gateway.token = g?["token"]?.stringValue
+        gateway.password = g?["password"]?.stringValue
+        gateway.setupCode = g?["setupCode"]?.stringValue
+        gateway.tlsFingerprint = g?["tlsFingerprint"]?.stringValue
+        gateway.allowTOFU = g?["allowTOFU"]?.boolValue ?? true
+        gateway.allowInsecure = g?["allowInsecure"]?.boolValue ?? false
+        gateway.lanDiscovery = g?["discovery"]?["lan"]?.boolValue ?? true
+        gateway.wideAreaDomain = g?["discovery"]?["wideAreaDomain"]?.stringValue
+        gateway.nameserver = g?["discovery"]?["nameserver"]?.stringValue
+        if let name = v["node"]?["displayName"]?.stringValue, !name.isEmpty { displayName = name }
+        if let dir = v["node"]?["stateDir"]?.stringValue, !dir.isEmpty { stateDir = NodeConfig.expandHome(dir, env) }
+        if let m = v["presence"]?["mode"]?.stringValue, let mode = PresenceMode(rawValue: m) { presence.mode = mode }
+        presence.display = v["presence"]?["display"]?.stringValue
+        for (name, section) in v["capabilities"]?.objectValue ?? [:] {
+            var settings = section.objectValue ?? [:]
+            let enabled = settings.removeValue(forKey: "enabled")?.boolValue ?? NodeConfig.enabledByDefault[name] ?? true
+            capabilities[name] = CapabilitySection(enabled: enabled, settings: settings)
+        }
+        if let dirs = v["plugins"]?["dirs"]?.arrayValue { pluginDirs = dirs.compactMap(\.stringValue) }
+        for (id, entry) in v["plugins"]?["entries"]?.objectValue ?? [:] {
+            pluginEntries[id] = PluginEntry(enabled: entry["enabled"]?.boolValue ?? true,
+                                            config: entry["config"] ?? .object([:]))
+        }
+        applyEnvironment(env)
+    }
+
+    /// OpenClaw's own variable names override the file (and are how secrets stay out of it).
+    mutating func applyEnvironment(_ env: [String: String]) {
+        if let url = env["OPENCLAW_GATEWAY_URL"], !url.isEmpty { gateway.url = url }
+        if let token = env["OPENCLAW_GATEWAY_TOKEN"], !token.isEmpty { gateway.token = token }
+        if let pw = env["OPENCLAW_GATEWAY_PASSWORD"], !pw.isEmpty { gateway.password = pw }
+        // The gateway and the Apple/Android clients read the same variable (docs/PROTOCOL.md §8.1);
+        // unlike the others it is only a fallback: a domain in the config file wins.
+        if gateway.wideAreaDomain == nil, let d = env["OPENCLAW_WIDE_AREA_DOMAIN"], !d.isEmpty { gateway.wideAreaDomain = d }
+    }
+
+    static func defaultStateDir(_ env: [String: String]) -> String {
+        if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/openclaw-node" }
+        return expandHome("~/.local/state/openclaw-node", env)
+    }
+
+    public static func expandHome(_ path: String, _ env: [String: String]) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        let home = env["HOME"] ?? NSHomeDirectory()
+        return home + path.dropFirst()
+    }
+
+    static func hostname() -> String {
+        var buf = [CChar](repeating: 0, count: 256)
+        gethostname(&buf, buf.count - 1)
+        return String(cBuffer: buf)
+    }
+}

@@ -1,0 +1,37 @@
+import Config
+import Support
+
+/// What a bundle hands the core once its stamp matched (see the CBundleABI shim): makers for the
+/// parts it provides. A capability bundle sets `capability`; the X11 helper library sets
+/// `presenceSource` for `presence.mode: "x11"`; a library loaded on first use (the video encoder)
+/// sets `service`, an object its users know the protocol of. A maker only builds objects: devices, threads and
+/// child processes start later, in the capability's own lifecycle.
+public final class BundleExports: Sendable {
+    public let capability: (@Sendable (NodeConfig) -> any Capability)?
+    public let presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)?
+    public let service: (any Sendable)?
+
+    public init(capability: (@Sendable (NodeConfig) -> any Capability)? = nil,
+                presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)? = nil,
+                service: (any Sendable)? = nil) {
+        self.capability = capability
+        self.presenceSource = presenceSource
+        self.service = service
+    }
+
+    /// For a bundle's `make` function: the retained pointer the loader takes back.
+    public func retainedPointer() -> UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
+}
+
+/// A capability that is not loaded: disabled in config (its bundle is never opened), or its bundle
+/// is missing or was refused. It has no command rows; the dispatcher answers its commands by their
+/// `<capability>.` prefix with <CAP>_DISABLED / <CAP>_UNAVAILABLE and the reason.
+public struct UnloadedCapability: Capability {
+    public let name: String
+    let reason: String
+    public var commands: [CommandSpec] { [] }
+
+    public init(name: String, reason: String) { self.name = name; self.reason = reason }
+
+    public func availability() async -> Availability { .unavailable(reason) }
+}

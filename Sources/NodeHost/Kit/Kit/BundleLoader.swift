@@ -1,0 +1,91 @@
+import CBundleABI
+import Config
+import Foundation
+import Support
+
+/// Finds, checks and loads bundles: `libopenclaw-<name>.so` from the installation's own library
+/// directory, never from the working directory, LD_LIBRARY_PATH or a path another user could write.
+/// Each bundle is opened at most once per process and never closed (Swift type metadata cannot be
+/// unloaded). Every failure is a sentence saying what to do; nothing here can take the process down
+/// short of a bundle whose own initialisers crash.
+public enum BundleLoader {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func fileName(_ name: String) -> String { "libopenclaw-\(name).so" }
+
+    /// The executable's directory and `../lib/openclaw-node` beside it, from /proc/self/exe.
+    public static var searchDirectories: [String] {
+        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
+        let bin = (exe as NSString).deletingLastPathComponent
+        return [bin, ((bin as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lib/openclaw-node")]
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var loaded: [String: Result<BundleExports, Failure>] = [:]
+    private static let log = Logger(component: "bundles")
+
+    /// The exports of bundle `name`, loading it on first use. A refusal is logged once, as a warning.
+    public static func load(_ name: String) -> Result<BundleExports, Failure> {
+        lock.withLock {
+            if let done = loaded[name] { return done }
+            let result = open(name, in: searchDirectories)
+            switch result {
+            case .success: log.debug("loaded \(fileName(name))")
+            case .failure(let f): log.warn(f.description)
+            }
+            loaded[name] = result
+            return result
+        }
+    }
+
+    static func open(_ name: String, in directories: [String]) -> Result<BundleExports, Failure> {
+        let file = fileName(name)
+        guard let path = directories.map({ ($0 as NSString).appendingPathComponent(file) })
+            .first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            return .failure(Failure(description: "\(name): bundle \(file) is not installed (looked in \(directories.joined(separator: ", "))); reinstall openclaw-node or disable capabilities.\(name)"))
+        }
+        if let problem = BundleTrust.problem(path) {
+            return .failure(Failure(description: "\(name): refused bundle \(path): \(problem)"))
+        }
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            let why = dlerror().map { String(cString: $0) } ?? "unknown error"
+            return .failure(Failure(description: "\(name): cannot load bundle \(path): \(why)"))
+        }
+        let entry = OPENCLAW_NODE_BUNDLE_SYMBOL_PREFIX + name
+        guard let symbol = dlsym(handle, entry) else {
+            return .failure(Failure(description: "\(name): \(path) is not an openclaw-node bundle for \(name) (it has no \(entry) entry point)"))
+        }
+        var info = openclaw_node_bundle_info()
+        openclaw_node_bundle_entry_cast(symbol)(&info)
+        let version = fixedString(&info.version), declared = fixedString(&info.name)
+        guard info.abi == OPENCLAW_NODE_BUNDLE_ABI, version == OPENCLAW_NODE_VERSION else {
+            return .failure(Failure(description: "\(name): refused bundle \(path): it was built for openclaw-node \(version.isEmpty ? "(unknown)" : version) (bundle ABI \(info.abi)), this is \(OPENCLAW_NODE_VERSION) (ABI \(OPENCLAW_NODE_BUNDLE_ABI)); install the bundles that came with this openclaw-node"))
+        }
+        guard declared == name else {
+            return .failure(Failure(description: "\(name): refused bundle \(path): it provides \"\(declared)\", not \"\(name)\""))
+        }
+        guard let make = info.make, let raw = make(),
+              let exports = Unmanaged<AnyObject>.fromOpaque(raw).takeRetainedValue() as? BundleExports else {
+            return .failure(Failure(description: "\(name): bundle \(path) returned nothing usable from its entry point"))
+        }
+        return .success(exports)
+    }
+
+    /// A capability from bundle `name`, or the reason there is none.
+    public static func capability(_ name: String, config: NodeConfig) -> Result<any Capability, Failure> {
+        load(name).flatMap { exports in
+            guard let make = exports.capability else {
+                return .failure(Failure(description: "\(name): bundle \(fileName(name)) provides no capability"))
+            }
+            return .success(make(config))
+        }
+    }
+
+    private static func fixedString<T>(_ field: inout T) -> String {
+        withUnsafeBytes(of: &field) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Config
+import Foundation
+import Support
+
+/// Whether a bundle file may be loaded into this process: like sshd's StrictModes, the file and
+/// every directory above it must belong to root or to the user running the node, and must not be
+/// writable by group or others (a sticky directory such as /tmp is fine: others cannot replace
+/// what is in it). Anyone who could swap the file could run code as this node.
+enum BundleTrust {
+    /// nil when the path is trustworthy, else what is wrong with it and how to fix it.
+    static func problem(_ path: String) -> String? {
+        let resolved = (path as NSString).resolvingSymlinksInPath
+        var st = stat()
+        guard stat(resolved, &st) == 0 else { return "cannot stat it: \(String(cString: strerror(errno)))" }
+        guard st.st_mode & S_IFMT == S_IFREG else { return "it is not a regular file" }
+        if let p = problem(resolved, st, isDirectory: false) { return p }
+        var dir = (resolved as NSString).deletingLastPathComponent
+        while !dir.isEmpty {
+            guard stat(dir, &st) == 0 else { return "cannot stat \(dir): \(String(cString: strerror(errno)))" }
+            if let p = problem(dir, st, isDirectory: true) { return p }
+            if dir == "/" { break }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    private static func problem(_ path: String, _ st: stat, isDirectory: Bool) -> String? {
+        let me = geteuid()
+        if st.st_uid != 0 && st.st_uid != me {
+            return "\(path) is owned by uid \(st.st_uid), not root or the user running the node (uid \(me)); run chown root \(path)"
+        }
+        let mode = st.st_mode & 0o7777
+        let sticky = isDirectory && mode & S_ISVTX != 0
+        if mode & 0o022 != 0 && !sticky {
+            return String(format: "%@ is writable by group or others (mode %04o); run chmod go-w %@", path, mode, path)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+// What a capability bundle sees of openclaw-node, as one shared library (libopenclaw-node-kit.so):
+//   Support  POSIX and JSON helpers (Subprocess, DeadlineTimer, Logger, JSONValue, DNSName)
+//   Config   the JSON5 config and its typed form (knows nothing of ours but Support)
+//   Kit      Capability, CommandSpec with its handler, NodeError codes, the presence-source
+//            protocol, and the bundle contract (BundleExports, BundleLoader, CBundleABI)
+// The runtime (Sources/NodeHost: registry, gateway, transport, store, discovery, CLI) builds on it
+// in a package of its own, so bundles cannot import the gateway, the transport or the store: the
+// compiler keeps that rule, and both sides share one copy of these modules.
+import PackageDescription
+
+let package = Package(
+    name: "Kit",
+    products: [
+        .library(name: "openclaw-node-kit", type: .dynamic, targets: ["Support", "Config", "Kit"]),
+        // The bundle contract (a C header), for the bundles' entry points.
+        .library(name: "CBundleABI", targets: ["CBundleABI"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CBundleABI", path: "Shims/CBundleABI"),
+        .target(name: "Support", path: "Support"),
+        .target(name: "Config", dependencies: ["Support"], path: "Config"),
+        .target(name: "Kit", dependencies: ["Support", "Config", "CBundleABI"], path: "Kit"),
+    ]
+)

@@ -1,0 +1,202 @@
+import CFFmpeg
+import Foundation
+import Media
+
+/// Encodes raw frames to H.264 and muxes them into an MP4 held in memory. Frames carry their own
+/// timestamps in milliseconds (the caller paces them with a monotonic clock and may skip slots),
+/// so the clip's duration is real time even when frames are dropped. With `audio` settings it also
+/// carries an AAC track from microphone chunks stamped on the same monotonic clock; the muxer
+/// interleaves both by timestamp. Used by one thread at a time; every FFmpeg object here is owned
+/// by this instance (or its AACTrack) and freed in deinit.
+final class MP4Recorder: MP4Recording {
+    public let settings: VideoSettings
+    /// The libavcodec encoder in use ("libx264" on Debian).
+    public let encoderName: String
+    public private(set) var framesEncoded = 0
+
+    private let sink: MemorySink
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    /// Owned by `format`. Implicitly unwrapped so the object is whole (and deinit frees what
+    /// exists) as soon as the encoder is chosen, whatever fails after that.
+    private var stream: UnsafeMutablePointer<AVStream>!
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    /// The newest packet, written once the next one tells its duration (or at finish).
+    private var held: UnsafeMutablePointer<AVPacket>?
+    private var holding = false
+    private let scaler = ImageScaler(filter: .bilinear)
+    private var lastTimestampMs: Int64 = -1
+    private var finished = false
+    /// The audio track, when one was asked for.
+    private var audio: AACTrack?
+
+    /// Encoders tried in order; Debian's libavcodec has libx264.
+    static let encoderPreference = ["libx264", "libopenh264"]
+
+    public init(settings: VideoSettings, audio audioSettings: AudioSettings? = nil) throws(MediaError) {
+        guard settings.width >= 2, settings.height >= 2, settings.width % 2 == 0, settings.height % 2 == 0 else {
+            throw MediaError(.unsupported, "video size \(settings.width)x\(settings.height) must be even")
+        }
+        self.settings = settings
+        av_log_set_level(AV_LOG_ERROR)
+        sink = try MemorySink()
+
+        var found: UnsafePointer<AVCodec>? = nil
+        for name in MP4Recorder.encoderPreference where found == nil { found = avcodec_find_encoder_by_name(name) }
+        if found == nil { found = avcodec_find_encoder(AV_CODEC_ID_H264) }
+        guard let encoder = found else {
+            throw MediaError(.unsupported, "libavcodec has no H.264 encoder (install libavcodec with libx264)")
+        }
+        encoderName = String(cString: encoder.pointee.name)
+
+        var fmt: UnsafeMutablePointer<AVFormatContext>? = nil
+        let rc = avformat_alloc_output_context2(&fmt, nil, "mp4", nil)
+        guard rc >= 0, let fmt else { throw MediaError.ffmpeg("MP4 muxer", rc) }
+        format = fmt
+        guard let st = avformat_new_stream(fmt, nil) else { throw MediaError(.codec, "avformat_new_stream failed") }
+        stream = st
+        guard let ctx = avcodec_alloc_context3(encoder) else { throw MediaError(.codec, "avcodec_alloc_context3 failed") }
+        codec = ctx
+
+        ctx.pointee.width = Int32(settings.width)
+        ctx.pointee.height = Int32(settings.height)
+        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        ctx.pointee.time_base = AVRational(num: 1, den: 1000)
+        ctx.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
+        // A keyframe every 10 s: a still screen costs a whole frame per keyframe, and the payload
+        // budget matters more than fast seeking in a clip of at most a minute.
+        ctx.pointee.gop_size = Int32(max(1, settings.fps * 10))
+        // No B-frames: packets leave in presentation order, so each one's duration is known exactly.
+        ctx.pointee.max_b_frames = 0
+        // Encoder threads as the machine allows (libavcodec's default is one), so 1080p stays real-time.
+        ctx.pointee.thread_count = 0
+        ctx.pointee.rc_max_rate = Int64(settings.maxBitrate)
+        ctx.pointee.rc_buffer_size = Int32(clamping: settings.maxBitrate)
+        if encoderName != "libx264" { ctx.pointee.bit_rate = Int64(settings.maxBitrate) * 8 / 10 }
+        if fmt.pointee.oformat.pointee.flags & cff_fmt_global_header() != 0 {
+            ctx.pointee.flags |= cff_codec_flag_global_header()
+        }
+        if encoderName == "libx264" {
+            av_opt_set(ctx.pointee.priv_data, "preset", settings.preset, 0)
+            av_opt_set(ctx.pointee.priv_data, "crf", String(settings.crf), 0)
+        }
+        var open = avcodec_open2(ctx, encoder, nil)
+        guard open >= 0 else { throw MediaError.ffmpeg("opening \(encoderName)", open) }
+        open = avcodec_parameters_from_context(st.pointee.codecpar, ctx)
+        guard open >= 0 else { throw MediaError.ffmpeg("stream parameters", open) }
+        st.pointee.time_base = ctx.pointee.time_base
+        // Every stream must exist (with its codec parameters) before the header is written.
+        if let audioSettings { audio = try AACTrack(format: fmt, settings: audioSettings) }
+
+        fmt.pointee.pb = sink.context
+        fmt.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        open = avformat_write_header(fmt, nil)
+        guard open >= 0 else { throw MediaError.ffmpeg("writing the MP4 header", open) }
+
+        guard let f = av_frame_alloc() else { throw MediaError(.codec, "out of memory") }
+        frame = f
+        f.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        f.pointee.width = Int32(settings.width)
+        f.pointee.height = Int32(settings.height)
+        open = av_frame_get_buffer(f, 0)
+        guard open >= 0 else { throw MediaError.ffmpeg("frame buffer", open) }
+        packet = av_packet_alloc()
+        held = av_packet_alloc()
+        guard packet != nil, held != nil else { throw MediaError(.codec, "out of memory") }
+    }
+
+    deinit {
+        av_packet_free(&packet)
+        av_packet_free(&held)
+        av_frame_free(&frame)
+        avcodec_free_context(&codec)
+        // Custom I/O: freeing the format context leaves the sink's AVIOContext to the sink.
+        avformat_free_context(format)
+    }
+
+    /// Bytes of MP4 produced so far (the encoder still holds a few frames).
+    public var byteCount: Int { sink.count }
+
+    public var hasAudioTrack: Bool { audio != nil }
+
+    /// AAC packets handed to the muxer: hasAudio means this is above zero after `finish`.
+    public var audioPacketsWritten: Int { audio?.packetsWritten ?? 0 }
+
+    /// Adds microphone audio. `clipStartNs` is the CLOCK_MONOTONIC time of video timestamp 0, so
+    /// the chunk lands at the same point of the clip as the frames captured with it. Audio before
+    /// the start or past `AudioSettings.clipDurationMs` is dropped. Ignored without an audio track.
+    public func appendAudio(_ chunk: AudioChunk, clipStartNs: UInt64) throws(MediaError) {
+        precondition(!finished, "append after finish")
+        guard let audio else { return }
+        let offsetNs = Int64(bitPattern: chunk.timestampNs &- clipStartNs)
+        let startSample = offsetNs * Int64(audio.settings.sampleRate) / 1_000_000_000
+        try audio.append(chunk, startSample: startSample, write: writeAudio)
+    }
+
+    /// Converts `image` (any layout, any size: it is scaled to the output size) and encodes it
+    /// as the frame shown from `timestampMs` on. Timestamps must increase.
+    public func append(_ image: PixelView, timestampMs: Int64) throws(MediaError) {
+        precondition(!finished, "append after finish")
+        guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
+        lastTimestampMs = timestampMs
+        // The encoder may still reference the previous picture; get a private buffer if so.
+        var rc = av_frame_make_writable(frame)
+        guard rc >= 0 else { throw MediaError.ffmpeg("frame buffer", rc) }
+        try scaler.convert(image, into: frame!)
+        frame!.pointee.pts = timestampMs
+        rc = avcodec_send_frame(codec, frame)
+        guard rc >= 0 else { throw MediaError.ffmpeg("encoding a frame", rc) }
+        framesEncoded += 1
+        try drain()
+    }
+
+    /// Flushes the encoder, ends the last frame at `durationMs` and returns the complete MP4.
+    public func finish(durationMs: Int64) throws(MediaError) -> Data {
+        precondition(!finished, "finish twice")
+        finished = true
+        let rc = avcodec_send_frame(codec, nil)
+        guard rc >= 0 else { throw MediaError.ffmpeg("flushing the encoder", rc) }
+        try drain()
+        if holding {
+            held!.pointee.duration = max(1, durationMs - held!.pointee.pts)
+            try write(held!)
+            holding = false
+        }
+        try audio?.finish(write: writeAudio)
+        let t = av_write_trailer(format)
+        guard t >= 0 else { throw MediaError.ffmpeg("writing the MP4 index", t) }
+        return sink.bytes
+    }
+
+    private func drain() throws(MediaError) {
+        while true {
+            let rc = avcodec_receive_packet(codec, packet)
+            if rc == cff_averror_eagain() || rc == cff_averror_eof() { return }
+            guard rc >= 0 else { throw MediaError.ffmpeg("encoding", rc) }
+            if holding {
+                held!.pointee.duration = max(1, packet!.pointee.pts - held!.pointee.pts)
+                try write(held!)
+            }
+            av_packet_move_ref(held, packet)
+            holding = true
+        }
+    }
+
+    /// Hands one packet (timestamps in ms) to the muxer, which takes its data.
+    private func write(_ p: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
+        av_packet_rescale_ts(p, codec!.pointee.time_base, stream.pointee.time_base)
+        p.pointee.stream_index = stream.pointee.index
+        let rc = av_interleaved_write_frame(format, p)
+        guard rc >= 0 else { throw MediaError.ffmpeg("muxing", rc) }
+    }
+
+    /// The same for an AAC packet (timestamps in samples).
+    private func writeAudio(_ p: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
+        let track = audio!
+        av_packet_rescale_ts(p, track.codecTimeBase, track.stream.pointee.time_base)
+        p.pointee.stream_index = track.stream.pointee.index
+        let rc = av_interleaved_write_frame(format, p)
+        guard rc >= 0 else { throw MediaError.ffmpeg("muxing audio", rc) }
+    }
+}

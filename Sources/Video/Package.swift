@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+// libopenclaw-video.so: H.264/AAC/MP4 with FFmpeg. Nothing links it; Media's VideoEncoding loads it
+// on the first camera.clip or screen.record, so FFmpeg's ~130 codec libraries stay out of a node
+// that never records. A package of its own so it links Media and the core as shared libraries.
+import PackageDescription
+
+let package = Package(
+    name: "Video",
+    products: [
+        .library(name: "openclaw-video", type: .dynamic, targets: ["Video"]),
+    ],
+    dependencies: [.package(path: "../NodeHost/Kit"), .package(path: "../Media")],
+    targets: [
+        .target(name: "Video",
+                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
+                               .product(name: "CBundleABI", package: "Kit"),
+                               .product(name: "openclaw-media", package: "Media"),
+                               .product(name: "CFFmpeg", package: "Media")],
+                path: ".",
+                exclude: ["Package.swift"],
+                linkerSettings: [.linkedLibrary("avcodec"), .linkedLibrary("avformat"), .linkedLibrary("avutil")]),
+    ]
+)

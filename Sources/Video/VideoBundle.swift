@@ -1,0 +1,20 @@
+import CBundleABI
+import Config
+import Kit
+import Media
+import Support
+
+/// libopenclaw-video.so: the MP4 recorder behind Media's `VideoEncoding`, loaded by the core on the
+/// first camera.clip or screen.record.
+@_cdecl("openclaw_node_bundle_video")
+public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
+    openclaw_node_bundle_describe(out, "video") {
+        BundleExports(service: FFmpegRecorderFactory()).retainedPointer()
+    }
+}
+
+struct FFmpegRecorderFactory: MP4RecorderFactory {
+    func recorder(settings: VideoSettings, audio: AudioSettings?) throws(MediaError) -> any MP4Recording {
+        try MP4Recorder(settings: settings, audio: audio)
+    }
+}

@@ -1,0 +1,70 @@
+@testable import Config
+import Foundation
+@testable import Kit
+@testable import NodeHost
+@testable import Support
+import Testing
+
+/// The capability lifecycle through the real executable: `availability()` is a question, and only
+/// the daemon starts background work (`Capability.start`).
+@Suite(.serialized) struct LifecycleTests {
+    /// A listening socket on loopback that nobody accepts from: the kernel still completes a
+    /// client's handshake into the backlog, so a non-blocking accept tells whether anyone came.
+    final class Listener {
+        let fd: Int32
+        let port: Int
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let ok = withUnsafeMutablePointer(to: &addr) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                    bind(fd, sa, len) == 0 && listen(fd, 8) == 0 && getsockname(fd, sa, &len) == 0
+                }
+            }
+            guard ok else { close(fd); throw TestFailure("listen failed") }
+            self.fd = fd
+            port = Int(UInt16(bigEndian: addr.sin_port))
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        var someoneConnected: Bool {
+            let c = accept(fd, nil, nil)
+            if c >= 0 { close(c); return true }
+            return false
+        }
+        deinit { close(fd) }
+    }
+
+    @Test func oneShotCommandsStartNoBackgroundWork() throws {
+        let gpsd = try Listener()
+        let e = CLITests.Env("capabilities: { location: { enabled: true, gpsd: '127.0.0.1:\(gpsd.port)' } }, " +
+                             "plugins: { dirs: ['\(PluginTests.testPlugins)'], entries: { 'behave-ok': { enabled: true } } }")
+        defer { e.cleanup() }
+        for args in [["caps", "--json"], ["invoke", "device.info"], ["doctor"]] {
+            // doctor checks that gpsd answers (a probe of its own, not the capability's watch).
+            if args[0] == "doctor" { #expect(!gpsd.someoneConnected, "a one-shot command connected to gpsd") }
+            let r = try e.run(args + ["--config", e.config])
+            #expect(!r.stderr.contains("behave plugin started") && !r.stderr.contains("hello from behave"),
+                    "\(args[0]) started the plugin: \(r.stderr)")
+            if args[0] == "caps" {
+                let doc = JSONValue.parse(r.stdout)
+                #expect(doc?["commands"]?.arrayValue?.contains("location.get") == true, "\(r.stdout)")
+                #expect(doc?["commands"]?.arrayValue?.contains("behaveok.echo") == true, "\(r.stdout)")
+            }
+        }
+    }
+
+    @Test func daemonStartsTheGpsdWatchAndThePlugin() throws {
+        let gpsd = try Listener()
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }",
+                                 extra: "capabilities: { location: { enabled: true, gpsd: '127.0.0.1:\(gpsd.port)' } }, " +
+                                        "plugins: { dirs: ['\(PluginTests.testPlugins)'], entries: { 'behave-ok': { enabled: true } } }")
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 20) { gpsd.someoneConnected }, "the daemon did not watch gpsd: \(node.log)")
+        #expect(waitUntil(timeout: 20) { node.log.contains("hello from behave") }, "the daemon did not start the plugin: \(node.log)")
+        #expect(node.stop() == 0)
+    }
+}
