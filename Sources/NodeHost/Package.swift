@@ -1,18 +1,26 @@
 // swift-tools-version:6.0
-// The openclaw-node runtime as one shared library (libopenclaw-node-core.so): registry and
-// dispatcher, presence, state, transport, gateway, discovery, plugins, control socket, CLI. It builds
-// on the kit (Kit/, what bundles see) and is linked by the executable only.
+// The openclaw-node runtime as one shared library (libopenclaw-node-core.so), linked by the
+// executable only. It builds on the kit (Kit/: Support, Config, Kit — what bundles see) and is made of
+// modules whose dependencies point one way, so the compiler keeps the rules:
+//   Store        SQLite state and the device identity; knows no protocol frame
+//   HostPresence logind / manual / x11 (through libopenclaw-x11.so) presence, PresenceMonitor
+//   Registry     the command table and the dispatcher; knows no gateway and no capability
+//   Runtime      transport, gateway, discovery, plugins, the device capability, control socket,
+//                system events, and the daemon and doctor assembled in one place
+//   NodeCLI      parses arguments and prints
 //
 // Every shared part is a package of its own because SwiftPM links a library target of the same
 // package statically into each product that uses it: a bundle would get a private copy of the kit
 // (its own globals and Swift type metadata) instead of sharing the one the executable loaded.
 import PackageDescription
 
+let kit = Target.Dependency.product(name: "openclaw-node-kit", package: "Kit")
+
 let package = Package(
     name: "NodeHost",
     products: [
-        // The runtime: config, registry/dispatcher, presence, state, gateway, discovery, plugins, CLI.
-        .library(name: "openclaw-node-core", type: .dynamic, targets: ["NodeHost"]),
+        .library(name: "openclaw-node-core", type: .dynamic,
+                 targets: ["Store", "HostPresence", "Registry", "Runtime", "NodeCLI"]),
     ],
     dependencies: [.package(path: "Kit")],
     targets: [
@@ -29,10 +37,12 @@ let package = Package(
         .systemLibrary(name: "CAvahi", path: "Shims/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         .systemLibrary(name: "CResolv", path: "Shims/CResolv"),
 
-        .target(name: "NodeHost",
-                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
-                               "CSQLite", "COpenSSL", "CSystemd", "CAvahi", "CResolv"],
-                path: ".",
-                exclude: ["Package.swift", "Shims", "Kit"]),
+        .target(name: "Store", dependencies: [kit, "CSQLite", "COpenSSL"], path: "Store"),
+        .target(name: "HostPresence", dependencies: [kit, "CSystemd"], path: "Presence"),
+        .target(name: "Registry", dependencies: [kit, "HostPresence"], path: "Registry"),
+        .target(name: "Runtime",
+                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CSystemd", "CAvahi", "CResolv"],
+                path: "Runtime"),
+        .target(name: "NodeCLI", dependencies: [kit, "Store", "HostPresence", "Registry", "Runtime"], path: "CLI"),
     ]
 )

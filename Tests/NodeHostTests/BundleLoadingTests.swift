@@ -1,7 +1,11 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import Store
 @testable import Support
 import Testing
 
@@ -181,7 +185,9 @@ import Testing
         #expect(libs.count >= 9, "\(libs)")
         // module → the one library that may define its types
         let home = ["Support": "libopenclaw-node-kit.so", "Config": "libopenclaw-node-kit.so", "Kit": "libopenclaw-node-kit.so",
-                    "NodeHost": "libopenclaw-node-core.so", "Media": "libopenclaw-media.so"]
+                    "Store": "libopenclaw-node-core.so", "HostPresence": "libopenclaw-node-core.so",
+                    "Registry": "libopenclaw-node-core.so", "Runtime": "libopenclaw-node-core.so",
+                    "NodeCLI": "libopenclaw-node-core.so", "Media": "libopenclaw-media.so"]
         for lib in libs {
             let r = try runProcess("/usr/bin/nm", ["-D", "--defined-only", built + "/" + lib])
             #expect(r.code == 0, "\(r.stderr)")

@@ -1,8 +1,12 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
 import Media
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import Store
 @testable import Support
 
 /// Tests/fakes/fakev4l2.c built once per test run, plus a private "device directory" of

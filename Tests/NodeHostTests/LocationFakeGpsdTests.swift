@@ -1,8 +1,12 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
 @testable import LocationCapability
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import Store
 @testable import Support
 import Testing
 

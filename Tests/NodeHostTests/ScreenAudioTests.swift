@@ -1,9 +1,13 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
 import Media
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
 @testable import ScreenCapability
+@testable import Store
 @testable import Support
 import Testing
 

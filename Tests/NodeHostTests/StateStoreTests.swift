@@ -1,7 +1,11 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import Store
 @testable import Support
 import Testing
 
@@ -60,7 +64,7 @@ import Testing
                                          pairingState: "pending", pairingRequestId: "req-1")
         try store.saveGateway(g)
         #expect(try store.gateway("wss://gw:18789") == g)
-        #expect(PairingText.describe(g) == "pending approval (request req-1)")
+        #expect(g.pairingDescription == "pending approval (request req-1)")
         g.pairingState = "paired"
         g.pairingRequestId = nil
         try store.saveGateway(g)

@@ -1,5 +1,9 @@
 import Config
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// Minimal argument reader: positionals plus `--flag` and `--option VALUE` / `--option=VALUE`.

@@ -1,6 +1,10 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node` command line: parses arguments and prints. The executable is a one-line `main`;

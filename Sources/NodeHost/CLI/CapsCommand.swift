@@ -1,5 +1,9 @@
 import Config
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node caps [--json]`: the connect manifest, derived from the command table.

@@ -1,5 +1,9 @@
 import Config
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node config check [FILE]`: exit 0 valid, 2 JSON5 syntax error, 3 not a valid config.

@@ -1,6 +1,10 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node discover`: what each discovery path finds right now, and why a path is off or

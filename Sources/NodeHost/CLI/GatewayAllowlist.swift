@@ -1,5 +1,9 @@
 import Config
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// Which of this node's commands a gateway's Linux policy would drop, and the config snippet that

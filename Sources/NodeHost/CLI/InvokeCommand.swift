@@ -1,6 +1,10 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node invoke COMMAND [--params JSON]`: through the running daemon's control socket when

@@ -1,6 +1,10 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// stdout/stderr writers. (`print` to a pipe is buffered and lost if the process is killed.)

@@ -1,5 +1,9 @@
 import Config
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node presence foreground|background|auto`: tells the running daemon.

@@ -1,6 +1,10 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node run`: parses its arguments and runs the `Daemon`.

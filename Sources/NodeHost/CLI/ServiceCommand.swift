@@ -1,6 +1,10 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node service install|uninstall [--user|--system]`: a systemd unit that runs the daemon,

@@ -1,6 +1,10 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
+import Registry
+import Runtime
+import Store
 import Support
 
 /// `openclaw-node status [--json]`: identity, state and pairing as stored, plus the live daemon's
@@ -24,7 +28,7 @@ enum StatusCommand {
            let perms = attrs[.posixPermissions] as? NSNumber { mode = String(format: "%04o", perms.intValue) }
         let gateways: [JSONValue] = try store.gateways().map { g in
             var o: [String: JSONValue] = ["gateway": .string(g.gateway), "url": .string(g.url),
-                                          "pairing": .string(PairingText.describe(g))]
+                                          "pairing": .string(g.pairingDescription)]
             o["pairingState"] = .string(g.pairingState)
             if let r = g.pairingRequestId { o["pairingRequestId"] = .string(r) }
             if let p = g.tlsPin { o["tlsPin"] = .string(p) }
@@ -54,7 +58,7 @@ enum StatusCommand {
         Out.line("State:        \(store.path)\(mode.map { " (mode \($0))" } ?? "")")
         if let aside = store.movedAside { Out.line("Warning:      a damaged state database was moved to \(aside)") }
         if gateways.isEmpty { Out.line("Gateways:     none yet") }
-        for g in try store.gateways() { Out.line("Gateway:      \(g.url) — \(PairingText.describe(g))") }
+        for g in try store.gateways() { Out.line("Gateway:      \(g.url) — \(g.pairingDescription)") }
         if daemon["running"]?.boolValue == false {
             Out.line("Daemon:       not running (start it with `openclaw-node run`)")
         } else {
@@ -63,18 +67,5 @@ enum StatusCommand {
             if let c = daemon["connection"]?.stringValue { Out.line("Connection:   \(c)") }
         }
         return ExitCode.ok.rawValue
-    }
-}
-
-/// How a stored pairing state reads to a person.
-public enum PairingText {
-    public static func describe(_ g: StateStore.GatewayRecord) -> String {
-        switch g.pairingState {
-        case "paired": return "paired"
-        case "pending": return "pending approval (request \(g.pairingRequestId ?? "unknown"))"
-        case "rejected": return "rejected\(g.lastError.map { ": \($0)" } ?? "")"
-        case "error": return "error\(g.lastError.map { ": \($0)" } ?? "")"
-        default: return "not paired yet"
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Config
+import HostPresence
 import Kit
 import Support
 

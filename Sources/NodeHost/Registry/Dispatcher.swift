@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import HostPresence
 import Kit
 import Support
 

@@ -116,7 +116,7 @@ public final class StateStore: @unchecked Sendable {
         do { return try body() } catch { throw .database(path: path, error) }
     }
 
-    static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    public static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     // MARK: identity
 
@@ -147,6 +147,10 @@ public final class StateStore: @unchecked Sendable {
         public let role: String
         public let scopes: [String]
         public let issuedAtMs: Int64?
+
+        public init(token: String, role: String, scopes: [String], issuedAtMs: Int64?) {
+            self.token = token; self.role = role; self.scopes = scopes; self.issuedAtMs = issuedAtMs
+        }
     }
 
     public func deviceToken(gateway: String, role: String) throws(Failure) -> DeviceToken? {
@@ -251,6 +255,19 @@ public final class StateStore: @unchecked Sendable {
     public func schemaVersion() throws(Failure) -> Int {
         try locked { () throws(SQLiteError) in
             Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+        }
+    }
+}
+
+extension StateStore.GatewayRecord {
+    /// How the stored pairing state reads to a person (status, doctor).
+    public var pairingDescription: String {
+        switch pairingState {
+        case "paired": return "paired"
+        case "pending": return "pending approval (request \(pairingRequestId ?? "unknown"))"
+        case "rejected": return "rejected\(lastError.map { ": \($0)" } ?? "")"
+        case "error": return "error\(lastError.map { ": \($0)" } ?? "")"
+        default: return "not paired yet"
         }
     }
 }

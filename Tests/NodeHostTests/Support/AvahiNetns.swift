@@ -1,7 +1,11 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import Store
 @testable import Support
 
 /// A real avahi-daemon for one test, without touching the machine's network or system bus

@@ -1,7 +1,11 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import Store
 @testable import Support
 
 /// A private D-Bus daemon for one test (the machine's system bus is never touched).

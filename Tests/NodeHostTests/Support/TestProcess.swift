@@ -1,7 +1,11 @@
 @testable import Config
 import Foundation
+@testable import HostPresence
 @testable import Kit
-@testable import NodeHost
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import Store
 @testable import Support
 
 /// Runs a program to completion and captures its output (for CLI end-to-end tests).

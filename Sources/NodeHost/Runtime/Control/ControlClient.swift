@@ -1,0 +1,35 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// Talks to a running daemon's control socket. `nil` from `connect` means no daemon is up.
+public final class ControlClient {
+    private let socket: UnixSocket
+    private var buffer: [UInt8] = []
+
+    private init(socket: UnixSocket) { self.socket = socket }
+
+    public static func connect(stateDir: String) -> ControlClient? {
+        guard let s = try? UnixSocket.connect(ControlPaths.socket(stateDir: stateDir)) else { return nil }
+        return ControlClient(socket: s)
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public func request(_ req: JSONValue) throws(Failure) -> JSONValue {
+        guard socket.writeAll(Data((req.jsonString() + "\n").utf8)) else {
+            throw Failure(description: "the daemon closed the control socket")
+        }
+        guard let line = socket.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer),
+              let reply = JSONValue.parse(line) else {
+            throw Failure(description: "no answer from the daemon on its control socket")
+        }
+        return reply
+    }
+}

@@ -1,0 +1,134 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// What `openclaw-node doctor` checks, in one place: the config, the state database and its
+/// permissions, every capability (each enabled one diagnoses itself), the plugins and the gateway
+/// (reachable, TLS, pairing). The CLI only prints the result.
+public enum Doctor {
+    public struct Finding: Sendable {
+        public enum Level: String, Sendable {
+            case ok = "ok", warn = "warn", fail = "FAIL"
+            init(_ l: Diagnosis.Level) {
+                switch l { case .ok: self = .ok; case .warn: self = .warn; case .fail: self = .fail }
+            }
+        }
+        public let level: Level
+        public let area: String
+        public let text: String
+    }
+
+    public struct Report: Sendable {
+        public let findings: [Finding]
+        /// What this node would advertise (nil when the config did not load).
+        public let manifest: CommandRegistry.Manifest?
+        public var failed: Bool { findings.contains { $0.level == .fail } }
+    }
+
+    public static func check(configPath path: String?, capabilities: @Sendable (NodeConfig) -> [any Capability]) async -> Report {
+        var findings: [Finding] = []
+        let config: NodeConfig
+        do {
+            config = try ConfigLoader.load(path: path)
+            findings.append(.init(level: .ok, area: "config", text: path.map { "\($0) is valid" } ?? "no config file; using defaults"))
+        } catch {
+            findings.append(.init(level: .fail, area: "config", text: error.description))
+            return Report(findings: findings, manifest: nil)
+        }
+        findings += stateFindings(config)
+        let registry = await CommandRegistry.load(capabilities(config), enabled: { config.isEnabled($0) })
+        for e in registry.entries {
+            let name = e.capability.name
+            if !e.enabled { findings.append(.init(level: .ok, area: name, text: "disabled in config")); continue }
+            switch e.availability {
+            case .available: findings.append(.init(level: .ok, area: name, text: "available: \(e.commands.map(\.name).joined(separator: ", "))"))
+            case .unavailable(let why): findings.append(.init(level: .fail, area: name, text: "enabled but not usable: \(why)"))
+            }
+            findings += await e.capability.diagnose().map { Finding(level: Finding.Level($0.level), area: name, text: $0.text) }
+        }
+        let plugins = registry.entries.compactMap { $0.capability as? PluginCapability }
+        findings.append(.init(level: .ok, area: "plugins", text: plugins.isEmpty
+            ? "none enabled (plugins.dirs: \(config.pluginDirs.joined(separator: ", ")); enable with plugins.entries.<id>.enabled)"
+            : "enabled: \(plugins.map { "\($0.manifest.id) \($0.manifest.version)" }.joined(separator: ", "))"))
+        findings += await gatewayFindings(config)
+        return Report(findings: findings, manifest: registry.manifest)
+    }
+
+    static func stateFindings(_ config: NodeConfig) -> [Finding] {
+        let dbPath = config.stateDir + "/" + StateStore.fileName
+        guard FileManager.default.fileExists(atPath: dbPath) else {
+            return [.init(level: .warn, area: "state", text: "\(dbPath) does not exist yet (created on first run)")]
+        }
+        var out: [Finding] = []
+        func mode(_ p: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: p))?[.posixPermissions] as? NSNumber)?.intValue ?? 0 }
+        let dirMode = mode(config.stateDir), fileMode = mode(dbPath)
+        if dirMode & 0o077 != 0 { out.append(.init(level: .fail, area: "state", text: String(format: "%@ is mode %04o; run chmod 700 %@", config.stateDir, dirMode, config.stateDir))) }
+        if fileMode & 0o077 != 0 { out.append(.init(level: .fail, area: "state", text: String(format: "%@ is mode %04o (it holds the device key); run chmod 600 %@", dbPath, fileMode, dbPath))) }
+        do {
+            let store = try StateStore(stateDir: config.stateDir)
+            if let aside = store.movedAside { out.append(.init(level: .fail, area: "state", text: "the state database was damaged and moved to \(aside)")) }
+            let id = try store.identity()
+            out.append(.init(level: .ok, area: "state", text: "\(dbPath) (schema \(try store.schemaVersion())), device \(id.deviceId)"))
+        } catch {
+            out.append(.init(level: .fail, area: "state", text: error.description))
+        }
+        return out
+    }
+
+    static func gatewayFindings(_ config: NodeConfig) async -> [Finding] {
+        guard let text = config.gateway.url, let url = URL(string: text), let host = url.host else {
+            if config.gateway.setupCode != nil { return [.init(level: .ok, area: "gateway", text: "a setup code is configured")] }
+            var paths: [String] = []
+            if config.gateway.lanDiscovery { paths.append("LAN (avahi)") }
+            if let d = config.gateway.wideAreaDomain { paths.append("wide-area DNS-SD in \(d)") }
+            if paths.isEmpty {
+                return [.init(level: .warn, area: "gateway", text: "no gateway.url, no setup code and discovery is off: the node only serves local invokes")]
+            }
+            return [.init(level: .ok, area: "gateway", text: "no gateway.url: `run` looks for one via \(paths.joined(separator: " and "))\(config.gateway.name.map { " named \"\($0)\"" } ?? ""); `openclaw-node discover` shows what it finds")]
+        }
+        var out: [Finding] = []
+        let secure = url.scheme == "wss"
+        let port = url.port ?? (secure ? 443 : 80)
+        guard let addrs = try? TCPSocket.resolve(host: host, port: port) else {
+            return [.init(level: .fail, area: "gateway", text: "cannot resolve \(host)")]
+        }
+        if !secure && !config.gateway.allowInsecure && !addrs.allSatisfy(\.isLoopbackOrPrivate) {
+            out.append(.init(level: .fail, area: "gateway", text: "plain ws:// to a public address will be refused: use wss:// or set gateway.allowInsecure"))
+        }
+        guard let tcp = try? TCPSocket.connect(addrs, timeout: .seconds(3)) else {
+            return out + [.init(level: .fail, area: "gateway", text: "\(host):\(port) is not reachable (is `openclaw gateway` running, and bound to this network?)")]
+        }
+        if secure {
+            do {
+                let tls = try TLSStream(tcp: tcp, host: host, timeout: .seconds(5))
+                let peer = tls.peerInfo()
+                tls.close()
+                if let pin = config.gateway.tlsFingerprint, TLSPolicy.normalizeFingerprint(pin) != peer?.fingerprint {
+                    out.append(.init(level: .fail, area: "gateway", text: "certificate sha256:\(peer?.fingerprint ?? "?") does not match gateway.tlsFingerprint"))
+                } else if let why = peer?.verifyError, config.gateway.tlsFingerprint == nil {
+                    out.append(.init(level: config.gateway.allowTOFU ? .warn : .fail, area: "gateway",
+                                     text: "certificate not trusted by the system (\(why)); \(config.gateway.allowTOFU ? "it will be pinned on first use" : "set gateway.tlsFingerprint")"))
+                } else {
+                    out.append(.init(level: .ok, area: "gateway", text: "TLS ok (sha256:\(peer?.fingerprint ?? "?"))"))
+                }
+            } catch {
+                out.append(.init(level: .fail, area: "gateway", text: "TLS: \(error.description)"))
+            }
+        } else {
+            tcp.close()
+        }
+        out.append(.init(level: .ok, area: "gateway", text: "\(host):\(port) is reachable"))
+        if let store = try? StateStore(stateDir: config.stateDir), let records = try? store.gateways(),
+           let g = records.first(where: { $0.url == text }) ?? records.first {
+            let level: Finding.Level = g.pairingState == "paired" ? .ok : (g.pairingState == "pending" ? .warn : .fail)
+            out.append(.init(level: g.pairingState == "unknown" ? .warn : level, area: "gateway", text: "pairing: \(g.pairingDescription)"))
+        } else {
+            out.append(.init(level: .warn, area: "gateway", text: "pairing: never connected yet (start `openclaw-node run`)"))
+        }
+        return out
+    }
+}

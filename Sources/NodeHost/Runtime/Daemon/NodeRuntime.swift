@@ -1,0 +1,60 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// Everything one node process runs on: config, state, presence, the command registry and its
+/// dispatcher. `openclaw-node run` keeps one alive; one-shot CLI commands build one and drop it.
+public final class NodeRuntime: Sendable {
+    public let config: NodeConfig
+    public let store: StateStore
+    public let presence: PresenceMonitor
+    public let registry: CommandRegistry
+    public let dispatcher: Dispatcher
+
+    /// `daemon`: start the capabilities' background work (`Capability.start`); one-shot CLI
+    /// commands leave it off and start only what their one invoke needs.
+    public init(config: NodeConfig, capabilities: [any Capability], daemon: Bool = false,
+                presenceSource: (any PresenceSource)? = nil) async throws(StateStore.Failure) {
+        self.config = config
+        self.store = try StateStore(stateDir: config.stateDir)
+        self.presence = PresenceMonitor(mode: config.presence.mode,
+                                        source: presenceSource ?? PresenceSources.make(config.presence))
+        self.registry = await CommandRegistry.load(capabilities, enabled: { config.isEnabled($0) }, start: daemon)
+        self.dispatcher = Dispatcher(registry: registry, presence: presence)
+    }
+
+    /// Every capability this config names: the built-in device capability, one bundle per
+    /// `capabilities.<name>` section — opened only when that section is enabled, so a disabled
+    /// camera never loads the camera's libraries — and the enabled out-of-process plugins. In that
+    /// order: on a name or command clash the registry keeps the first, so a plugin cannot take
+    /// over a built-in command.
+    public static func capabilities(config: NodeConfig) -> [any Capability] {
+        var out: [any Capability] = [DeviceCapability(storagePath: config.stateDir)]
+        for name in config.bundledCapabilityNames {
+            guard config.isEnabled(name) else {
+                out.append(UnloadedCapability(name: name, reason: "disabled in config")); continue
+            }
+            switch BundleLoader.capability(name, config: config) {
+            case .success(let capability): out.append(capability)
+            case .failure(let f): out.append(UnloadedCapability(name: name, reason: f.description))
+            }
+        }
+        return out + PluginLoader.capabilities(config: config)
+    }
+
+    /// The control socket of the daemon that uses this config's stateDir.
+    public var controlSocketPath: String { ControlPaths.socket(stateDir: config.stateDir) }
+
+    public func shutdown() async {
+        await presence.stop()
+        for e in registry.entries { await e.capability.shutdown() }
+    }
+}
+
+public enum ControlPaths {
+    public static func socket(stateDir: String) -> String { stateDir + "/control.sock" }
+}

@@ -1,0 +1,40 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// Suspends until one of the signals arrives (handled on a dispatch queue, not in a signal handler).
+enum SignalWaiter {
+    static func wait(for signals: [Int32]) async -> Int32 {
+        await withCheckedContinuation { (c: CheckedContinuation<Int32, Never>) in
+            let once = OnceFlag()
+            let queue = DispatchQueue(label: "signals")
+            var sources: [DispatchSourceSignal] = []
+            for s in signals {
+                Glibc.signal(s, SIG_IGN)
+                let src = DispatchSource.makeSignalSource(signal: s, queue: queue)
+                src.setEventHandler {
+                    if once.claim() { c.resume(returning: s) }
+                }
+                src.resume()
+                sources.append(src)
+            }
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+/// Keeps signal sources alive for the process lifetime.
+enum SignalSources {
+    nonisolated(unsafe) private static var held: [DispatchSourceSignal] = []
+    static func keep(_ s: [DispatchSourceSignal]) { held += s }
+}
+
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func claim() -> Bool { lock.withLock { if done { return false }; done = true; return true } }
+}

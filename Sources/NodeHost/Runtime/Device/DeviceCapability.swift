@@ -1,0 +1,60 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// The built-in `device` capability: `device.info` and `device.status`, with the payload shapes
+/// of the iOS/Android nodes, filled from procfs, sysfs and /etc. Always available, because every
+/// source degrades to a sensible default rather than failing.
+public struct DeviceCapability: Capability {
+    public let name = DeviceCommand.capabilityName
+    public var origin: String { "built in" }
+    /// Where /proc, /sys and /etc are read from; tests point this at a fixture tree.
+    public let sysRoot: String
+    /// A path on the filesystem whose space `device.status` reports (the node's state dir).
+    public let storagePath: String
+    /// Locale variables are taken from here, so tests need not change the process environment.
+    public let environment: [String: String]
+
+    public init(sysRoot: String = "/", storagePath: String = "/",
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.sysRoot = sysRoot
+        self.storagePath = storagePath
+        self.environment = environment
+    }
+
+    public var commands: [CommandSpec] { DeviceCommand.specs(self) }
+
+    public func availability() async -> Availability { .available }
+
+    /// `{deviceName, modelIdentifier, systemName, systemVersion, appVersion, appBuild, locale}`.
+    public func infoPayload() -> JSONValue {
+        let sys = SysRoot(sysRoot)
+        let info = LinuxSystemInfo(sys: sys)
+        let osRelease = info.osRelease
+        return [
+            "deviceName": .string(info.hostname),
+            "modelIdentifier": .string(info.modelIdentifier),
+            "systemName": .string(LinuxSystemInfo.systemName(osRelease)),
+            "systemVersion": .string(LinuxSystemInfo.systemVersion(osRelease, kernel: info.kernelRelease)),
+            "appVersion": .string(NodeVersion.version),
+            "appBuild": .string(NodeVersion.build),
+            "locale": .string(LocaleResolver.resolve(environment: environment, sys: sys)),
+        ]
+    }
+
+    /// `{battery, thermal, storage, network, uptimeSeconds}`.
+    public func statusPayload() -> JSONValue {
+        let sys = SysRoot(sysRoot)
+        return [
+            "battery": PowerSupplyReader(sys: sys).read().json,
+            "thermal": ["state": .string(ThermalReader(sys: sys).read().name)],
+            "storage": StorageReader.read(path: storagePath).json,
+            "network": NetworkInterfacesReader(sys: sys).read().json,
+            "uptimeSeconds": .number(UptimeReader(sys: sys).read()),
+        ]
+    }
+}

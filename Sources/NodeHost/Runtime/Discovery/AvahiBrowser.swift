@@ -1,0 +1,269 @@
+import CAvahi
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// LAN discovery: browses `_openclaw-gw._tcp` in `local.` through avahi-daemon (over D-Bus; the
+/// client honours DBUS_SYSTEM_BUS_ADDRESS) and resolves each instance it announces.
+///
+/// Avahi's client is single-threaded: every avahi call below happens on one dedicated thread that
+/// runs `avahi_simple_poll_iterate`, so nothing blocks the Swift cooperative pool and no lock is
+/// needed around avahi objects. Results land in `table` (locked) and `onChange` is called.
+///
+/// No daemon or no bus is a normal situation on Linux, not an error to retry in a loop: the
+/// client is created with AVAHI_CLIENT_NO_FAIL, so with the bus up but avahi-daemon absent it
+/// waits (sleeping in poll) for the daemon to appear; with no bus at all it fails once and the
+/// status says why and what to do.
+public final class AvahiBrowser: @unchecked Sendable {
+    public enum Status: Sendable, Equatable {
+        case starting
+        case browsing
+        /// The system bus is there but avahi-daemon is not (yet); we wait for it.
+        case daemonNotRunning
+        /// Gave up (no system bus, browse refused); the text says why and what to do.
+        case unavailable(String)
+        case stopped
+    }
+
+    public let table = LANServiceTable()
+    private let onChange: @Sendable () -> Void
+    private let log = Logger(component: "discovery")
+    private let lock = NSLock()
+    private var _status: Status = .starting
+    private var stopRequested = false
+    private var started = false
+    private let finished = DispatchSemaphore(value: 0)
+    private let poll: OpaquePointer
+
+    // Owned by the poll thread.
+    private var client: OpaquePointer?
+    /// Set (on the poll thread) when avahi-daemon or the bus went away: the loop makes a new client.
+    private var reconnectPending = false
+    private var browser: OpaquePointer?
+    private var resolvers: [LANServiceTable.Key: OpaquePointer] = [:]
+
+    public init?(onChange: @escaping @Sendable () -> Void = {}) {
+        guard let p = avahi_simple_poll_new() else { return nil }
+        poll = p
+        self.onChange = onChange
+    }
+
+    deinit { stop() }
+
+    public var status: Status { lock.withLock { _status } }
+
+    private func setStatus(_ s: Status) {
+        let changed: Bool = lock.withLock {
+            if case .stopped = _status { return false }
+            defer { _status = s }
+            return _status != s
+        }
+        if changed { onChange() }
+    }
+
+    public func start() {
+        lock.withLock { started = true }
+        let t = Thread { [self] in loop(); finished.signal() }
+        t.name = "avahi"
+        t.start()
+    }
+
+    /// Stops browsing and frees everything (waits for the poll thread). Safe to call twice.
+    public func stop() {
+        let wasStarted: Bool? = lock.withLock {
+            if stopRequested { return nil }
+            stopRequested = true
+            return started
+        }
+        guard let wasStarted else { return }
+        avahi_simple_poll_quit(poll) // wakes the poll thread through avahi's wake-up pipe
+        if wasStarted { finished.wait() }
+        avahi_simple_poll_free(poll)
+        lock.withLock { _status = .stopped }
+    }
+
+    // MARK: poll thread
+
+    private func loop() {
+        if lock.withLock({ stopRequested }) { return }
+        var error: Int32 = 0
+        client = newClient(&error)
+        guard client != nil else {
+            setStatus(.unavailable(AvahiBrowser.explain(error)))
+            return
+        }
+        while true {
+            // While reconnecting, wake up every 2 s to try again (the bus itself may be restarting).
+            let r = avahi_simple_poll_iterate(poll, reconnectPending ? 2000 : -1)
+            if r == 1 { break } // quit requested
+            if r < 0 {
+                setStatus(.unavailable("the avahi poll loop failed: \(String(cString: strerror(errno)))"))
+                break
+            }
+            if reconnectPending { reconnect() }
+        }
+        freeBrowsing()
+        if let c = client { avahi_client_free(c) }
+        client = nil
+    }
+
+    private func newClient(_ error: inout Int32) -> OpaquePointer? {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        // The callback runs for the first time inside avahi_client_new, before it returns.
+        return avahi_client_new(avahi_simple_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { c, state, me in
+            guard let c, let me else { return }
+            Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue().clientChanged(c, state)
+        }, me, &error)
+    }
+
+    /// After avahi-daemon restarted (or the bus did): a fresh client, as avahi-browse does. With
+    /// NO_FAIL it waits in CONNECTING until the daemon is back; nil means no bus yet (retried).
+    private func reconnect() {
+        freeBrowsing()
+        if let c = client { avahi_client_free(c) }
+        var error: Int32 = 0
+        client = newClient(&error)
+        reconnectPending = client == nil
+        if client == nil { setStatus(.unavailable(AvahiBrowser.explain(error) + "; retrying")) }
+    }
+
+    private func clientChanged(_ c: OpaquePointer, _ state: AvahiClientState) {
+        switch state {
+        case AVAHI_CLIENT_S_RUNNING, AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_COLLISION:
+            guard browser == nil else { return }
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            browser = avahi_service_browser_new(c, cavahi_if_unspec(), cavahi_proto_unspec(), DiscoveredGateway.serviceType,
+                                                "local", AvahiLookupFlags(0), { _, iface, proto, event, name, type, domain, _, me in
+                guard let me else { return }
+                Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue()
+                    .browsed(iface, proto, event, name.map { String(cString: $0) }, type.map { String(cString: $0) },
+                             domain.map { String(cString: $0) })
+            }, me)
+            if browser == nil {
+                setStatus(.unavailable("avahi refused to browse \(DiscoveredGateway.serviceType): \(String(cString: avahi_strerror(avahi_client_errno(c))))"))
+            } else {
+                setStatus(.browsing)
+            }
+        case AVAHI_CLIENT_CONNECTING:
+            // The daemon went away (or is not there yet): what we knew is stale.
+            freeBrowsing()
+            setStatus(.daemonNotRunning)
+        case AVAHI_CLIENT_FAILURE:
+            freeBrowsing()
+            if avahi_client_errno(c) == cavahi_err_disconnected() {
+                // avahi-daemon restarted (upgrade, `systemctl restart`): reconnect, not give up.
+                setStatus(.daemonNotRunning)
+                reconnectPending = true
+            } else {
+                setStatus(.unavailable("lost the connection to avahi-daemon: \(String(cString: avahi_strerror(avahi_client_errno(c))))"))
+                avahi_simple_poll_quit(poll)
+            }
+        default:
+            break
+        }
+    }
+
+    private func freeBrowsing() {
+        for r in resolvers.values { avahi_service_resolver_free(r) }
+        resolvers.removeAll()
+        if let b = browser { avahi_service_browser_free(b) }
+        browser = nil
+        table.reset()
+        onChange()
+    }
+
+    private func browsed(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
+                         _ name: String?, _ type: String?, _ domain: String?) {
+        switch event {
+        case AVAHI_BROWSER_NEW:
+            guard let name, let type, let domain, let c = client else { return }
+            let key = LANServiceTable.Key(interface: iface, proto: proto, name: name, domain: domain)
+            if let old = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(old) }
+            table.announced(key)
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            // Kept open until the service goes away: avahi then reports TXT/address changes too.
+            let r = avahi_service_resolver_new(c, iface, proto, name, type, domain, cavahi_proto_unspec(), AvahiLookupFlags(0), {
+                _, iface, proto, event, name, _, domain, host, address, port, txt, _, me in
+                guard let me else { return }
+                Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue()
+                    .resolvedCallback(iface, proto, event, name.map { String(cString: $0) }, domain.map { String(cString: $0) },
+                                      host.map { String(cString: $0) }, address, port, txt)
+            }, me)
+            if let r { resolvers[key] = r } else {
+                table.failed(key, "avahi could not start resolving it: \(String(cString: avahi_strerror(avahi_client_errno(c))))")
+            }
+            log.debug("LAN: \(name) appeared on \(AvahiBrowser.interfaceName(iface))/\(proto == cavahi_proto_inet6() ? "IPv6" : "IPv4")")
+            onChange()
+        case AVAHI_BROWSER_REMOVE:
+            guard let name, let domain else { return }
+            let key = LANServiceTable.Key(interface: iface, proto: proto, name: name, domain: domain)
+            if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
+            table.removed(key)
+            log.debug("LAN: \(name) went away on \(AvahiBrowser.interfaceName(iface))")
+            onChange()
+        case AVAHI_BROWSER_ALL_FOR_NOW:
+            table.setAllForNow()
+            onChange()
+        case AVAHI_BROWSER_FAILURE:
+            let why = client.map { String(cString: avahi_strerror(avahi_client_errno($0))) } ?? "unknown error"
+            freeBrowsing()
+            setStatus(.unavailable("browsing failed: \(why)"))
+        default:
+            break // CACHE_EXHAUSTED: nothing to do
+        }
+    }
+
+    private func resolvedCallback(_ iface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiResolverEvent, _ name: String?,
+                                  _ domain: String?, _ host: String?, _ address: UnsafePointer<AvahiAddress>?, _ port: UInt16,
+                                  _ txt: UnsafeMutablePointer<AvahiStringList>?) {
+        guard let name, let domain else { return }
+        let key = LANServiceTable.Key(interface: iface, proto: proto, name: name, domain: domain)
+        guard event == AVAHI_RESOLVER_FOUND else {
+            let why = client.map { String(cString: avahi_strerror(avahi_client_errno($0))) } ?? "unknown error"
+            log.debug("LAN: could not resolve \(name): \(why)")
+            table.failed(key, "could not resolve: \(why)")
+            if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
+            onChange()
+            return
+        }
+        var buf = [CChar](repeating: 0, count: cavahi_address_text_max())
+        cavahi_address_text(address, &buf, buf.count)
+        var addr = String(cBuffer: buf)
+        let v6 = address?.pointee.proto == cavahi_proto_inet6()
+        // A link-local IPv6 address is only usable together with its interface.
+        if v6, addr.lowercased().hasPrefix("fe80:") { addr += "%" + AvahiBrowser.interfaceName(iface) }
+        var strings: [[UInt8]] = []
+        var p = txt
+        while let item = p {
+            let size = Int(item.pointee.size)
+            let text = avahi_string_list_get_text(item)
+            strings.append(text.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+            p = avahi_string_list_get_next(item)
+        }
+        table.resolved(key, .init(host: host ?? "", address: addr, port: Int(port), txt: strings,
+                                  interfaceName: AvahiBrowser.interfaceName(iface), ipv6: v6))
+        log.debug("LAN: resolved \(name) → \(host ?? "?") \(addr):\(port)")
+        onChange()
+    }
+
+    /// The interface's name in our network namespace (avahi-daemon's indexes are its own; on a
+    /// normal system that is the same namespace).
+    static func interfaceName(_ index: AvahiIfIndex) -> String {
+        var buf = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
+        guard index > 0, if_indextoname(UInt32(index), &buf) != nil else { return "if\(index)" }
+        return String(cBuffer: buf)
+    }
+
+    /// avahi_client_new failed: say what is missing and what to do about it.
+    static func explain(_ error: Int32) -> String {
+        let why = String(cString: avahi_strerror(error))
+        let bus = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        return "cannot talk to avahi-daemon (\(why)) on the D-Bus system bus at \(bus). LAN discovery needs the system bus and " +
+            "avahi-daemon: `apt install avahi-daemon && systemctl enable --now avahi-daemon`. Meanwhile set gateway.url, " +
+            "or gateway.discovery.wideAreaDomain for unicast DNS-SD"
+    }
+}

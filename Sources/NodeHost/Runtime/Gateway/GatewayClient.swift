@@ -1,0 +1,331 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// Keeps the node connected to its gateway: picks the credential, connects, handles pairing and
+/// auth refusals, persists the device token and TLS pin, and reconnects with backoff. Never a tight
+/// loop; terminal refusals stop it with a message that says what to change.
+public actor GatewayClient {
+    public let url: URL
+    /// Storage key for tokens and pins: scheme://host:port.
+    public let gatewayKey: String
+    private let config: NodeConfig
+    private let store: StateStore
+    private let identity: DeviceIdentity
+    private let dispatcher: Dispatcher
+    public let status: GatewayStatus
+    private let log = Logger(component: "gateway")
+    private let setupCode: SetupCode?
+    private var signatureVersion: DeviceAuthPayload.Version = .v3
+    private var backoff = Backoff()
+    /// While waiting for approval the gateway is fine and a person is about to act: ask every few
+    /// seconds so approval takes effect promptly, without hammering the gateway.
+    private var pairingBackoff = Backoff(initial: .seconds(1), cap: .seconds(5))
+    private var current: GatewayConnection?
+    private var stopped = false
+    private var lastLoggedRequestId: String?
+    private let deviceInfo: JSONValue
+    /// The TLS fingerprint a discovered gateway advertised (TXT gatewayTlsSha256): checked on the
+    /// first connect only, never over a configured or stored pin (GatewayTrust).
+    private let tlsHint: String?
+    /// Lets tests and the benchmark observe connection milestones.
+    private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
+    /// Interrupts a backoff wait (network change, stop).
+    private var wake: CheckedContinuation<Void, Never>?
+
+    public struct ConfigError: Error, CustomStringConvertible { public let description: String }
+
+    /// What tokens and pins are stored under: scheme://host:port.
+    public static func key(scheme: String, host: String, port: Int?) -> String {
+        "\(scheme)://\(host.lowercased()):\(port ?? (scheme == "wss" ? 443 : 80))"
+    }
+
+    public static func key(for url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host else { return nil }
+        return key(scheme: scheme, host: host, port: url.port)
+    }
+
+    /// nil URL and no setup code = nothing to connect to (`run` then uses discovery and passes the
+    /// chosen gateway's URL in `config.gateway.url`, with its advertised fingerprint as `tlsHint`).
+    public init(config: NodeConfig, store: StateStore, identity: DeviceIdentity, dispatcher: Dispatcher,
+                deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus(), tlsHint: String? = nil) throws(ConfigError) {
+        var code: SetupCode?
+        if let sc = config.gateway.setupCode {
+            do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: error.description) }
+        }
+        guard let text = config.gateway.url ?? code?.url ?? code?.urls.first else {
+            throw ConfigError(description: "no gateway: set gateway.url (or OPENCLAW_GATEWAY_URL) or gateway.setupCode")
+        }
+        guard let u = URL(string: text), let scheme = u.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = u.host else {
+            throw ConfigError(description: "gateway.url \"\(text)\" is not a ws:// or wss:// URL (e.g. ws://127.0.0.1:18789)")
+        }
+        self.url = u
+        self.gatewayKey = Self.key(scheme: scheme, host: host, port: u.port)
+        self.config = config
+        self.store = store
+        self.identity = identity
+        self.dispatcher = dispatcher
+        self.status = status
+        self.setupCode = code
+        self.deviceInfo = deviceInfo
+        self.tlsHint = tlsHint
+    }
+
+    public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
+
+    public func stop() {
+        stopped = true
+        current?.ws.close(code: 1000, reason: "node stopping")
+        wake?.resume()
+        wake = nil
+    }
+
+    /// Cuts a backoff wait short (network came back, resume from suspend).
+    public func reconnectSoon() {
+        backoff.reset()
+        wake?.resume()
+        wake = nil
+    }
+
+    /// The network changed: check a live connection, or stop waiting and reconnect now.
+    public func networkChanged() async {
+        if let conn = current, await status.isConnected {
+            _ = await conn.probe()
+        } else {
+            log.info("network changed; reconnecting now")
+            reconnectSoon()
+        }
+    }
+
+    /// The system resumed from suspend: announce the node (or reconnect if the link died meanwhile).
+    public func systemResumed() async {
+        log.info("system resumed from suspend")
+        guard let conn = current, await status.isConnected else { reconnectSoon(); return }
+        if await conn.probe() { await announcePresence(conn, trigger: "background") }
+    }
+
+    // MARK: the loop
+
+    public func run() async {
+        await status.set(.connecting(url.absoluteString))
+        var gw = (try? store.gateway(gatewayKey)) ?? StateStore.GatewayRecord(gateway: gatewayKey, url: url.absoluteString)
+        gw.url = url.absoluteString
+        while !stopped {
+            let credential = chooseCredential()
+            let (options, trust) = connectOptions(stored: gw.tlsPin)
+            await status.set(.connecting(url.absoluteString))
+            let ws: WebSocketConnection
+            do {
+                ws = try await WebSocketConnection.connect(url, options: options)
+            } catch {
+                switch error.kind {
+                case .pinMismatch where trust == .discoveryHint:
+                    await halt("the certificate of \(url.host ?? "") does not match the fingerprint its discovery record advertised " +
+                               "(gatewayTlsSha256 \(tlsHint ?? "")): refusing it, as the advertisement may be spoofed. If the " +
+                               "certificate is right, set gateway.tlsFingerprint to it (\(error.description))", record: &gw)
+                    return
+                case .pinMismatch, .untrusted, .insecureURL:
+                    await halt(error.description, record: &gw)
+                    return
+                default:
+                    await waitBackoff("cannot reach the gateway: \(error.description)")
+                    continue
+                }
+            }
+            if url.scheme == "wss", gw.tlsPin == nil, config.gateway.tlsFingerprint == nil, !ws.peerVerified, let fp = ws.peerFingerprint {
+                gw.tlsPin = fp
+                save(gw)
+                log.warn("trusting \(url.host ?? "") on first use\(trust == .discoveryHint ? " (its certificate matches the fingerprint discovery advertised)" : ""): " +
+                         "pinned its certificate sha256:\(fp); a different certificate will be refused")
+            }
+            let conn = GatewayConnection(ws: ws, log: log)
+            current = conn
+            let (name, model, manifest, id, version) = (config.displayName, deviceInfo["modelIdentifier"]?.stringValue,
+                                                        dispatcher.registry.manifest, identity, signatureVersion)
+            let locale = deviceInfo["locale"]?.stringValue ?? "en-US"
+            let result = await conn.handshake(timeout: .seconds(15)) { nonce in
+                try GatewayProtocol.connectParams(.init(
+                    displayName: name, modelIdentifier: model, manifest: manifest, credential: credential, identity: id,
+                    nonce: nonce, signedAtMs: Int64(Date().timeIntervalSince1970 * 1000), signatureVersion: version, locale: locale))
+            }
+            switch result {
+            case .ready(let hello):
+                await serve(conn, hello: hello, credential: credential, record: &gw)
+            case .rejected(let e):
+                ws.close()
+                if await handleRefusal(e, credential: credential, record: &gw) { return }
+            case .failed(let why):
+                ws.close()
+                await waitBackoff("handshake failed: \(why)")
+            }
+            current = nil
+        }
+        await status.set(.idle("stopped"))
+    }
+
+    private func serve(_ conn: GatewayConnection, hello: GatewayProtocol.HelloOk, credential: GatewayProtocol.Credential,
+                       record gw: inout StateStore.GatewayRecord) async {
+        if let token = hello.deviceToken {
+            do {
+                try store.saveDeviceToken(gateway: gatewayKey, .init(token: token, role: "node", scopes: hello.deviceTokenScopes, issuedAtMs: hello.issuedAtMs))
+            } catch { log.error("could not store the device token: \(error)") }
+        }
+        let wasPending = gw.pairingState != "paired"
+        gw.pairingState = "paired"
+        gw.pairingRequestId = nil
+        gw.lastError = nil
+        gw.lastSeenMs = StateStore.nowMs()
+        save(gw)
+        lastLoggedRequestId = nil
+        pairingBackoff.reset()
+        await status.setHello(hello)
+        await status.set(.connected(url: url.absoluteString, serverVersion: hello.serverVersion))
+        log.info("connected to \(url.absoluteString) as \(identity.deviceId.prefix(12))… with \(credential.kind)\(wasPending ? " (paired)" : "")" +
+                 "; tick \(hello.tickIntervalMs) ms, max payload \(hello.maxPayload) bytes")
+        onReady?(hello)
+        Task { await self.announcePresence(conn, trigger: "connect") }
+        let connectedAt = ContinuousClock.now
+        let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId, dispatcher: dispatcher)
+        gw.lastSeenMs = StateStore.nowMs()
+        save(gw)
+        if stopped { return }
+        // Stable = the gateway kept the connection for at least one tick interval after hello-ok.
+        // A gateway that drops us sooner (crash loop) keeps growing the backoff.
+        if ContinuousClock.now - connectedAt >= .milliseconds(hello.tickIntervalMs) { backoff.reset() }
+        let reason = "disconnected (\(end.code.map(String.init) ?? "-") \(end.reason))"
+        if let ms = end.restartExpectedMs {
+            await wait(reason + "; the gateway said it restarts", for: .milliseconds(max(500, min(ms, 120_000))) + backoff.next() / 4)
+        } else {
+            await waitBackoff(reason)
+        }
+    }
+
+    /// Returns true when the loop must stop.
+    private func handleRefusal(_ e: GatewayProtocol.GatewayError, credential: GatewayProtocol.Credential,
+                               record gw: inout StateStore.GatewayRecord) async -> Bool {
+        var usedDeviceToken = false
+        if case .deviceToken = credential { usedDeviceToken = true }
+        switch AuthFailurePolicy.decide(e, signatureVersion: signatureVersion, usedDeviceToken: usedDeviceToken) {
+        case .pendingApproval(let requestId):
+            gw.pairingState = "pending"
+            gw.pairingRequestId = requestId
+            gw.lastError = nil
+            save(gw)
+            await status.set(.pendingApproval(requestId: requestId))
+            if requestId != lastLoggedRequestId {
+                lastLoggedRequestId = requestId
+                log.warn("this node is waiting for approval (request \(requestId ?? "unknown")). On the gateway host run:\n" +
+                         "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
+                         "  then, if the gateway asks for it, approve the node's commands: openclaw nodes approve <id>")
+            }
+            let delay = pairingBackoff.next()
+            await wait("pending approval (request \(requestId ?? "unknown"))", for: delay, quiet: true)
+            return false
+        case .retryWithV2Signature:
+            log.info("the gateway did not accept a v3 device signature; retrying with v2")
+            signatureVersion = .v2
+            return false
+        case .dropDeviceToken:
+            log.warn("the gateway no longer accepts the stored device token; dropping it and retrying with the configured credential")
+            try? store.deleteDeviceToken(gateway: gatewayKey, role: "node")
+            return false
+        case .retry(let afterMs):
+            if let ms = afterMs { await wait("gateway refused: \(e)", for: .milliseconds(ms)) }
+            else { await waitBackoff("gateway refused: \(e)") }
+            return false
+        case .stop(let why):
+            gw.pairingState = e.specificCode == "NOT_PAIRED" ? "pending" : "error"
+            await halt("\(why) [\(e.specificCode)]", record: &gw)
+            return true
+        }
+    }
+
+    private func halt(_ why: String, record gw: inout StateStore.GatewayRecord) async {
+        gw.lastError = why
+        if gw.pairingState == "unknown" { gw.pairingState = "error" }
+        save(gw)
+        log.error("not connecting to \(url.absoluteString) any more: \(why)")
+        await status.set(.stopped(why))
+        stopped = true
+    }
+
+    private func announcePresence(_ conn: GatewayConnection, trigger: String) async {
+        var payload: [String: JSONValue] = [
+            "trigger": .string(trigger), "sentAtMs": .number(Double(StateStore.nowMs())),
+            "displayName": .string(config.displayName), "version": .string(NodeVersion.version),
+            "platform": .string(GatewayProtocol.platform), "deviceFamily": .string(GatewayProtocol.deviceFamily),
+        ]
+        if let m = deviceInfo["modelIdentifier"]?.stringValue, m != "unknown" { payload["modelIdentifier"] = .string(m) }
+        guard let reply = await conn.sendEvent("node.presence.alive", payload: .object(payload)) else { return }
+        if reply["handled"]?.boolValue == true {
+            log.debug("presence recorded by the gateway (\(reply["reason"]?.stringValue ?? ""))")
+        } else {
+            log.info("gateway acknowledged node.presence.alive without recording it (\(reply["reason"]?.stringValue ?? "older gateway"))")
+        }
+    }
+
+    /// Calls a gateway method on the live connection; nil when not connected or refused.
+    public func request(_ method: String, params: JSONValue) async -> JSONValue? {
+        guard let conn = current, await status.isConnected else { return nil }
+        return await conn.request(method, params: params)
+    }
+
+    /// Sends a node event on the live connection; nil when not connected or not accepted.
+    public func sendEvent(_ event: String, payload: JSONValue) async -> JSONValue? {
+        guard let conn = current, await status.isConnected else { return nil }
+        return await conn.sendEvent(event, payload: payload)
+    }
+
+
+    // MARK: helpers
+
+    /// §2.7: stored device token → setup-code bootstrap token → shared token → password.
+    private func chooseCredential() -> GatewayProtocol.Credential {
+        if let t = try? store.deviceToken(gateway: gatewayKey, role: "node") { return .deviceToken(t.token) }
+        if let b = setupCode?.bootstrapToken { return .bootstrapToken(b) }
+        if let t = config.gateway.token, !t.isEmpty { return .token(t) }
+        if let p = config.gateway.password, !p.isEmpty { return .password(p) }
+        return .none
+    }
+
+    private func connectOptions(stored pin: String?) -> (WebSocketOptions, GatewayTrust.Source) {
+        var o = WebSocketOptions()
+        o.maxMessageBytes = GatewayProtocol.decoderLimitBeforeHello
+        o.allowInsecurePublic = config.gateway.allowInsecure
+        let (policy, source) = GatewayTrust.policy(configured: config.gateway.tlsFingerprint, stored: pin,
+                                                   hint: url.scheme == "wss" ? tlsHint : nil, allowTOFU: config.gateway.allowTOFU)
+        o.tls = policy
+        if let ca = ProcessInfo.processInfo.environment["OPENCLAW_NODE_CA_FILE"] { o.caFile = ca }
+        return (o, source)
+    }
+
+    private func save(_ gw: StateStore.GatewayRecord) {
+        do { try store.saveGateway(gw) } catch { log.error("could not save gateway state: \(error)") }
+    }
+
+    private func waitBackoff(_ reason: String) async {
+        await wait(reason, for: backoff.next())
+    }
+
+    private func wait(_ reason: String, for delay: Duration, quiet: Bool = false) async {
+        guard !stopped else { return }
+        if !quiet { log.info("\(reason); retrying in \(String(format: "%.1f", Double(delay.milliseconds) / 1000)) s") }
+        if !quiet { await status.set(.waiting(reason: reason, retryInMs: delay.milliseconds)) }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            wake = c
+            Task { [weak self] in
+                try? await Task.sleep(for: delay)
+                await self?.wakeUp()
+            }
+        }
+    }
+
+    private func wakeUp() {
+        wake?.resume()
+        wake = nil
+    }
+}

@@ -1,0 +1,226 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// One WebSocket connection to the gateway: the handshake, then serving invokes until it ends.
+/// The reconnect policy lives in GatewayClient; this type only reports how the connection ended.
+final class GatewayConnection: @unchecked Sendable {
+    enum HandshakeResult {
+        case ready(GatewayProtocol.HelloOk)
+        case rejected(GatewayProtocol.GatewayError)
+        case failed(String)
+    }
+
+    struct End: Sendable {
+        let code: UInt16?
+        let reason: String
+        /// From a `shutdown` event: when the gateway expects to be back.
+        let restartExpectedMs: Int?
+    }
+
+    let ws: WebSocketConnection
+    private var iterator: AsyncStream<WebSocketEvent>.Iterator
+    private let pending = PendingReplies()
+    private let log: Logger
+    private let clock = ContinuousClock()
+    private let lastFrame = LockedInstant()
+    private var restartExpectedMs: Int?
+    private var maxPayload = GatewayProtocol.preAuthMaxPayload
+
+    init(ws: WebSocketConnection, log: Logger) {
+        self.ws = ws
+        self.iterator = ws.events.makeAsyncIterator()
+        self.log = log
+    }
+
+    // MARK: handshake
+
+    /// Waits for `connect.challenge`, sends `connect` built from its nonce, returns hello-ok or the refusal.
+    func handshake(timeout: Duration, buildConnect: @Sendable (_ nonce: String) throws -> JSONValue) async -> HandshakeResult {
+        let watchdog = Task { [ws] in
+            try? await Task.sleep(for: timeout)
+            if !Task.isCancelled { ws.close(code: 1000, reason: "handshake timeout") }
+        }
+        defer { watchdog.cancel() }
+        var nonce: String?
+        while nonce == nil {
+            guard let ev = await iterator.next() else { return .failed("connection ended before the challenge") }
+            switch ev {
+            case .text(let t):
+                if let tooBig = oversizeBeforeHello(t) { return tooBig }
+                if case .event("connect.challenge", let p)? = GatewayProtocol.parse(t) {
+                    guard let n = p?["nonce"]?.stringValue?.trimmingCharacters(in: .whitespaces), !n.isEmpty else {
+                        return .failed("connect.challenge without a nonce")
+                    }
+                    nonce = n
+                }
+            case .closed(let code, let reason):
+                return .failed(watchdog.isCancelled ? "closed (\(code.map(String.init) ?? "-")) \(reason)"
+                                                    : "no connect.challenge within \(timeout): \(reason) (\(code.map(String.init) ?? "-"))")
+            default: continue
+            }
+        }
+        let params: JSONValue
+        do { params = try buildConnect(nonce!) } catch { return .failed("cannot build connect: \(error)") }
+        let id = await pending.nextId("connect")
+        ws.send(text: GatewayProtocol.request(id: id, method: "connect", params: params).jsonString())
+        while true {
+            guard let ev = await iterator.next() else { return .failed("connection ended during the handshake") }
+            switch ev {
+            case .text(let t):
+                if let tooBig = oversizeBeforeHello(t) { return tooBig }
+                guard case .response(let rid, let ok, let payload, let error)? = GatewayProtocol.parse(t), rid == id else { continue }
+                if !ok { return .rejected(error ?? .init(nil)) }
+                guard let hello = GatewayProtocol.HelloOk(payload) else { return .failed("connect succeeded but the reply is not hello-ok") }
+                maxPayload = hello.maxPayload
+                // Inbound: a gateway advertising a tiny limit still sends invoke frames bigger
+                // than that (its own envelope); refusing them would break the session.
+                ws.maxMessageBytes = max(hello.maxPayload, GatewayProtocol.preAuthMaxPayload)
+                return .ready(hello)
+            case .closed(let code, let reason):
+                return .failed("closed during the handshake (\(code.map(String.init) ?? "-") \(reason))")
+            default: continue
+            }
+        }
+    }
+
+    /// The pre-auth frame limit, checked per message (see `decoderLimitBeforeHello`).
+    private func oversizeBeforeHello(_ text: String) -> HandshakeResult? {
+        let n = text.utf8.count
+        guard n > GatewayProtocol.preAuthMaxPayload else { return nil }
+        ws.close(code: 1009, reason: "frame too large before hello")
+        return .failed("the gateway sent a \(n)-byte frame before hello-ok (at most \(GatewayProtocol.preAuthMaxPayload))")
+    }
+
+    // MARK: serving
+
+    /// Serves until the connection ends. Invokes run concurrently; the reader never waits on one.
+    func serve(tickIntervalMs: Int, nodeId: String, dispatcher: Dispatcher) async -> End {
+        lastFrame.touch()
+        let tick = Duration.milliseconds(tickIntervalMs)
+        let watchdog = Task { [ws, lastFrame, log] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: min(tick / 4, .seconds(1)))
+                if lastFrame.age > tick * 2 {
+                    log.warn("nothing from the gateway for \(lastFrame.age) (tick \(tickIntervalMs) ms); reconnecting")
+                    ws.close(code: 4000, reason: "tick timeout")
+                    return
+                }
+            }
+        }
+        defer { watchdog.cancel() }
+        var end = End(code: nil, reason: "connection ended", restartExpectedMs: nil)
+        loop: while let ev = await iterator.next() {
+            switch ev {
+            case .text(let t):
+                lastFrame.touch()
+                handle(t, nodeId: nodeId, dispatcher: dispatcher)
+            case .binary, .pong:
+                lastFrame.touch()
+            case .closed(let code, let reason):
+                end = End(code: code, reason: reason, restartExpectedMs: restartExpectedMs)
+                break loop
+            }
+        }
+        await pending.failAll("connection closed")
+        return end
+    }
+
+    private func handle(_ text: String, nodeId: String, dispatcher: Dispatcher) {
+        guard let frame = GatewayProtocol.parse(text) else {
+            log.debug("ignoring a malformed frame (\(text.prefix(120)))")
+            return
+        }
+        switch frame {
+        case .event("node.invoke.request", let p):
+            guard let req = GatewayProtocol.InvokeRequest(p) else { log.warn("ignoring a node.invoke.request without id/command"); return }
+            Task { await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher) }
+        case .event("node.invoke.cancel", let p):
+            if let id = p?["invokeId"]?.stringValue ?? p?["id"]?.stringValue { Task { await dispatcher.cancel(id: id) } }
+        case .event("shutdown", let p):
+            restartExpectedMs = p?["restartExpectedMs"]?.intValue
+            log.info("gateway is shutting down (\(p?["reason"]?.stringValue ?? "no reason"))\(restartExpectedMs.map { "; back in about \($0) ms" } ?? "")")
+        case .event(let name, let p) where name == "device.pair.resolved" || name == "node.pair.resolved":
+            log.info("\(name): \(p?["decision"]?.stringValue ?? "?")")
+        case .event:
+            break  // tick, health, presence, …: liveness only
+        case .response(let id, let ok, let payload, let error):
+            Task { await pending.resolve(id, ok ? .success(payload) : .failure(error ?? .init(nil))) }
+        case .request(let id, let method, _):
+            // Only defensive answers: the gateway does not normally send requests to nodes.
+            let reply = method == "ping"
+                ? GatewayProtocol.response(id: id, ok: true, payload: ["pong": true], error: nil)
+                : GatewayProtocol.response(id: id, ok: false, payload: nil, error: .invalidRequest("unknown method: \(method)"))
+            ws.send(text: reply.jsonString())
+        }
+    }
+
+    private func runInvoke(_ req: GatewayProtocol.InvokeRequest, nodeId: String, dispatcher: Dispatcher) async {
+        log.debug("invoke \(req.command) [\(req.id)]")
+        var result = await dispatcher.invoke(id: req.id, command: req.command, params: req.params, timeoutMs: req.timeoutMs,
+                                             maxPayloadBytes: maxPayload)
+        if case .failure(let e) = result, e.code == .timeout, (req.timeoutMs ?? 0) > 0 {
+            // The dispatcher's deadline is the gateway's timeoutMs: the gateway has already answered
+            // the caller with a timeout, so a result now is noise.
+            log.info("\(req.command) [\(req.id)] did not finish within its timeout; no result sent")
+            return
+        }
+        var params = GatewayProtocol.invokeResult(id: req.id, nodeId: nodeId, result: result)
+        let id = await pending.nextId("r")
+        var frame = GatewayProtocol.request(id: id, method: "node.invoke.result", params: params).jsonString()
+        if frame.utf8.count > maxPayload {
+            result = .failure(NodeError(.payloadTooLarge,
+                "the result of \(req.command) is \(frame.utf8.count) bytes; the gateway accepts at most \(maxPayload)"))
+            params = GatewayProtocol.invokeResult(id: req.id, nodeId: nodeId, result: result)
+            frame = GatewayProtocol.request(id: id, method: "node.invoke.result", params: params).jsonString()
+        }
+        await pending.expect(id, timeout: .seconds(30))
+        ws.send(text: frame)
+        if case .success(let p) = await pending.wait(id), p?["ignored"]?.boolValue == true {
+            log.info("gateway ignored the result of \(req.command) [\(req.id)] (late or unknown id)")
+        }
+    }
+
+    /// Checks that the peer still answers (after a network change): a WebSocket ping must bring
+    /// some frame back within `timeout`, else the connection is closed so the client reconnects.
+    func probe(timeout: Duration = .seconds(4)) async -> Bool {
+        let sent = ContinuousClock.now
+        ws.sendPing(Array("probe".utf8))
+        while ContinuousClock.now - sent < timeout {
+            if lastFrame.instant > sent { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        log.info("the gateway did not answer a ping within \(timeout) after a network change; reconnecting")
+        ws.close(code: 4001, reason: "network changed")
+        return false
+    }
+
+    /// Sends `node.event`; returns the gateway's reply payload (nil on error/timeout).
+    func sendEvent(_ event: String, payload: JSONValue, timeout: Duration = .seconds(10)) async -> JSONValue? {
+        await request("node.event", params: GatewayProtocol.nodeEvent(event, payload: payload), what: "node.event \(event)", timeout: timeout)
+    }
+
+    /// Calls a gateway method a node may call (§4.8); the reply payload, or nil on error/timeout.
+    func request(_ method: String, params: JSONValue, what: String? = nil, timeout: Duration = .seconds(10)) async -> JSONValue? {
+        let id = await pending.nextId(method == "node.event" ? "e" : "r")
+        await pending.expect(id, timeout: timeout)
+        ws.send(text: GatewayProtocol.request(id: id, method: method, params: params).jsonString())
+        switch await pending.wait(id) {
+        case .success(let p): return p ?? .object([:])
+        case .failure(let e): log.info("\(what ?? method) not accepted: \(e)"); return nil
+        }
+    }
+}
+
+/// The time the last frame arrived, shared with the watchdog task.
+final class LockedInstant: @unchecked Sendable {
+    private let lock = NSLock()
+    private var at = ContinuousClock.now
+    func touch() { lock.withLock { at = .now } }
+    var age: Duration { lock.withLock { ContinuousClock.now - at } }
+    var instant: ContinuousClock.Instant { lock.withLock { at } }
+}

@@ -1,0 +1,76 @@
+import Config
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// The daemon's gateway client, which may not exist yet: with no gateway.url, `run` starts
+/// everything else (control socket, capabilities, presence) at once and creates the client only
+/// after discovery has picked a gateway. Capability events that cannot be sent — no client yet,
+/// or not connected — are held here, the latest per event name (a location.update from before
+/// the first connect or during an outage still arrives, once), and sent after the next hello-ok.
+public actor GatewayHandle {
+    private var client: GatewayClient?
+    private var runTask: Task<Void, Never>?
+    private var held: [(event: String, payload: JSONValue)] = []
+    private let log = Logger(component: "gateway")
+    private var stopped = false
+    private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
+
+    public init() {}
+
+    /// Observes every hello-ok of the client (set before `start`).
+    public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
+
+    /// Starts the client's connect loop (ignored after `stop`).
+    public func start(_ c: GatewayClient) async {
+        guard !stopped, client == nil else { return }
+        client = c
+        let observer = onReady
+        await c.setOnReady { [weak self] hello in
+            observer?(hello)
+            Task { await self?.sendHeld() }
+        }
+        runTask = Task { await c.run() }
+    }
+
+    public var current: GatewayClient? { client }
+
+    /// Sends now, or holds until the next hello-ok. True when it was sent now.
+    public func sendOrHoldEvent(_ event: String, payload: JSONValue) async -> Bool {
+        if await client?.sendEvent(event, payload: payload) != nil { return true }
+        held.removeAll { $0.event == event }
+        held.append((event, payload))
+        return false
+    }
+
+    private func sendHeld() async {
+        let pending = held
+        held.removeAll()
+        for e in pending where await client?.sendEvent(e.event, payload: e.payload) == nil {
+            // Lost the connection again: keep it for the next one unless a newer one arrived.
+            if !held.contains(where: { $0.event == e.event }) { held.append(e) }
+        }
+        if !pending.isEmpty { log.debug("sent \(pending.count) event(s) held while offline") }
+    }
+
+    /// Sends an event now if connected; nothing is held.
+    public func sendEventNow(_ event: String, payload: JSONValue) async -> Bool {
+        await client?.sendEvent(event, payload: payload) != nil
+    }
+
+    public func request(_ method: String, params: JSONValue) async -> JSONValue? {
+        await client?.request(method, params: params)
+    }
+
+    public func networkChanged() async { await client?.networkChanged() }
+    public func systemResumed() async { await client?.systemResumed() }
+
+    /// Stops the client and waits for its loop to end.
+    public func stop() async {
+        stopped = true
+        await client?.stop()
+        await runTask?.value
+    }
+}

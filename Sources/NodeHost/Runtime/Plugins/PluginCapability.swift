@@ -1,0 +1,76 @@
+import Config
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// A plugin's commands as a capability: they go through the same registry, dispatcher gates and
+/// manifest as built-in ones.
+public final class PluginCapability: Capability {
+    public let name: String
+    public let commands: [CommandSpec]
+    let process: PluginProcess
+    public let manifest: PluginManifest
+    public var origin: String { "plugin \(manifest.id) in \(manifest.directory)" }
+
+    public init(manifest: PluginManifest, config: JSONValue) {
+        self.manifest = manifest
+        self.name = manifest.capability
+        let process = PluginProcess(manifest: manifest, config: config)
+        self.process = process
+        self.commands = manifest.commands.map { c in
+            CommandSpec(c.name, capability: manifest.capability, params: PluginParams.self,
+                        requiresForeground: c.requiresForeground, dangerous: c.dangerous, permission: c.permission,
+                        summary: "\(c.summary) (plugin \(manifest.id))") { p, context throws(NodeError) in
+                try await process.invoke(id: context.invokeId, command: c.name, params: p.value, deadline: context.deadline)
+            }
+        }
+    }
+
+    /// Whether the plugin's executable is there to run; starting it is `start()`'s (daemon) or the
+    /// first invoke's (one-shot `invoke`) job.
+    public func availability() async -> Availability {
+        FileManager.default.isExecutableFile(atPath: manifest.executable)
+            ? .available : .unavailable("plugin \(manifest.id): \(manifest.executable) is not an executable file")
+    }
+
+    /// The daemon starts the plugin before advertising it, so the first invoke is fast and a plugin
+    /// that cannot start (no hello, exits) is not advertised.
+    public func start() async -> Availability {
+        do { try await process.ensureStarted(); return .available }
+        catch { return .unavailable(error.message) }
+    }
+
+    public func events() async -> AsyncStream<CapabilityEvent>? { process.events }
+
+    public func shutdown() async { await process.stop() }
+}
+
+/// Finds plugins in `plugins.dirs` and builds capabilities for those enabled in `plugins.entries`.
+public enum PluginLoader {
+    public static func capabilities(config: NodeConfig, log: Logger = Logger(component: "plugins")) -> [any Capability] {
+        var out: [any Capability] = []
+        var seen = Set<String>()
+        let base = config.sourceFile.map { ($0 as NSString).deletingLastPathComponent } ?? FileManager.default.currentDirectoryPath
+        for dir in config.pluginDirs {
+            let root = dir.hasPrefix("/") ? dir : base + "/" + dir
+            for entry in ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() {
+                let pdir = root + "/" + entry
+                guard FileManager.default.fileExists(atPath: pdir + "/plugin.json5") else { continue }
+                let manifest: PluginManifest
+                do { manifest = try PluginManifest.load(directory: pdir) }
+                catch { log.warn("skipping \(pdir): \(error.description)"); continue }
+                guard let settings = config.pluginEntries[manifest.id], settings.enabled else {
+                    log.info("found plugin \(manifest.id) in \(pdir); not enabled (plugins.entries.\"\(manifest.id)\".enabled: true)")
+                    continue
+                }
+                guard seen.insert(manifest.id).inserted else { log.warn("plugin \(manifest.id) found twice; using the first"); continue }
+                out.append(PluginCapability(manifest: manifest, config: settings.config))
+            }
+        }
+        return out
+    }
+}
+
+import Foundation

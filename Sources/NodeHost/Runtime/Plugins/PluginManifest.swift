@@ -1,0 +1,60 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// `plugin.json5` in a plugin directory (Plugins/README.md documents the format).
+public struct PluginManifest: Sendable, Equatable {
+    public struct Command: Sendable, Equatable {
+        public let name: String
+        public let requiresForeground: Bool
+        public let dangerous: Bool
+        public let permission: String?
+        public let summary: String
+    }
+
+    public let id: String
+    public let version: String
+    /// Absolute path of the executable (relative names resolve against the plugin directory).
+    public let executable: String
+    public let args: [String]
+    /// The `caps` entry its commands are advertised under.
+    public let capability: String
+    public let commands: [Command]
+    public let directory: String
+
+    public struct Invalid: Error, CustomStringConvertible { public let description: String }
+
+    public static func load(directory: String) throws(Invalid) -> PluginManifest {
+        let file = directory + "/plugin.json5"
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw Invalid(description: "\(file): cannot read") }
+        let v: JSONValue
+        do { v = try JSON5Parser.parse(text, file: file).plain } catch { throw Invalid(description: error.description) }
+        func str(_ k: String) throws(Invalid) -> String {
+            guard let s = v[k]?.stringValue, !s.isEmpty else { throw Invalid(description: "\(file): \"\(k)\" (a string) is required") }
+            return s
+        }
+        let id = try str("id")
+        guard id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+            throw Invalid(description: "\(file): id may contain only letters, digits, '-', '_' and '.'")
+        }
+        let exe = try str("executable")
+        let capability = v["capability"]?.stringValue ?? id
+        guard let list = v["commands"]?.arrayValue, !list.isEmpty else { throw Invalid(description: "\(file): \"commands\" must list at least one command") }
+        var commands: [Command] = []
+        for (i, c) in list.enumerated() {
+            guard let name = c["name"]?.stringValue, name.contains(".") else {
+                throw Invalid(description: "\(file): commands[\(i)].name must look like \"family.action\"")
+            }
+            commands.append(Command(name: name, requiresForeground: c["requiresForeground"]?.boolValue ?? false,
+                                    dangerous: c["dangerous"]?.boolValue ?? false, permission: c["permission"]?.stringValue,
+                                    summary: c["summary"]?.stringValue ?? "plugin \(id)"))
+        }
+        return PluginManifest(id: id, version: v["version"]?.stringValue ?? "0", executable: exe.hasPrefix("/") ? exe : directory + "/" + exe,
+                              args: v["args"]?.arrayValue?.compactMap(\.stringValue) ?? [], capability: capability,
+                              commands: commands, directory: directory)
+    }
+}

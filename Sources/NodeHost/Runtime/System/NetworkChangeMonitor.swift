@@ -1,0 +1,67 @@
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+/// Watches the kernel's routing netlink (links, addresses, routes) and calls back — debounced —
+/// when the network changes, so the gateway connection can come back promptly after Wi-Fi roams
+/// or a cable is plugged in instead of waiting out a 30 s backoff.
+public final class NetworkChangeMonitor: @unchecked Sendable {
+    // From <linux/netlink.h> / <linux/rtnetlink.h>; not exported by Glibc's module.
+    private static let netlinkRoute: Int32 = 0
+    private static let groups: UInt32 = 0x1 /* LINK */ | 0x10 /* IPV4_IFADDR */ | 0x40 /* IPV4_ROUTE */
+        | 0x100 /* IPV6_IFADDR */ | 0x400 /* IPV6_ROUTE */
+
+    private let fd: Int32
+    private let onChange: @Sendable () -> Void
+    private let debounce: Duration
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// nil when netlink is not available (then the backoff alone paces reconnects).
+    public init?(debounce: Duration = .milliseconds(800), onChange: @escaping @Sendable () -> Void) {
+        let s = socket(Int32(AF_NETLINK), Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NetworkChangeMonitor.netlinkRoute)
+        guard s >= 0 else { return nil }
+        // struct sockaddr_nl { sa_family_t nl_family; unsigned short nl_pad; __u32 nl_pid; __u32 nl_groups; }
+        var addr = [UInt8](repeating: 0, count: 12)
+        addr[0] = UInt8(AF_NETLINK & 0xff)
+        withUnsafeBytes(of: NetworkChangeMonitor.groups.littleEndian) { addr.replaceSubrange(8..<12, with: $0) }
+        let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), 12) }
+        guard rc == 0 else { close(s); return nil }
+        fd = s
+        self.onChange = onChange
+        self.debounce = debounce
+        let t = Thread { [weak self] in self?.loop() }
+        t.name = "netlink"
+        t.start()
+    }
+
+    public func stop() {
+        lock.withLock {
+            guard !stopped else { return }
+            stopped = true
+            shutdown(fd, Int32(SHUT_RDWR))
+        }
+    }
+
+    deinit { stop(); close(fd) }
+
+    private func loop() {
+        var buf = [UInt8](repeating: 0, count: 16384)
+        while !lock.withLock({ stopped }) {
+            let n = recv(fd, &buf, buf.count, 0)
+            if n < 0 { if errno == EINTR { continue }; if errno == ENOBUFS { /* overrun: still a change */ } else { return } }
+            if n == 0 { return }
+            // Swallow the burst a single change produces, then report once.
+            let until = ContinuousClock.now + debounce
+            while ContinuousClock.now < until {
+                if pollOnce(fd, events: Int16(POLLIN), timeout: until - .now) { _ = recv(fd, &buf, buf.count, 0) }
+            }
+            if lock.withLock({ stopped }) { return }
+            onChange()
+        }
+    }
+}

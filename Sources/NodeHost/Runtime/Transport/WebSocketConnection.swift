@@ -1,0 +1,320 @@
+import COpenSSL
+import Config
+import Foundation
+import HostPresence
+import Kit
+import Registry
+import Store
+import Support
+
+public struct WebSocketOptions: Sendable {
+    public var connectTimeout: Duration = .seconds(10)
+    /// Largest message accepted from the peer (the gateway's pre-auth cap is 64 KiB).
+    public var maxMessageBytes = 64 * 1024
+    public var tls: TLSPolicy = .system
+    /// Plain ws:// to a public address is refused unless this is set.
+    public var allowInsecurePublic = false
+    /// Extra CA bundle (tests); nil = system store.
+    public var caFile: String?
+    public var headers: [(String, String)] = []
+    public init() {}
+}
+
+public enum WebSocketEvent: Sendable, Equatable {
+    case text(String)
+    case binary([UInt8])
+    case pong([UInt8])
+    /// The connection ended: the peer's close code/reason, or our own reason for dropping it.
+    case closed(code: UInt16?, reason: String)
+}
+
+public struct WebSocketError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Kind: Sendable, Equatable { case insecureURL, resolve, connect, tls, pinMismatch, untrusted, upgrade, closed }
+    public let kind: Kind
+    public let description: String
+    init(_ kind: Kind, _ d: String) { self.kind = kind; self.description = d }
+}
+
+/// An RFC 6455 client connection. One I/O thread owns the socket (an OpenSSL session must not be
+/// read and written from two threads at once): it polls the socket and a wake-up pipe, writes what
+/// callers queued, and turns incoming bytes into `events`.
+public final class WebSocketConnection: @unchecked Sendable {
+    public let url: URL
+    /// The server's leaf certificate SHA-256 (wss only), for trust-on-first-use pinning.
+    public let peerFingerprint: String?
+    /// True when the certificate verified against the trust store (and hostname); false for a
+    /// certificate accepted only by pin or trust-on-first-use.
+    public let peerVerified: Bool
+    public let events: AsyncStream<WebSocketEvent>
+
+    private let stream: ByteStream
+    private let continuation: AsyncStream<WebSocketEvent>.Continuation
+    private let lock = NSLock()
+    private var outgoing: [UInt8] = []
+    private var decoder: WebSocketFrameDecoder
+    private var state: State = .open
+    private var closeSentAt: ContinuousClock.Instant?
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    private enum State { case open, closing, closed }
+
+    // MARK: connect
+
+    public static func connect(_ url: URL, options: WebSocketOptions = WebSocketOptions()) async throws(WebSocketError) -> WebSocketConnection {
+        let result: Result<WebSocketConnection, WebSocketError> = await withCheckedContinuation { c in
+            // Blocking connect/handshake on its own thread, not on the cooperative pool.
+            let t = Thread {
+                do throws(WebSocketError) { c.resume(returning: .success(try connectBlocking(url, options))) }
+                catch { c.resume(returning: .failure(error)) }
+            }
+            t.name = "ws-connect"
+            t.start()
+        }
+        return try result.get()
+    }
+
+    private static func connectBlocking(_ url: URL, _ o: WebSocketOptions) throws(WebSocketError) -> WebSocketConnection {
+        guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
+            throw WebSocketError(.insecureURL, "\(url.absoluteString) is not a ws:// or wss:// URL")
+        }
+        let secure = scheme == "wss"
+        let port = url.port ?? (secure ? 443 : 80)
+        let addresses: [ResolvedAddress]
+        do { addresses = try TCPSocket.resolve(host: host, port: port) } catch { throw WebSocketError(.resolve, error.description) }
+        if !secure && !o.allowInsecurePublic && !addresses.allSatisfy(\.isLoopbackOrPrivate) {
+            throw WebSocketError(.insecureURL,
+                "refusing plain ws:// to public address \(addresses.map(\.text).joined(separator: ", ")): use wss:// (or set gateway.allowInsecure: true)")
+        }
+        let tcp: TCPSocket
+        do { tcp = try TCPSocket.connect(addresses, timeout: o.connectTimeout) }
+        catch { throw WebSocketError(.connect, "cannot connect to \(host):\(port): \(error.description)") }
+        var stream: ByteStream = tcp
+        var fingerprint: String?
+        var verified = false
+        if secure {
+            let tls: TLSStream
+            do { tls = try TLSStream(tcp: tcp, host: host, timeout: o.connectTimeout, caFile: o.caFile) }
+            catch { throw WebSocketError(.tls, error.description) }
+            guard let peer = tls.peerInfo() else { throw WebSocketError(.tls, "\(host) sent no certificate") }
+            fingerprint = peer.fingerprint
+            verified = peer.verifyError == nil
+            // Decided before a single byte of the upgrade (which carries no secret, but still) is sent.
+            switch o.tls {
+            case .pinned(let pin):
+                guard TLSPolicy.normalizeFingerprint(pin) == peer.fingerprint else {
+                    tls.close()
+                    throw WebSocketError(.pinMismatch,
+                        "the certificate of \(host):\(port) does not match the pinned fingerprint (expected sha256:\(TLSPolicy.normalizeFingerprint(pin)), got sha256:\(peer.fingerprint)). If the gateway's certificate really changed, update gateway.tlsFingerprint or remove the stored pin")
+                }
+            case .system:
+                if let why = peer.verifyError {
+                    tls.close()
+                    throw WebSocketError(.untrusted, "the certificate of \(host) is not trusted (\(why)); set gateway.tlsFingerprint to pin it, or allowTOFU: true")
+                }
+            case .trustOnFirstUse:
+                break
+            }
+            stream = tls
+        }
+        var key = Crypto.randomBytes(16)
+        let keyB64 = Data(key).base64EncodedString()
+        key.removeAll()
+        let leftover: [UInt8]
+        do {
+            leftover = try HTTPUpgrade.perform(stream: stream, url: url, host: host, port: port, secure: secure, key: keyB64,
+                                               headers: o.headers, timeout: o.connectTimeout)
+        } catch {
+            stream.close()
+            throw WebSocketError(.upgrade, error.description)
+        }
+        let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, verified: verified, maxMessageBytes: o.maxMessageBytes)
+        conn.decoder.feed(leftover)
+        let t = Thread { conn.ioLoop() }
+        t.name = "ws-io"
+        t.start()
+        return conn
+    }
+
+    private init(url: URL, stream: ByteStream, fingerprint: String?, verified: Bool, maxMessageBytes: Int) {
+        self.url = url
+        self.stream = stream
+        self.peerFingerprint = fingerprint
+        self.peerVerified = verified
+        self.decoder = WebSocketFrameDecoder(maxMessageBytes: maxMessageBytes)
+        (events, continuation) = AsyncStream<WebSocketEvent>.makeStream()
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        for f in fds { _ = fcntl(f, F_SETFL, fcntl(f, F_GETFL) | O_NONBLOCK); _ = fcntl(f, F_SETFD, FD_CLOEXEC) }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+    }
+
+    deinit {
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
+    // MARK: sending
+
+    public var maxMessageBytes: Int {
+        get { lock.withLock { decoder.maxMessageBytes } }
+        set { lock.withLock { decoder.maxMessageBytes = newValue } }
+    }
+
+    /// Queues a text message. Returns false when the connection is already closing.
+    @discardableResult
+    public func send(text: String) -> Bool { enqueue(WebSocketFrame(opcode: .text, payload: Array(text.utf8))) }
+
+    @discardableResult
+    public func sendPing(_ payload: [UInt8] = []) -> Bool { enqueue(WebSocketFrame(opcode: .ping, payload: payload)) }
+
+    /// Starts the closing handshake; the connection ends when the peer answers or after 2 s.
+    public func close(code: UInt16 = 1000, reason: String = "") {
+        var payload = [UInt8(code >> 8), UInt8(code & 0xFF)]
+        payload += Array(reason.utf8.prefix(123))
+        lock.withLock {
+            guard state == .open else { return }
+            outgoing += WebSocketFrame(opcode: .close, payload: payload).encoded(maskKey: Crypto.randomBytes(4))
+            state = .closing
+            closeSentAt = .now
+        }
+        wake()
+    }
+
+    private func enqueue(_ f: WebSocketFrame) -> Bool {
+        let bytes = f.encoded(maskKey: Crypto.randomBytes(4))
+        let ok = lock.withLock { () -> Bool in
+            guard state == .open else { return false }
+            outgoing += bytes
+            return true
+        }
+        if ok { wake() }
+        return ok
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &one, 1)
+    }
+
+    // MARK: the I/O thread
+
+    private func ioLoop() {
+        var readBuf = [UInt8](repeating: 0, count: 64 * 1024)
+        var pending: [UInt8] = []
+        var wantWriteForRead = false
+        var endReason: (UInt16?, String) = (1006, "connection lost")
+        // Frames that arrived together with the upgrade response are already in the decoder.
+        if let end = deliverMessages(&pending) {
+            flush(pending)
+            lock.withLock { state = .closed }
+            stream.close()
+            continuation.yield(.closed(code: end.0, reason: end.1))
+            continuation.finish()
+            return
+        }
+        loop: while true {
+            lock.withLock {
+                if !outgoing.isEmpty { pending += outgoing; outgoing.removeAll(keepingCapacity: true) }
+            }
+            let (st, closeAt) = lock.withLock { (state, closeSentAt) }
+            if st == .closing, pending.isEmpty, let at = closeAt, ContinuousClock.now - at > .seconds(2) {
+                endReason = (1000, "closed (peer did not answer the close)")
+                break loop
+            }
+            var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            if !pending.isEmpty || wantWriteForRead { fds[0].events |= Int16(POLLOUT) }
+            if !stream.hasBufferedInput {
+                let rc = poll(&fds, 2, st == .closing ? 100 : 1000)
+                if rc < 0 && errno != EINTR { endReason = (1006, "poll failed"); break loop }
+            } else {
+                fds[0].revents = Int16(POLLIN)
+            }
+            if fds[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
+            }
+            // Write what is queued.
+            if !pending.isEmpty && (fds[0].revents & Int16(POLLOUT) != 0 || fds[0].revents == 0) {
+                let step = pending.withUnsafeBytes { stream.write($0) }
+                switch step {
+                case .bytes(let n): pending.removeFirst(n)
+                case .wouldBlock: break
+                case .eof: endReason = (1006, "connection closed by the peer"); break loop
+                case .failed(let why): endReason = (1006, why); break loop
+                }
+            }
+            // Read what arrived.
+            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 || (wantWriteForRead && fds[0].revents & Int16(POLLOUT) != 0) {
+                wantWriteForRead = false
+                var progressed = true
+                while progressed {
+                    progressed = false
+                    let step = readBuf.withUnsafeMutableBytes { stream.read($0) }
+                    switch step {
+                    case .bytes(let n):
+                        progressed = true
+                        lock.withLock { decoder.feed(readBuf[0..<n]) }
+                    case .wouldBlock(let ww): wantWriteForRead = ww
+                    case .eof:
+                        if lock.withLock({ state }) != .closing { endReason = (1006, "connection closed by the peer without a close frame") }
+                        else { endReason = (1000, "closed") }
+                        deliverMessages(&pending)
+                        break loop
+                    case .failed(let why): endReason = (1006, why); break loop
+                    }
+                }
+                if let end = deliverMessages(&pending) { endReason = end; if !pending.isEmpty { flush(pending) }; break loop }
+            }
+        }
+        lock.withLock { state = .closed }
+        stream.close()
+        continuation.yield(.closed(code: endReason.0, reason: endReason.1))
+        continuation.finish()
+    }
+
+    /// Hands decoded messages to `events`; returns the end reason when the connection must end.
+    @discardableResult
+    private func deliverMessages(_ pending: inout [UInt8]) -> (UInt16?, String)? {
+        while true {
+            let next: Result<WebSocketMessage?, WebSocketProtocolError> = lock.withLock {
+                do throws(WebSocketProtocolError) { return .success(try decoder.next()) } catch { return .failure(error) }
+            }
+            switch next {
+            case .success(nil): return nil
+            case .success(.text(let s)?): continuation.yield(.text(s))
+            case .success(.binary(let b)?): continuation.yield(.binary(b))
+            case .success(.pong(let b)?): continuation.yield(.pong(b))
+            case .success(.ping(let b)?):
+                pending += WebSocketFrame(opcode: .pong, payload: b).encoded(maskKey: Crypto.randomBytes(4))
+            case .success(.close(let code, let reason)?):
+                let wasOpen = lock.withLock { () -> Bool in let o = state == .open; state = .closing; return o }
+                if wasOpen {
+                    // Echo the close (RFC 6455 §5.5.1), then end.
+                    let echo = code.map { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } ?? []
+                    pending += WebSocketFrame(opcode: .close, payload: echo).encoded(maskKey: Crypto.randomBytes(4))
+                }
+                return (code ?? 1005, reason)
+            case .failure(let e):
+                let code = e.closeCode
+                pending += WebSocketFrame(opcode: .close, payload: [UInt8(code >> 8), UInt8(code & 0xFF)]).encoded(maskKey: Crypto.randomBytes(4))
+                return (code, "protocol error from the peer: \(e.description)")
+            }
+        }
+    }
+
+    /// Best-effort write of the final frames before the socket closes.
+    private func flush(_ bytes: [UInt8]) {
+        var rest = bytes
+        let deadline = ContinuousClock.now + .milliseconds(500)
+        while !rest.isEmpty && ContinuousClock.now < deadline {
+            let step = rest.withUnsafeBytes { stream.write($0) }
+            switch step {
+            case .bytes(let n): rest.removeFirst(n)
+            case .wouldBlock: _ = pollOnce(stream.fd, events: Int16(POLLOUT), timeout: .milliseconds(50))
+            default: return
+            }
+        }
+    }
+}
