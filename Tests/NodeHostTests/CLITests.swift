@@ -196,4 +196,20 @@ import Testing
         #expect(r.code == 1)
         #expect(r.stderr.contains("no running daemon"))
     }
+
+    /// A typo in a bundle's section stops the commands that load it, and `config check` finds it
+    /// whether or not the capability is enabled.
+    @Test func typoInABundleSectionIsAConfigError() throws {
+        let e = Env("capabilities: { camera: { devcie: '/dev/video0' }, location: { enabled: false, gpsdd: 'x' } }")
+        defer { e.cleanup() }
+        let caps = try e.run(["caps", "--config", e.config])
+        #expect(caps.code == 1)
+        #expect(caps.stderr.contains("capabilities.camera.devcie: unknown key. Did you mean \"device\"?"), "\(caps.stderr)")
+        #expect(!caps.stderr.contains("gpsdd"), "a disabled bundle is not loaded: \(caps.stderr)")
+        let check = try e.run(["config", "check", e.config])
+        #expect(check.code == 3, "\(check.stdout)\(check.stderr)")
+        #expect(check.stderr.contains("capabilities.camera.devcie") && check.stderr.contains("capabilities.location.gpsdd"), "\(check.stderr)")
+        let doctor = try e.run(["doctor", "--config", e.config])
+        #expect(doctor.code == 1 && doctor.stdout.contains("capabilities.camera.devcie"), "\(doctor.stdout)")
+    }
 }

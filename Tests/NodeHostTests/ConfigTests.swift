@@ -29,7 +29,14 @@ import Testing
 
     @Test func repoConfigDocumentsEveryKey() throws {
         let text = try String(contentsOfFile: TestPaths.repoRoot + "/config.json5", encoding: .utf8)
-        for path in ConfigSchema.allKeyPaths {
+        // The core's keys, and each bundle's own (loaded here as the node loads them).
+        var paths = ConfigSchema.allKeyPaths
+        for name in NodeConfig().bundledCapabilityNames {
+            let exports = try BundleLoader.load(name).get()
+            #expect(!exports.configFields.isEmpty, "\(name) declares no keys")
+            paths += exports.configFields.map { "capabilities.\(name).\($0.key)" }
+        }
+        for path in paths {
             let leaf = String(path.split(separator: ".").last!)
             #expect(text.contains("\(leaf):"), "config.json5 does not document \(path)")
         }
@@ -116,5 +123,18 @@ import Testing
         _ = FileManager.default.createFile(atPath: dir + "/openclaw-node/config.json5", contents: Data("{}".utf8))
         #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir]) == dir + "/openclaw-node/config.json5")
         #expect(ConfigLoader.resolvePath(explicit: "/x.json5", environment: [:]) == "/x.json5")
+    }
+
+    /// A capability's own keys are its bundle's: checked when the bundle loads, with the same
+    /// file:line:col and "did you mean" as the core's keys.
+    @Test func bundleSectionKeysAreCheckedWhenTheBundleLoads() throws {
+        let c = try ConfigLoader.parse("{\n  capabilities: {\n    camera: { devcie: '/dev/video0' },\n    canvas: { window: 'yes' },\n  },\n}", file: "c.json5")
+        let camera = c.sectionErrors("camera", fields: try BundleLoader.load("camera").get().configFields)
+        #expect(camera.map(\.description) == ["c.json5:3:15: capabilities.camera.devcie: unknown key. Did you mean \"device\"?"])
+        let canvas = c.sectionErrors("canvas", fields: try BundleLoader.load("canvas").get().configFields)
+        #expect(canvas.first?.keyPath == "capabilities.canvas.window")
+        #expect(canvas.first?.reason == "expected a boolean (true or false), found a string")
+        // `enabled` is the core's, checked with the rest of the file.
+        #expect(invalid("{ capabilities: { camera: { enabled: 'yes' } } }").first?.keyPath == "capabilities.camera.enabled")
     }
 }

@@ -61,11 +61,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try StateStore(stateDir: dir)
         var g = StateStore.GatewayRecord(gateway: "wss://gw:18789", url: "wss://gw:18789", tlsPin: "ab12",
-                                         pairingState: "pending", pairingRequestId: "req-1")
+                                         pairingState: .pending, pairingRequestId: "req-1")
         try store.saveGateway(g)
         #expect(try store.gateway("wss://gw:18789") == g)
         #expect(g.pairingDescription == "pending approval (request req-1)")
-        g.pairingState = "paired"
+        g.pairingState = .paired
         g.pairingRequestId = nil
         try store.saveGateway(g)
         #expect(try StateStore(stateDir: dir).gateways() == [g])

@@ -69,6 +69,11 @@ public enum CameraCommands {
     ] }
 
     /// The V4L2 camera capability (unavailable, and so not advertised, when no capture device exists).
+    /// The keys of `capabilities.camera` besides `enabled` (checked when the bundle loads).
+    public static let configFields: [ConfigField] = [
+        ConfigField("device", .string, "default camera, e.g. \"/dev/video0\"; unset = the first capture device"),
+    ]
+
     public static func capability(config: NodeConfig) -> any Capability {
         CameraCapability(config: config)
     }

@@ -92,6 +92,13 @@ public enum CanvasCommands {
         row(.a2uiReset, NoParams.self, "reset the A2UI surface") { _, context throws(NodeError) in try await canvas.a2uiReset(context) },
     ] }
 
+    /// The keys of `capabilities.canvas` besides `enabled` (checked when the bundle loads).
+    public static let configFields: [ConfigField] = [
+        ConfigField("browser", .string, default: "first of chromium-headless-shell, chromium", "browser executable"),
+        ConfigField("window", .bool, default: "false", "show a kiosk window instead of running headless"),
+        ConfigField("display", .string, default: "$DISPLAY", "X display for the window"),
+    ]
+
     public static func capability(config: NodeConfig) -> any Capability {
         CanvasCapability(config: config)
     }

@@ -51,6 +51,15 @@ public enum LocationCommands {
 
     /// The location capability for this config (`capabilities.location.*`). It talks to gpsd only
     /// once the registry finds it enabled; a disabled one never opens a socket.
+    /// The keys of `capabilities.location` besides `enabled` (checked when the bundle loads).
+    public static let configFields: [ConfigField] = [
+        ConfigField("gpsd", .string, default: "\"127.0.0.1:2947\"", "gpsd host:port"),
+        ConfigField("significantChangeMeters", .integer(0...1_000_000), default: "0",
+                    "send a location.update node event after moving more than this many meters (0 = off)"),
+        ConfigField("significantChangeMinIntervalMs", .integer(0...86_400_000), default: "60000",
+                    "at most one location.update per this interval"),
+    ]
+
     public static func capability(config: NodeConfig) -> LocationCapability {
         LocationCapability(settings: LocationSettings(config.capability(capabilityName)))
     }

@@ -77,6 +77,13 @@ public enum ScreenCommands {
 
     /// The screen capability for this config (backend, display and framebuffer from
     /// `capabilities.screen`).
+    /// The keys of `capabilities.screen` besides `enabled` (checked when the bundle loads).
+    public static let configFields: [ConfigField] = [
+        ConfigField("backend", .enumeration(["auto", "x11", "fbdev"]), default: "\"auto\"", "capture backend"),
+        ConfigField("display", .string, default: "$DISPLAY", "X display to capture"),
+        ConfigField("fbdev", .string, default: "\"/dev/fb0\"", "framebuffer device"),
+    ]
+
     public static func capability(config: NodeConfig) -> any Capability {
         ScreenCapability(config: config)
     }

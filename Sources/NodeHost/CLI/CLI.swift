@@ -11,7 +11,7 @@ import Support
 /// capabilities come from the built-in device capability, plugins and the bundles config enables.
 public enum CLI {
     /// Builds the capability list for a config (tests may pass their own).
-    public typealias CapabilityFactory = @Sendable (NodeConfig) -> [any Capability]
+    public typealias CapabilityFactory = @Sendable (NodeConfig) throws(ConfigLoader.Failure) -> [any Capability]
 
     static let commands: [(name: String, summary: String)] = [
         ("run", "run the node daemon (connects to the gateway, serves the control socket)"),
@@ -50,6 +50,10 @@ public enum CLI {
                 Out.err("openclaw-node: unknown command \"\(first)\"\(hint.map { " (did you mean \($0)?)" } ?? ""). See openclaw-node --help")
                 return ExitCode.usage.rawValue
             }
+        } catch let e as ConfigLoader.Failure {
+            // A capability's section, checked when its bundle loaded.
+            Out.err("openclaw-node \(first): invalid config:\n\(e.description)\n(run `openclaw-node config check` for every problem)")
+            return ExitCode.failure.rawValue
         } catch let e as Arguments.Failure {
             Out.err("openclaw-node \(first): \(e.description). See openclaw-node \(first) --help")
             return ExitCode.usage.rawValue

@@ -26,8 +26,17 @@ enum ConfigCommand {
             Out.line("no config file found; the built-in defaults are used (that is valid)")
             return ExitCode.ok.rawValue
         }
-        do {
+        do throws(ConfigLoader.Failure) {
             let c = try ConfigLoader.load(path: path, environment: [:])
+            // Every capability section, enabled or not, against the keys its bundle declares.
+            var errors: [ConfigError] = []
+            for name in c.bundledCapabilityNames {
+                switch BundleLoader.load(name) {
+                case .success(let exports): errors += c.sectionErrors(name, fields: exports.configFields)
+                case .failure(let f): Out.line("note: capabilities.\(name) not checked: \(f.description)")
+                }
+            }
+            if !errors.isEmpty { throw ConfigLoader.Failure.invalid(errors) }
             Out.line("\(path): OK (gateway: \(c.gateway.url ?? "discovery"), stateDir: \(c.stateDir))")
             return ExitCode.ok.rawValue
         } catch {

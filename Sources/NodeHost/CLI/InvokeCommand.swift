@@ -52,7 +52,7 @@ enum InvokeCommand {
             return ExitCode.failure.rawValue
         }
 
-        let runtime = try await NodeRuntime(config: config, capabilities: capabilities(config))
+        let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config))
         let result = await runtime.dispatcher.invoke(id: "cli-" + UUID().uuidString.lowercased(), command: command,
                                                      params: InvokeParams(params), timeoutMs: timeout,
                                                      maxPayloadBytes: ControlProtocol.maxPayloadBytes)

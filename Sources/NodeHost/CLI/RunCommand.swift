@@ -27,7 +27,7 @@ enum RunCommand {
         let a = try Arguments(args, valued: ["config"], known: [])
         if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
         let config = try CLI.loadConfig(a)
-        try await Daemon.run(config: config, capabilities: capabilities(config))
+        try await Daemon.run(config: config, capabilities: try capabilities(config))
         return ExitCode.ok.rawValue
     }
 }

@@ -29,7 +29,7 @@ enum StatusCommand {
         let gateways: [JSONValue] = try store.gateways().map { g in
             var o: [String: JSONValue] = ["gateway": .string(g.gateway), "url": .string(g.url),
                                           "pairing": .string(g.pairingDescription)]
-            o["pairingState"] = .string(g.pairingState)
+            o["pairingState"] = .string(g.pairingState.rawValue)
             if let r = g.pairingRequestId { o["pairingRequestId"] = .string(r) }
             if let p = g.tlsPin { o["tlsPin"] = .string(p) }
             if let e = g.lastError { o["lastError"] = .string(e) }

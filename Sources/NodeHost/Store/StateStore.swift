@@ -186,14 +186,13 @@ public final class StateStore: @unchecked Sendable {
         public var url: String
         public var tlsPin: String?
         public var displayName: String?
-        /// unknown | paired | pending | rejected | error
-        public var pairingState: String
+        public var pairingState: PairingState
         public var pairingRequestId: String?
         public var lastError: String?
         public var lastSeenMs: Int64?
 
         public init(gateway: String, url: String, tlsPin: String? = nil, displayName: String? = nil,
-                    pairingState: String = "unknown", pairingRequestId: String? = nil, lastError: String? = nil,
+                    pairingState: PairingState = .unknown, pairingRequestId: String? = nil, lastError: String? = nil,
                     lastSeenMs: Int64? = nil) {
             self.gateway = gateway; self.url = url; self.tlsPin = tlsPin; self.displayName = displayName
             self.pairingState = pairingState; self.pairingRequestId = pairingRequestId
@@ -206,7 +205,7 @@ public final class StateStore: @unchecked Sendable {
             try db.query("SELECT gateway, url, tls_pin, display_name, pairing_state, pairing_request_id, last_error, last_seen_ms FROM gateways ORDER BY gateway")
                 .map { r in
                     GatewayRecord(gateway: r[0].text ?? "", url: r[1].text ?? "", tlsPin: r[2].text, displayName: r[3].text,
-                                  pairingState: r[4].text ?? "unknown", pairingRequestId: r[5].text,
+                                  pairingState: r[4].text.flatMap(PairingState.init(rawValue:)) ?? .unknown, pairingRequestId: r[5].text,
                                   lastError: r[6].text, lastSeenMs: r[7].integer)
                 }
         }
@@ -226,7 +225,7 @@ public final class StateStore: @unchecked Sendable {
                   pairing_request_id = excluded.pairing_request_id, last_error = excluded.last_error,
                   last_seen_ms = excluded.last_seen_ms, updated_at_ms = excluded.updated_at_ms
                 """, [.text(g.gateway), .text(g.url), g.tlsPin.map { .text($0) } ?? .null,
-                      g.displayName.map { .text($0) } ?? .null, .text(g.pairingState),
+                      g.displayName.map { .text($0) } ?? .null, .text(g.pairingState.rawValue),
                       g.pairingRequestId.map { .text($0) } ?? .null, g.lastError.map { .text($0) } ?? .null,
                       g.lastSeenMs.map { .integer($0) } ?? .null, .integer(StateStore.nowMs())])
         }
@@ -259,15 +258,28 @@ public final class StateStore: @unchecked Sendable {
     }
 }
 
+/// Where pairing with one gateway stands (stored as its raw value).
+public enum PairingState: String, Sendable, Equatable {
+    /// Never connected, or nothing known yet.
+    case unknown
+    /// The gateway asked an operator to approve this device (`openclaw devices approve <id>`).
+    case pending
+    /// Approved: a device token is stored.
+    case paired
+    case rejected
+    /// The last connect failed for a reason retrying cannot fix.
+    case error
+}
+
 extension StateStore.GatewayRecord {
     /// How the stored pairing state reads to a person (status, doctor).
     public var pairingDescription: String {
         switch pairingState {
-        case "paired": return "paired"
-        case "pending": return "pending approval (request \(pairingRequestId ?? "unknown"))"
-        case "rejected": return "rejected\(lastError.map { ": \($0)" } ?? "")"
-        case "error": return "error\(lastError.map { ": \($0)" } ?? "")"
-        default: return "not paired yet"
+        case .paired: return "paired"
+        case .pending: return "pending approval (request \(pairingRequestId ?? "unknown"))"
+        case .rejected: return "rejected\(lastError.map { ": \($0)" } ?? "")"
+        case .error: return "error\(lastError.map { ": \($0)" } ?? "")"
+        case .unknown: return "not paired yet"
         }
     }
 }

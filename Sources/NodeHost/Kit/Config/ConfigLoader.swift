@@ -47,6 +47,11 @@ public enum ConfigLoader {
         do { doc = try JSON5Parser.parse(text, file: file) } catch { throw .syntax(error) }
         let errors = ConfigValidator.validate(doc, file: file)
         if !errors.isEmpty { throw .invalid(errors) }
-        return NodeConfig(document: doc.plain, sourceFile: file, environment: env)
+        var sections: [String: JSON5Node] = [:]
+        if case .object(let top) = doc.kind, let caps = top.first(where: { $0.key == "capabilities" })?.value,
+           case .object(let members) = caps.kind {
+            for m in members { sections[m.key] = m.value }
+        }
+        return NodeConfig(document: doc.plain, sourceFile: file, environment: env, sectionNodes: sections)
     }
 }

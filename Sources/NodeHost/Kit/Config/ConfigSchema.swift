@@ -15,6 +15,10 @@ public indirect enum ConfigType: Sendable {
     case object([ConfigField])
     /// An object whose keys are free (plugin ids) and whose values all have one shape.
     case map(ConfigType)
+    /// A capability's section: these keys are checked with the rest of the file; the others belong
+    /// to the capability's bundle, which declares them (`BundleExports.configFields`) and has them
+    /// checked when it loads (and by `config check`).
+    case section([ConfigField])
     /// Anything (a plugin's own config, passed through untouched).
     case any
 
@@ -26,7 +30,7 @@ public indirect enum ConfigType: Sendable {
         case .bool: return "a boolean (true or false)"
         case .integer: return "an integer"
         case .stringArray: return "an array of strings"
-        case .object, .map: return "an object"
+        case .object, .map, .section: return "an object"
         case .any: return "any value"
         }
     }
@@ -70,35 +74,11 @@ public enum ConfigSchema {
                         "auto (logind session) | x11 (screensaver) | always | never | manual (openclaw-node presence …)"),
             ConfigField("display", .string, default: "$DISPLAY", "X display for mode x11"),
         ]), "when foreground-only commands (camera, screen, canvas) may run"),
-        ConfigField("capabilities", .object([
-            ConfigField("device", .object([
-                ConfigField("enabled", .bool, default: "true", "device.info and device.status"),
-            ]), "device information"),
-            ConfigField("camera", .object([
-                ConfigField("enabled", .bool, default: "true", "camera.list, camera.snap, camera.clip"),
-                ConfigField("device", .string, "default camera, e.g. \"/dev/video0\"; unset = the first capture device"),
-            ]), "V4L2 cameras"),
-            ConfigField("location", .object([
-                ConfigField("enabled", .bool, default: "false", "location.get"),
-                ConfigField("gpsd", .string, default: "\"127.0.0.1:2947\"", "gpsd host:port"),
-                ConfigField("significantChangeMeters", .integer(0...1_000_000), default: "0",
-                            "send a location.update node event after moving more than this many meters (0 = off)"),
-                ConfigField("significantChangeMinIntervalMs", .integer(0...86_400_000), default: "60000",
-                            "at most one location.update per this interval"),
-            ]), "gpsd location"),
-            ConfigField("screen", .object([
-                ConfigField("enabled", .bool, default: "true", "screen.snapshot, screen.record"),
-                ConfigField("backend", .enumeration(["auto", "x11", "fbdev"]), default: "\"auto\"", "capture backend"),
-                ConfigField("display", .string, default: "$DISPLAY", "X display to capture"),
-                ConfigField("fbdev", .string, default: "\"/dev/fb0\"", "framebuffer device"),
-            ]), "screen capture"),
-            ConfigField("canvas", .object([
-                ConfigField("enabled", .bool, default: "true", "canvas.* and A2UI"),
-                ConfigField("browser", .string, default: "first of chromium-headless-shell, chromium", "browser executable"),
-                ConfigField("window", .bool, default: "false", "show a kiosk window instead of running headless"),
-                ConfigField("display", .string, default: "$DISPLAY", "X display for the window"),
-            ]), "web canvas (Chromium)"),
-        ]), "capability bundles; each can be switched off"),
+        ConfigField("capabilities", .object(NodeConfig.knownCapabilities.map { c in
+            let enabled = ConfigField("enabled", .bool, default: c.enabledByDefault ? "true" : "false", c.commands)
+            // device is built in; every other section's keys come from its bundle.
+            return ConfigField(c.name, c.name == "device" ? .object([enabled]) : .section([enabled]), c.summary)
+        }), "capability bundles; each can be switched off"),
         ConfigField("plugins", .object([
             ConfigField("dirs", .stringArray, default: "[\"Plugins\"]", "directories searched for out-of-process plugins"),
             ConfigField("entries", .map(.object([
@@ -116,6 +96,7 @@ public enum ConfigSchema {
                 switch f.type {
                 case .object(let sub): return [path] + walk(sub, path)
                 case .map(.object(let sub)): return [path] + walk(sub, "\(path).*")
+                case .section(let sub): return [path] + walk(sub, path)
                 default: return [path]
                 }
             }

@@ -22,6 +22,12 @@ enum ConfigValidator {
         return errors
     }
 
+    static func check(_ node: JSON5Node, against type: ConfigType, path: String, file: String) -> [ConfigError] {
+        var errors: [ConfigError] = []
+        check(node, against: type, path: path, file: file, into: &errors)
+        return errors
+    }
+
     private static func check(_ node: JSON5Node, against type: ConfigType, path: String, file: String,
                               into errors: inout [ConfigError]) {
         func fail(_ reason: String, at loc: SourceLocation? = nil) {
@@ -60,6 +66,13 @@ enum ConfigValidator {
                     continue
                 }
                 check(m.value, against: field.type, path: sub, file: file, into: &errors)
+            }
+        case (.section(let fields), .object(let members)):
+            // Only the core's keys here; the bundle checks the rest (NodeConfig.sectionErrors).
+            let known = Dictionary(fields.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
+            for m in members {
+                guard let field = known[m.key] else { continue }
+                check(m.value, against: field.type, path: path.isEmpty ? m.key : "\(path).\(m.key)", file: file, into: &errors)
             }
         case (.map(let valueType), .object(let members)):
             for m in members {

@@ -27,6 +27,8 @@ public struct NodeConfig: Sendable {
     public struct CapabilitySection: Sendable {
         public var enabled: Bool
         public var settings: [String: JSONValue]
+        /// The section as written (with source locations), for checking the keys its bundle declares.
+        public var node: JSON5Node? = nil
         public func string(_ key: String) -> String? { settings[key]?.stringValue }
         public func bool(_ key: String) -> Bool? { settings[key]?.boolValue }
     }
@@ -48,8 +50,12 @@ public struct NodeConfig: Sendable {
 
     /// The `capabilities.<name>` sections, in manifest order, and whether each is on unless the
     /// config says otherwise. All but device (built in) are bundles.
-    static let knownCapabilities: [(name: String, enabledByDefault: Bool)] = [
-        ("device", true), ("camera", true), ("location", false), ("screen", true), ("canvas", true),
+    public static let knownCapabilities: [(name: String, enabledByDefault: Bool, commands: String, summary: String)] = [
+        ("device", true, "device.info and device.status", "device information (built in)"),
+        ("camera", true, "camera.list, camera.snap, camera.clip", "V4L2 cameras (libopenclaw-camera.so)"),
+        ("location", false, "location.get", "gpsd location (libopenclaw-location.so)"),
+        ("screen", true, "screen.snapshot, screen.record", "screen capture (libopenclaw-screen.so)"),
+        ("canvas", true, "canvas.* and A2UI", "web canvas, Chromium (libopenclaw-canvas.so)"),
     ]
     static let enabledByDefault = Dictionary(knownCapabilities.map { ($0.name, $0.enabledByDefault) }, uniquingKeysWith: { a, _ in a })
 
@@ -69,7 +75,7 @@ public struct NodeConfig: Sendable {
     public func isEnabled(_ capability: String) -> Bool { self.capability(capability).enabled }
 
     /// Builds the typed config from a document that already passed `ConfigValidator`.
-    init(document v: JSONValue, sourceFile: String?, environment env: [String: String]) {
+    init(document v: JSONValue, sourceFile: String?, environment env: [String: String], sectionNodes: [String: JSON5Node] = [:]) {
         self.init(environment: env)
         self.sourceFile = sourceFile
         let g = v["gateway"]
@@ -91,7 +97,7 @@ public struct NodeConfig: Sendable {
         for (name, section) in v["capabilities"]?.objectValue ?? [:] {
             var settings = section.objectValue ?? [:]
             let enabled = settings.removeValue(forKey: "enabled")?.boolValue ?? NodeConfig.enabledByDefault[name] ?? true
-            capabilities[name] = CapabilitySection(enabled: enabled, settings: settings)
+            capabilities[name] = CapabilitySection(enabled: enabled, settings: settings, node: sectionNodes[name])
         }
         if let dirs = v["plugins"]?["dirs"]?.arrayValue { pluginDirs = dirs.compactMap(\.stringValue) }
         for (id, entry) in v["plugins"]?["entries"]?.objectValue ?? [:] {
@@ -126,5 +132,17 @@ public struct NodeConfig: Sendable {
         var buf = [CChar](repeating: 0, count: 256)
         gethostname(&buf, buf.count - 1)
         return String(cBuffer: buf)
+    }
+}
+
+extension NodeConfig {
+    /// Problems in `capabilities.<name>` against the keys its bundle declares (every key but
+    /// `enabled`, which the core checks with the rest of the file): unknown keys with a "did you
+    /// mean", wrong types, out-of-range values — file:line:col and key path, as for the rest.
+    public func sectionErrors(_ name: String, fields: [ConfigField]) -> [ConfigError] {
+        guard let node = capability(name).node, case .object(let members) = node.kind else { return [] }
+        let all = [ConfigField("enabled", .bool, "")] + fields
+        let object = JSON5Node(.object(members.filter { $0.key != "enabled" }), at: node.location)
+        return ConfigValidator.check(object, against: .object(all), path: "capabilities.\(name)", file: sourceFile ?? "config")
     }
 }

@@ -10,13 +10,17 @@ public final class BundleExports: Sendable {
     public let capability: (@Sendable (NodeConfig) -> any Capability)?
     public let presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)?
     public let service: (any Sendable)?
+    /// The keys of the capability's `capabilities.<name>` section besides `enabled`, with their
+    /// types, defaults and meaning: checked when the bundle loads and by `config check`.
+    public let configFields: [ConfigField]
 
     public init(capability: (@Sendable (NodeConfig) -> any Capability)? = nil,
                 presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)? = nil,
-                service: (any Sendable)? = nil) {
+                service: (any Sendable)? = nil, configFields: [ConfigField] = []) {
         self.capability = capability
         self.presenceSource = presenceSource
         self.service = service
+        self.configFields = configFields
     }
 
     /// For a bundle's `make` function: the retained pointer the loader takes back.

@@ -29,7 +29,8 @@ public enum Doctor {
         public var failed: Bool { findings.contains { $0.level == .fail } }
     }
 
-    public static func check(configPath path: String?, capabilities: @Sendable (NodeConfig) -> [any Capability]) async -> Report {
+    public static func check(configPath path: String?,
+                             capabilities: @Sendable (NodeConfig) throws(ConfigLoader.Failure) -> [any Capability]) async -> Report {
         var findings: [Finding] = []
         let config: NodeConfig
         do {
@@ -40,7 +41,12 @@ public enum Doctor {
             return Report(findings: findings, manifest: nil)
         }
         findings += stateFindings(config)
-        let registry = await CommandRegistry.load(capabilities(config), enabled: { config.isEnabled($0) })
+        let loaded: [any Capability]
+        do { loaded = try capabilities(config) } catch {
+            findings.append(.init(level: .fail, area: "config", text: error.description))
+            return Report(findings: findings, manifest: nil)
+        }
+        let registry = await CommandRegistry.load(loaded, enabled: { config.isEnabled($0) })
         for e in registry.entries {
             let name = e.capability.name
             if !e.enabled { findings.append(.init(level: .ok, area: name, text: "disabled in config")); continue }
@@ -124,8 +130,13 @@ public enum Doctor {
         out.append(.init(level: .ok, area: "gateway", text: "\(host):\(port) is reachable"))
         if let store = try? StateStore(stateDir: config.stateDir), let records = try? store.gateways(),
            let g = records.first(where: { $0.url == text }) ?? records.first {
-            let level: Finding.Level = g.pairingState == "paired" ? .ok : (g.pairingState == "pending" ? .warn : .fail)
-            out.append(.init(level: g.pairingState == "unknown" ? .warn : level, area: "gateway", text: "pairing: \(g.pairingDescription)"))
+            let level: Finding.Level
+            switch g.pairingState {
+            case .paired: level = .ok
+            case .pending, .unknown: level = .warn
+            case .rejected, .error: level = .fail
+            }
+            out.append(.init(level: level, area: "gateway", text: "pairing: \(g.pairingDescription)"))
         } else {
             out.append(.init(level: .warn, area: "gateway", text: "pairing: never connected yet (start `openclaw-node run`)"))
         }

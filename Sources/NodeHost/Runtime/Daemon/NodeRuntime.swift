@@ -31,18 +31,24 @@ public final class NodeRuntime: Sendable {
     /// `capabilities.<name>` section — opened only when that section is enabled, so a disabled
     /// camera never loads the camera's libraries — and the enabled out-of-process plugins. In that
     /// order: on a name or command clash the registry keeps the first, so a plugin cannot take
-    /// over a built-in command.
-    public static func capabilities(config: NodeConfig) -> [any Capability] {
+    /// over a built-in command. A loaded bundle's section is checked against the keys the bundle
+    /// declares; any problem there is a config error, as for the rest of the file.
+    public static func capabilities(config: NodeConfig) throws(ConfigLoader.Failure) -> [any Capability] {
         var out: [any Capability] = [DeviceCapability(storagePath: config.stateDir)]
+        var errors: [ConfigError] = []
         for name in config.bundledCapabilityNames {
             guard config.isEnabled(name) else {
                 out.append(UnloadedCapability(name: name, reason: "disabled in config")); continue
             }
-            switch BundleLoader.capability(name, config: config) {
-            case .success(let capability): out.append(capability)
+            switch BundleLoader.load(name) {
+            case .success(let exports):
+                errors += config.sectionErrors(name, fields: exports.configFields)
+                if let make = exports.capability { out.append(make(config)) }
+                else { out.append(UnloadedCapability(name: name, reason: "bundle \(BundleLoader.fileName(name)) provides no capability")) }
             case .failure(let f): out.append(UnloadedCapability(name: name, reason: f.description))
             }
         }
+        if !errors.isEmpty { throw .invalid(errors) }
         return out + PluginLoader.capabilities(config: config)
     }
 

@@ -174,8 +174,8 @@ public actor GatewayClient {
                 try store.saveDeviceToken(gateway: gatewayKey, .init(token: token, role: "node", scopes: hello.deviceTokenScopes, issuedAtMs: hello.issuedAtMs))
             } catch { log.error("could not store the device token: \(error)") }
         }
-        let wasPending = gw.pairingState != "paired"
-        gw.pairingState = "paired"
+        let wasPending = gw.pairingState != .paired
+        gw.pairingState = .paired
         gw.pairingRequestId = nil
         gw.lastError = nil
         gw.lastSeenMs = StateStore.nowMs()
@@ -211,7 +211,7 @@ public actor GatewayClient {
         if case .deviceToken = credential { usedDeviceToken = true }
         switch AuthFailurePolicy.decide(e, signatureVersion: signatureVersion, usedDeviceToken: usedDeviceToken) {
         case .pendingApproval(let requestId):
-            gw.pairingState = "pending"
+            gw.pairingState = .pending
             gw.pairingRequestId = requestId
             gw.lastError = nil
             save(gw)
@@ -238,7 +238,7 @@ public actor GatewayClient {
             else { await waitBackoff("gateway refused: \(e)") }
             return false
         case .stop(let why):
-            gw.pairingState = e.specificCode == "NOT_PAIRED" ? "pending" : "error"
+            gw.pairingState = e.specificCode == "NOT_PAIRED" ? .pending : .error
             await halt("\(why) [\(e.specificCode)]", record: &gw)
             return true
         }
@@ -246,7 +246,7 @@ public actor GatewayClient {
 
     private func halt(_ why: String, record gw: inout StateStore.GatewayRecord) async {
         gw.lastError = why
-        if gw.pairingState == "unknown" { gw.pairingState = "error" }
+        if gw.pairingState == .unknown { gw.pairingState = .error }
         save(gw)
         log.error("not connecting to \(url.absoluteString) any more: \(why)")
         await status.set(.stopped(why))
