@@ -92,5 +92,20 @@ final class BrowserProcess: @unchecked Sendable {
         while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         kill(-process.pid, SIGKILL)
         process.wait()
+        Self.removeSingletonDirectory(profileDir: options.profileDir)
+    }
+
+    /// Chromium (window mode) keeps its process-singleton socket in a fresh
+    /// `$TMPDIR/org.chromium.Chromium.XXXXXX` and links it from the profile; a browser that was
+    /// killed leaves that folder behind. Removed here, and only a folder of that name in the temp
+    /// directory that the profile's own link points to.
+    static func removeSingletonDirectory(profileDir: String) {
+        let link = profileDir + "/SingletonSocket"
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return }
+        let dir = (target as NSString).deletingLastPathComponent
+        guard (dir as NSString).lastPathComponent.hasPrefix("org.chromium.Chromium."),
+              (dir as NSString).deletingLastPathComponent == (NSTemporaryDirectory() as NSString).standardizingPath else { return }
+        try? FileManager.default.removeItem(atPath: dir)
+        for name in ["SingletonSocket", "SingletonCookie", "SingletonLock"] { unlink(profileDir + "/" + name) }
     }
 }
