@@ -71,7 +71,10 @@ enum ServiceCommand {
             "After=network-online.target",
             "",
             "[Service]",
-            "Type=simple",
+            // READY=1 once the control socket serves, STATUS= as the connection changes, and
+            // WATCHDOG=1 from the runtime's loop: a wedged node is restarted.
+            "Type=notify",
+            "WatchdogSec=30",
             "ExecStart=\(exec)",
             "Restart=on-failure",
             "RestartSec=5",

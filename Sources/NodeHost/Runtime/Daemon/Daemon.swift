@@ -63,6 +63,15 @@ public enum Daemon {
                     "connected": .bool(await gatewayStatus.isConnected)]
         }
         try server.start()
+        // systemd (Type=notify): ready once the control socket serves; then what the node is doing.
+        let service = ServiceManager()
+        let statusLine: @Sendable () async -> String = {
+            let m = runtime.registry.manifest
+            return "\(await gatewayStatus.text); serving \(m.caps.joined(separator: ", ")) (\(m.commands.count) commands)"
+        }
+        service.notify("READY=1\nSTATUS=\(await statusLine())")
+        let supervisor = service.supervise(status: statusLine, alive: { _ = await runtime.dispatcher.inFlightCount })
+        if let p = service.watchdogPeriod { log.info("systemd watchdog: alive every \(p)") }
         let discoveryTask = Task { [finder] in
             guard let finder, let chosen = await finder.find() else { return }
             guard let url = GatewaySelection.connectURL(for: chosen, configuredPin: config.gateway.tlsFingerprint,
@@ -98,6 +107,8 @@ public enum Daemon {
 
         let signal = await SignalWaiter.wait(for: [SIGTERM, SIGINT])
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
+        service.notify("STOPPING=1\nSTATUS=stopping")
+        supervisor?.cancel()
         network?.stop()
         sleep?.stop()
         finder?.stop()

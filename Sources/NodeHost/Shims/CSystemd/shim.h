@@ -1,4 +1,5 @@
 #include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
 #include <systemd/sd-login.h>
 #include <stdlib.h>
 

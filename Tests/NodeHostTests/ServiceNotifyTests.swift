@@ -1,0 +1,73 @@
+@testable import Config
+import Foundation
+@testable import Kit
+@testable import Support
+import Testing
+
+/// The daemon under a (stand-in) systemd: NOTIFY_SOCKET points at a datagram socket this test
+/// reads, as systemd's own would be for a Type=notify unit with WatchdogSec=.
+@Suite(.serialized) struct ServiceNotifyTests {
+    /// A bound AF_UNIX datagram socket collecting what the node sends.
+    final class NotifySocket {
+        let fd: Int32
+        let path: String
+        init(path: String) throws {
+            self.path = path
+            let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var addr = sockaddr_un()
+            addr.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+                for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+            }
+            let ok = withUnsafePointer(to: &addr) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+            }
+            guard ok else { close(fd); throw TestFailure("bind \(path) failed") }
+            self.fd = fd
+        }
+        /// Every message that arrives within `seconds`.
+        func collect(for seconds: Double) -> [String] {
+            var out: [String] = []
+            let end = Date() + seconds
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while Date() < end {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 50) > 0 else { continue }
+                let n = recv(fd, &buf, buf.count, 0)
+                if n > 0 { out.append(String(decoding: buf[0..<n], as: UTF8.self)) }
+            }
+            return out
+        }
+        deinit { close(fd); unlink(path) }
+    }
+
+    @Test func readyStatusWatchdogAndStopping() throws {
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }")
+        defer { node.cleanup() }
+        let notify = try NotifySocket(path: node.dir + "/notify.sock")
+        node.extraEnv = ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"]
+        try node.start()
+        let first = notify.collect(for: 2.0)
+        let ready = first.first { $0.contains("READY=1") }
+        #expect(ready != nil, "no READY=1 in \(first)\n\(node.log)")
+        #expect(ready?.contains("STATUS=") == true && ready?.contains("serving device") == true, "\(ready ?? "")")
+        // Half of WatchdogSec: about every 200 ms, so several in 2 s.
+        #expect(first.filter { $0.contains("WATCHDOG=1") }.count >= 4, "\(first)")
+        // The control socket answers by the time READY=1 was sent.
+        #expect(try node.cli(["invoke", "device.info"]).code == 0)
+        #expect(node.log.contains("systemd watchdog: alive every"))
+        kill(node.process!.pid, SIGTERM)
+        let last = notify.collect(for: 1.0)
+        #expect(last.contains { $0.contains("STOPPING=1") }, "\(last)")
+        #expect(node.stop() == 0)
+    }
+
+    @Test func outsideSystemdNothingIsSent() throws {
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }")
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: node.dir + "/state/control.sock") }, "\(node.log)")
+        #expect(!node.log.contains("systemd watchdog"))
+        #expect(node.stop() == 0)
+    }
+}
