@@ -212,4 +212,15 @@ import Testing
         let doctor = try e.run(["doctor", "--config", e.config])
         #expect(doctor.code == 1 && doctor.stdout.contains("capabilities.camera.devcie"), "\(doctor.stdout)")
     }
+
+    @Test func versionNamesProtocolAndBundles() throws {
+        let r = try runProcess(TestPaths.nodeBinary, ["--version"])
+        #expect(r.code == 0)
+        #expect(r.stdout.hasPrefix("openclaw-node \(NodeVersion.version) (build \(NodeVersion.build), bundle ABI "), "\(r.stdout)")
+        #expect(r.stdout.contains("gateway protocol \(GatewayProtocol.minProtocol)–\(GatewayProtocol.maxProtocol)"))
+        for name in ["camera", "canvas", "location", "screen", "video", "x11"] {
+            #expect(r.stdout.contains("\(name) ("), "\(name) not listed: \(r.stdout)")
+        }
+        #expect(!r.stdout.contains("node-core") && !r.stdout.contains("media ("))
+    }
 }

@@ -44,7 +44,7 @@ public enum CLI {
             case "help", "--help", "-h":
                 if let topic = rest.first { return await main([topic, "--help"], capabilities: capabilities) }
                 Out.line(usage); return ExitCode.ok.rawValue
-            case "--version", "version": Out.line("openclaw-node \(NodeVersion.version)"); return ExitCode.ok.rawValue
+            case "--version", "version": Out.line(versionText); return ExitCode.ok.rawValue
             default:
                 let hint = Suggest.closest(to: first, in: commands.map { String($0.name.split(separator: " ")[0]) })
                 Out.err("openclaw-node: unknown command \"\(first)\"\(hint.map { " (did you mean \($0)?)" } ?? ""). See openclaw-node --help")
@@ -61,6 +61,16 @@ public enum CLI {
             Out.err("openclaw-node \(first): \(error)")
             return ExitCode.failure.rawValue
         }
+    }
+
+    /// `--version`: the version, the protocol range spoken, and the bundles this installation has.
+    static var versionText: String {
+        var lines = ["openclaw-node \(NodeVersion.version) (build \(NodeVersion.build), bundle ABI \(BundleLoader.abi))",
+                     "gateway protocol \(GatewayProtocol.minProtocol)–\(GatewayProtocol.maxProtocol)"]
+        let found = BundleLoader.installed()
+        lines.append("bundles: " + (found.isEmpty ? "none found in \(BundleLoader.searchDirectories.joined(separator: ", "))"
+                                                  : found.map { "\($0.name) (\($0.directory))" }.joined(separator: ", ")))
+        return lines.joined(separator: "\n")
     }
 
     static var usage: String {

@@ -15,6 +15,25 @@ public enum BundleLoader {
 
     public static func fileName(_ name: String) -> String { "libopenclaw-\(name).so" }
 
+    /// The bundle ABI this core speaks.
+    public static var abi: UInt32 { OPENCLAW_NODE_BUNDLE_ABI }
+
+    /// The `libopenclaw-<name>.so` files in the search directories (first directory wins), without
+    /// opening them; the core's own libraries are not bundles.
+    public static func installed() -> [(name: String, directory: String)] {
+        var seen = Set<String>()
+        var out: [(String, String)] = []
+        for dir in searchDirectories {
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+            for f in files where f.hasPrefix("libopenclaw-") && f.hasSuffix(".so") {
+                let name = String(f.dropFirst("libopenclaw-".count).dropLast(".so".count))
+                guard !["node-core", "node-kit", "media"].contains(name), seen.insert(name).inserted else { continue }
+                out.append((name, dir))
+            }
+        }
+        return out
+    }
+
     /// The executable's directory and `../lib/openclaw-node` beside it, from /proc/self/exe.
     public static var searchDirectories: [String] {
         guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }

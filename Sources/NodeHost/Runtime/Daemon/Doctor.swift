@@ -52,7 +52,13 @@ public enum Doctor {
             if !e.enabled { findings.append(.init(level: .ok, area: name, text: "disabled in config")); continue }
             switch e.availability {
             case .available: findings.append(.init(level: .ok, area: name, text: "available: \(e.commands.map(\.name).joined(separator: ", "))"))
-            case .unavailable(let why): findings.append(.init(level: .fail, area: name, text: "enabled but not usable: \(why)"))
+            case .unavailable(let why) where e.capability is UnloadedCapability:
+                // The installation is broken (bundle missing, damaged, refused): that needs fixing.
+                findings.append(.init(level: .fail, area: name, text: "enabled but not usable: \(why)"))
+            case .unavailable(let why):
+                // This device lacks what it needs (no camera, no display): fine if expected.
+                findings.append(.init(level: .warn, area: name,
+                                      text: "enabled but not usable: \(why); if this device has none, set capabilities.\(name).enabled: false"))
             }
             findings += await e.capability.diagnose().map { Finding(level: Finding.Level($0.level), area: name, text: $0.text) }
         }
