@@ -38,11 +38,17 @@ let package = Package(
         .systemLibrary(name: "CLinuxFB", path: "Sources/CLinuxFB"),
         // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
+        // Offline speech recognition for talk (pocketsphinx 0.8 and Debian's en-US model).
+        .systemLibrary(name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
+                       providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev", "pocketsphinx-en-us"])]),
 
         .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera"),
         .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location"),
         .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB"],
                 path: "Sources/Capabilities/Screen"),
+        // Talk (push-to-talk, voice wake): the recognizer so far; the commands and the bundle
+        // product come with the rest of the capability.
+        .target(name: "TalkCapability", dependencies: [kit, "CPocketSphinx"], path: "Sources/Capabilities/Talk"),
         .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
 
         // Links the core only; bundles are dlopen'ed.
@@ -53,7 +59,7 @@ let package = Package(
 
         .testTarget(name: "NodeHostTests",
                     dependencies: [kit, core, media, x11, cx11, video, "CameraCapability", "LocationCapability",
-                                   "ScreenCapability", "CanvasCapability", "openclaw-node", "CX11Capture"],
+                                   "ScreenCapability", "CanvasCapability", "TalkCapability", "openclaw-node", "CX11Capture"],
                     path: "Tests/NodeHostTests"),
     ]
 )

@@ -1,0 +1,64 @@
+import CPocketSphinx
+import Foundation
+import Kit
+
+/// The offline English recognizer: Debian's pocketsphinx with its packaged en-US model, loaded once
+/// (about a second) and kept warm. Used by one utterance at a time; the decoder and its config
+/// are owned here and freed in deinit.
+public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable {
+    public static let defaultModelDir = "/usr/share/pocketsphinx/model/en-us"
+    public let name = "pocketsphinx en-us"
+    private let config: OpaquePointer
+    private let decoder: OpaquePointer
+    private var inUtterance = false
+
+    /// Loads the model; UNAVAILABLE with the package to install when it is not there.
+    public init(modelDir: String = PocketSphinxRecognizer.defaultModelDir) throws(NodeError) {
+        let files = ["-hmm": modelDir + "/en-us", "-lm": modelDir + "/en-us.lm.bin", "-dict": modelDir + "/cmudict-en-us.dict"]
+        for (_, path) in files where !FileManager.default.fileExists(atPath: path) {
+            throw NodeError.unavailable("speech recognizer model not found (\(path)); install it: sudo apt install pocketsphinx-en-us")
+        }
+        // The decoder's own log is a firehose of model details on stderr; the node logs what matters.
+        let args = ["openclaw-node"] + files.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] } + ["-logfn", "/dev/null"]
+        var cargs = args.map { strdup($0) }
+        defer { cargs.forEach { free($0) } }
+        guard let config = cargs.withUnsafeMutableBufferPointer({ cps_config(Int32($0.count), $0.baseAddress) }) else {
+            throw NodeError.unavailable("speech recognizer: pocketsphinx refused its configuration")
+        }
+        guard let decoder = ps_init(config) else {
+            cmd_ln_free_r(config)
+            throw NodeError.unavailable("speech recognizer: pocketsphinx could not load the model in \(modelDir)")
+        }
+        self.config = config
+        self.decoder = decoder
+    }
+
+    deinit {
+        ps_free(decoder)
+        cmd_ln_free_r(config)
+    }
+
+    public func begin() throws(NodeError) {
+        if inUtterance { ps_end_utt(decoder) }
+        guard ps_start_utt(decoder) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot start an utterance") }
+        inUtterance = true
+    }
+
+    public func feed(_ samples: UnsafeBufferPointer<Int16>) throws(NodeError) {
+        guard inUtterance, let base = samples.baseAddress, !samples.isEmpty else { return }
+        guard ps_process_raw(decoder, base, samples.count, 0, 0) >= 0 else {
+            throw NodeError.unavailable("speech recognizer: decoding failed")
+        }
+    }
+
+    public var hearsSpeech: Bool { inUtterance && ps_get_in_speech(decoder) != 0 }
+
+    public func finish() throws(NodeError) -> String {
+        guard inUtterance else { return "" }
+        inUtterance = false
+        guard ps_end_utt(decoder) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot end the utterance") }
+        var score: Int32 = 0
+        guard let hyp = ps_get_hyp(decoder, &score) else { return "" }
+        return String(cString: hyp).trimmingCharacters(in: .whitespaces)
+    }
+}

@@ -1,0 +1,17 @@
+import Kit
+
+/// Speech to text on the device, one utterance at a time: 16 kHz mono signed 16-bit samples in,
+/// the best hypothesis out. Push-to-talk and voice wake talk to this protocol, so another backend
+/// can take pocketsphinx's place. Audio is never written anywhere.
+public protocol SpeechRecognizer: AnyObject {
+    /// The backend's name for logs and `caps` ("pocketsphinx en-us").
+    var name: String { get }
+    /// Starts an utterance (the end of an earlier one is discarded).
+    func begin() throws(NodeError)
+    /// Feeds samples in arrival order.
+    func feed(_ samples: UnsafeBufferPointer<Int16>) throws(NodeError)
+    /// Whether the decoder currently hears speech (for ending an utterance on silence).
+    var hearsSpeech: Bool { get }
+    /// Ends the utterance and returns what was said ("" when nothing was recognised).
+    func finish() throws(NodeError) -> String
+}

@@ -1,0 +1,56 @@
+import Foundation
+@testable import Kit
+@testable import TalkCapability
+import Testing
+
+/// The offline recognizer on real human speech: Debian's pocketsphinx-testdata recording
+/// "go forward ten meters" (16 kHz mono s16le), fed in 100 ms chunks as a microphone would.
+@Suite(.serialized) struct TalkRecognizerTests {
+    static let goForward = "/usr/share/pocketsphinx/test/data/goforward.raw"
+
+    static func samples(_ path: String) throws -> [Int16] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { raw in Array(raw.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) } }
+    }
+
+    static func decode(_ r: SpeechRecognizer, _ samples: [Int16]) throws -> (text: String, heardSpeech: Bool) {
+        try r.begin()
+        var heard = false
+        try samples.withUnsafeBufferPointer { all throws(NodeError) in
+            var i = 0
+            while i < all.count {
+                let n = min(1600, all.count - i)
+                try r.feed(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
+                heard = heard || r.hearsSpeech
+                i += n
+            }
+        }
+        return (try r.finish(), heard)
+    }
+
+    @Test func decodesRealSpeech() throws {
+        let r = try PocketSphinxRecognizer()
+        let audio = try Self.samples(Self.goForward)
+        let first = try Self.decode(r, audio)
+        #expect(first.text == "go forward ten meters")
+        #expect(first.heardSpeech)
+        // Kept warm: a second utterance on the same decoder gives the same answer.
+        #expect(try Self.decode(r, audio).text == "go forward ten meters")
+    }
+
+    @Test func silenceIsNothing() throws {
+        let r = try PocketSphinxRecognizer()
+        let result = try Self.decode(r, [Int16](repeating: 0, count: 16_000))
+        #expect(result.text.isEmpty, "\(result.text)")
+        #expect(!result.heardSpeech)
+    }
+
+    @Test func missingModelSaysWhatToInstall() {
+        do {
+            _ = try PocketSphinxRecognizer(modelDir: "/nonexistent/model")
+            Issue.record("a recognizer without a model")
+        } catch {
+            #expect(error.code == .unavailable && error.message.contains("apt install pocketsphinx-en-us"), "\(error)")
+        }
+    }
+}
