@@ -92,16 +92,6 @@ public enum BundleLoader {
         return .success(exports)
     }
 
-    /// A capability from bundle `name`, or the reason there is none.
-    public static func capability(_ name: String, config: NodeConfig) -> Result<any Capability, Failure> {
-        load(name).flatMap { exports in
-            guard let make = exports.capability else {
-                return .failure(Failure(description: "\(name): bundle \(fileName(name)) provides no capability"))
-            }
-            return .success(make(config))
-        }
-    }
-
     private static func fixedString<T>(_ field: inout T) -> String {
         withUnsafeBytes(of: &field) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
