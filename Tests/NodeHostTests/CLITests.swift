@@ -223,4 +223,27 @@ import Testing
         }
         #expect(!r.stdout.contains("node-core") && !r.stdout.contains("media ("))
     }
+
+    /// Hostile configs found from outside: an integer past 2^63 and a byte that is not UTF-8 are
+    /// config errors with a position, never a crash.
+    @Test func hugeIntegerAndInvalidUTF8AreConfigErrors() throws {
+        let e = Env("capabilities: { location: { enabled: true, significantChangeMeters: 1e19, significantChangeMinIntervalMs: 1e19 } }")
+        defer { e.cleanup() }
+        let check = try e.run(["config", "check", e.config])
+        #expect(check.code == 3, "\(check.stdout)\(check.stderr)")
+        #expect(check.stderr.contains("capabilities.location.significantChangeMeters: must be between 0 and 1000000, found 1e+19"), "\(check.stderr)")
+        let run = try e.run(["run", "--config", e.config])
+        #expect(run.code == 1 && run.stderr.contains("significantChangeMinIntervalMs"), "\(run.code) \(run.stderr)")
+        #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("crashed"), "\(run.stderr)")
+        let status = try e.run(["status", "--config", e.config])
+        #expect(status.code == 0, "\(status.stderr)")
+
+        var bytes = Array("{\n  node: { displayName: 'K".utf8)
+        bytes += [0xFF]
+        bytes += Array("' },\n}\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: e.config))
+        let bad = try e.run(["config", "check", e.config])
+        #expect(bad.code == 2, "\(bad.stdout)\(bad.stderr)")
+        #expect(bad.stderr.contains("\(e.config):2:26: invalid UTF-8 (byte 0xFF)"), "\(bad.stderr)")
+    }
 }

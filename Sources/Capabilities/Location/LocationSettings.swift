@@ -50,6 +50,7 @@ public struct LocationSettings: Sendable {
         significantChangeMeters = max(0, section.settings["significantChangeMeters"]?.doubleValue ?? 0)
         let ms = section.settings["significantChangeMinIntervalMs"]?.doubleValue
             ?? Double(Self.defaultSignificantChangeMinIntervalMs)
-        significantChangeMinInterval = .milliseconds(Int(max(0, ms)))
+        // Clamped before the conversion (Int(1e19) traps); config check refuses such values anyway.
+        significantChangeMinInterval = .milliseconds(Int(min(max(0, ms), 86_400_000)))
     }
 }

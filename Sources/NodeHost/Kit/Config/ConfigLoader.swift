@@ -33,12 +33,13 @@ public enum ConfigLoader {
             c.applyEnvironment(env)
             return c
         }
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) }
         catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "not readable as UTF-8 text" : "no such file"
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable (\(error.localizedDescription))" : "no such file"
             throw .unreadable(path: path, reason: reason)
         }
+        guard let text = String(validating: data, as: UTF8.self) else { throw .syntax(invalidUTF8(data, file: path)) }
         return try parse(text, file: path, environment: env)
     }
 
@@ -53,5 +54,21 @@ public enum ConfigLoader {
             for m in members { sections[m.key] = m.value }
         }
         return NodeConfig(document: doc.plain, sourceFile: file, environment: env, sectionNodes: sections)
+    }
+
+    /// A config file is UTF-8 text (JSON5): a byte that is not is a syntax error at its position.
+    static func invalidUTF8(_ data: Data, file: String) -> JSON5SyntaxError {
+        var line = 1, column = 1, i = data.startIndex
+        while i < data.endIndex {
+            let b = data[i]
+            let len = b < 0x80 ? 1 : b >> 5 == 0b110 ? 2 : b >> 4 == 0b1110 ? 3 : b >> 3 == 0b11110 ? 4 : 0
+            let end = i + len
+            guard len > 0, end <= data.endIndex, String(validating: data[i..<end], as: UTF8.self) != nil else { break }
+            if b == 0x0A { line += 1; column = 1 } else { column += 1 }
+            i = end
+        }
+        let byte = i < data.endIndex ? String(format: "0x%02X", data[i]) : "end of file"
+        return JSON5SyntaxError(file: file, location: SourceLocation(line: line, column: column),
+                                reason: "invalid UTF-8 (byte \(byte)); the config file must be UTF-8 text")
     }
 }

@@ -47,7 +47,10 @@ enum ConfigValidator {
             }
         case (.integer(let range), .number(let n)):
             if n.rounded() != n || !n.isFinite { fail("expected an integer, found \(n)") }
-            else if !range.contains(Int(n)) { fail("must be between \(range.lowerBound) and \(range.upperBound), found \(Int(n))") }
+            // Compared as Double: Int(n) traps for |n| ≥ 2^63 (a 1e19 in a config killed the process).
+            else if n < Double(range.lowerBound) || n > Double(range.upperBound) {
+                fail("must be between \(range.lowerBound) and \(range.upperBound), found \(abs(n) < 1e15 ? String(Int(n)) : String(n))")
+            }
         case (.stringArray, .array(let items)):
             for (i, item) in items.enumerated() {
                 if case .string = item.kind { continue }

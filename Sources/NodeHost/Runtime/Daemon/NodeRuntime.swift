@@ -42,7 +42,11 @@ public final class NodeRuntime: Sendable {
             }
             switch BundleLoader.load(name) {
             case .success(let exports):
-                errors += config.sectionErrors(name, fields: exports.configFields)
+                // A section with problems is never handed to its capability: the command stops
+                // with the config error instead.
+                let problems = config.sectionErrors(name, fields: exports.configFields)
+                errors += problems
+                if !problems.isEmpty { continue }
                 if let make = exports.capability { out.append(make(config)) }
                 else { out.append(UnloadedCapability(name: name, reason: "bundle \(BundleLoader.fileName(name)) provides no capability")) }
             case .failure(let f): out.append(UnloadedCapability(name: name, reason: f.description))
