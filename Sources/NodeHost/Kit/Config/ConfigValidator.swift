@@ -91,10 +91,14 @@ enum ConfigValidator {
 public enum Suggest {
     public static func closest(to word: String, in candidates: [String]) -> String? {
         let w = Array(word.lowercased())
+        let allowed = max(2, w.count / 3)
         var best: (String, Int)?
         for c in candidates {
+            // The distance is at least the length difference: skip the O(n·m) table when that alone
+            // rules a candidate out (a 5 MB key took seconds to check).
+            guard abs(w.count - c.count) <= allowed else { continue }
             let d = distance(w, Array(c.lowercased()))
-            if d <= max(2, w.count / 3), best == nil || d < best!.1 { best = (c, d) }
+            if d <= allowed, best == nil || d < best!.1 { best = (c, d) }
         }
         return best?.0
     }
