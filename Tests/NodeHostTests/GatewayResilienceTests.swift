@@ -176,6 +176,20 @@ import Testing
         #expect(node.log.contains("nothing from the gateway"))
     }
 
+    /// A frame over the pre-auth limit instead of the challenge ends the attempt at once with a
+    /// log line that says so (it used to wait out the 15 s challenge timeout and blame that).
+    @Test func oversizeFrameBeforeTheChallengeIsNamed() throws {
+        let gw = try TestGateway(stateFile: stateFile(), args: ["--oversize-before-challenge", "71680"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url)
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 5) { node.log.contains("the gateway sent a 71680-byte frame before hello-ok (at most 65536)") },
+                "\(node.log.suffix(1500))")
+        #expect(!node.log.contains("no connect.challenge within"))
+        #expect(node.isRunning)
+    }
+
     @Test func shutdownEventWaitsForTheRestart() throws {
         let gw = try TestGateway(stateFile: stateFile(), args: ["--auto-approve"])
         defer { gw.stop() }

@@ -129,6 +129,11 @@ class Gateway:
 
     async def handler(self, ws, path=None):
         nonce = secrets.token_urlsafe(16)
+        if self.args.oversize_before_challenge:
+            # A hostile or broken gateway: one frame over the 64 KiB pre-auth limit, then nothing.
+            await ws.send("x" * self.args.oversize_before_challenge)
+            await asyncio.sleep(30)
+            return
         await self.send(ws, {"type": "event", "event": "connect.challenge", "payload": {"nonce": nonce, "ts": int(time.time() * 1000)}})
         device_id = None
         try:
@@ -427,6 +432,7 @@ async def main():
     ap.add_argument("--bootstrap")
     ap.add_argument("--fail-code")
     ap.add_argument("--silent", action="store_true", help="send no ticks")
+    ap.add_argument("--oversize-before-challenge", type=int, default=0, help="send a frame of N bytes instead of the challenge")
     ap.add_argument("--canvas-host")
     ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
     args = ap.parse_args()
