@@ -123,6 +123,12 @@ import Testing
         _ = FileManager.default.createFile(atPath: dir + "/openclaw-node/config.json5", contents: Data("{}".utf8))
         #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir]) == dir + "/openclaw-node/config.json5")
         #expect(ConfigLoader.resolvePath(explicit: "/x.json5", environment: [:]) == "/x.json5")
+        // The system file comes after the user's, and only when it exists.
+        let system = dir + "/etc-config.json5"
+        #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir + "/none"], systemFile: system) == nil)
+        _ = FileManager.default.createFile(atPath: system, contents: Data("{}".utf8))
+        #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir + "/none"], systemFile: system) == system)
+        #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir], systemFile: system) == dir + "/openclaw-node/config.json5")
     }
 
     /// A capability's own keys are its bundle's: checked when the bundle loads, with the same

@@ -82,8 +82,9 @@ public enum CLI {
         Commands:
         \(commands.map { "  \($0.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
 
-        Every command takes --config FILE (default: $XDG_CONFIG_HOME/openclaw-node/config.json5 if it
-        exists, else built-in defaults) and --help.
+        Every command takes --config FILE and --help. Without --config: the first that exists of
+        $XDG_CONFIG_HOME/openclaw-node/config.json5 (~/.config/…) and /etc/openclaw-node/config.json5,
+        else built-in defaults (never ./config.json5: pass --config config.json5 for the repo's).
 
         Environment: OPENCLAW_GATEWAY_URL, OPENCLAW_GATEWAY_TOKEN, OPENCLAW_GATEWAY_PASSWORD override the
         config file; OPENCLAW_WIDE_AREA_DOMAIN is used when gateway.discovery.wideAreaDomain is not set;

@@ -17,14 +17,20 @@ public enum ConfigLoader {
         }
     }
 
-    /// `--config FILE`, else `$XDG_CONFIG_HOME/openclaw-node/config.json5` (or ~/.config/…) if it
-    /// exists, else nil (defaults).
-    public static func resolvePath(explicit: String?, environment env: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    /// The system-wide config a packaged daemon reads.
+    public static let systemConfigFile = "/etc/openclaw-node/config.json5"
+
+    /// The one lookup rule every command uses: `--config FILE`, else the user's
+    /// `$XDG_CONFIG_HOME/openclaw-node/config.json5` (or ~/.config/…), else
+    /// `/etc/openclaw-node/config.json5`, each only if it exists; else nil (built-in defaults).
+    /// Never the working directory: which gateway the node trusts must not depend on the folder a
+    /// command happens to run in.
+    public static func resolvePath(explicit: String?, environment env: [String: String] = ProcessInfo.processInfo.environment,
+                                   systemFile: String = systemConfigFile) -> String? {
         if let explicit { return explicit }
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? NodeConfig.expandHome("~/.config", env)
-        let candidate = base + "/openclaw-node/config.json5"
-        return FileManager.default.fileExists(atPath: candidate) ? candidate : nil
+        return [base + "/openclaw-node/config.json5", systemFile].first { FileManager.default.fileExists(atPath: $0) }
     }
 
     public static func load(path: String?, environment env: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) -> NodeConfig {
