@@ -23,12 +23,12 @@ public final class ControlClient {
     }
 
     public func request(_ req: JSONValue) throws(Failure) -> JSONValue {
-        guard socket.writeAll(Data((req.jsonString() + "\n").utf8)) else {
-            throw Failure(description: "the daemon closed the control socket")
-        }
+        let sent = socket.writeAll(Data((req.jsonString() + "\n").utf8))
+        // Read even when the write failed: a daemon that is too busy answers NODE_BUSY at once and
+        // closes before our request arrives, and that answer is what the user should see.
         guard let line = socket.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer),
               let reply = JSONValue.parse(line) else {
-            throw Failure(description: "no answer from the daemon on its control socket")
+            throw Failure(description: sent ? "no answer from the daemon on its control socket" : "the daemon closed the control socket")
         }
         return reply
     }

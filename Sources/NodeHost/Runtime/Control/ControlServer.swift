@@ -8,7 +8,9 @@ import Support
 
 /// Serves the control socket (stateDir/control.sock, 0600) for `openclaw-node invoke`, `presence`
 /// and `status` while the daemon runs. Each client gets a thread; commands go through the same
-/// dispatcher as gateway invokes.
+/// dispatcher as gateway invokes. Misbehaving local clients cannot starve the daemon: at most
+/// `maxClients` at once (the rest are told NODE_BUSY and closed), and a client that sends no
+/// complete request line for `idleSeconds` is closed.
 public final class ControlServer: @unchecked Sendable {
     public enum StartError: Error, CustomStringConvertible {
         case alreadyRunning(String)
@@ -26,6 +28,10 @@ public final class ControlServer: @unchecked Sendable {
     private let statusProvider: @Sendable () async -> JSONValue
     private var listener: UnixSocket?
     private let log = Logger(component: "control")
+    static let maxClients = 64
+    /// OPENCLAW_NODE_CONTROL_IDLE_SECONDS overrides it (tests).
+    let idleSeconds = Int(ProcessInfo.processInfo.environment["OPENCLAW_NODE_CONTROL_IDLE_SECONDS"] ?? "") ?? 30
+    private let clients = ClientCount()
 
     public init(runtime: NodeRuntime, statusProvider: @escaping @Sendable () async -> JSONValue) {
         self.runtime = runtime
@@ -65,7 +71,17 @@ public final class ControlServer: @unchecked Sendable {
                 client.close()
                 continue
             }
-            let t = Thread { [weak self] in self?.serve(client) }
+            guard clients.enter(limit: Self.maxClients) else {
+                let busy = NodeError(.nodeBusy, "\(Self.maxClients) control clients are connected already; retry shortly", retryable: true)
+                _ = client.writeAll(Data((ControlProtocol.errorReply(busy).jsonString() + "\n").utf8))
+                client.close()
+                continue
+            }
+            client.setReceiveTimeout(seconds: idleSeconds)
+            let t = Thread { [weak self, clients] in
+                self?.serve(client)
+                clients.leave()
+            }
             t.name = "control-client"
             t.start()
         }
@@ -125,3 +141,11 @@ public final class ControlServer: @unchecked Sendable {
 }
 
 private final class ResultBox: @unchecked Sendable { var value: JSONValue? }
+
+/// How many control clients are being served.
+private final class ClientCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func enter(limit: Int) -> Bool { lock.withLock { guard n < limit else { return false }; n += 1; return true } }
+    func leave() { lock.withLock { n -= 1 } }
+}
