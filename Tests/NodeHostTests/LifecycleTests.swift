@@ -18,19 +18,8 @@ import Testing
         let fd: Int32
         let port: Int
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &addr) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                    bind(fd, sa, len) == 0 && listen(fd, 8) == 0 && getsockname(fd, sa, &len) == 0
-                }
-            }
-            guard ok else { close(fd); throw TestFailure("listen failed") }
-            self.fd = fd
-            port = Int(UInt16(bigEndian: addr.sin_port))
+            (fd, port) = try bindLoopback()
+            guard listen(fd, 8) == 0 else { close(fd); throw TestFailure("listen failed") }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
         var someoneConnected: Bool {

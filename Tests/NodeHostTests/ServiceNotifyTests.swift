@@ -1,6 +1,7 @@
 @testable import Config
 import Foundation
 @testable import Kit
+@testable import Runtime
 @testable import Support
 import Testing
 
@@ -14,11 +15,7 @@ import Testing
         init(path: String) throws {
             self.path = path
             let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-            var addr = sockaddr_un()
-            addr.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-                for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
-            }
+            var addr = try UnixSocket.address(path)
             let ok = withUnsafePointer(to: &addr) { p in
                 p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
             }

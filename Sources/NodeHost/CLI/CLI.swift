@@ -10,8 +10,7 @@ import Support
 /// `openclaw-node` command line: parses arguments and prints. The executable is a one-line `main`;
 /// capabilities come from the built-in device capability, plugins and the bundles config enables.
 public enum CLI {
-    /// Builds the capability list for a config (tests may pass their own).
-    public typealias CapabilityFactory = @Sendable (NodeConfig) throws(ConfigLoader.Failure) -> [any Capability]
+    public typealias CapabilityFactory = NodeRuntime.CapabilityFactory
 
     static let commands: [(name: String, summary: String)] = [
         ("run", "run the node daemon (connects to the gateway, serves the control socket)"),

@@ -26,7 +26,7 @@ final class UnixSocket: @unchecked Sendable {
         }
     }
 
-    private static func address(_ path: String) throws(Failure) -> sockaddr_un {
+    static func address(_ path: String) throws(Failure) -> sockaddr_un {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

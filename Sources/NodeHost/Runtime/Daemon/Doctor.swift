@@ -29,8 +29,7 @@ public enum Doctor {
         public var failed: Bool { findings.contains { $0.level == .fail } }
     }
 
-    public static func check(configPath path: String?,
-                             capabilities: @Sendable (NodeConfig) throws(ConfigLoader.Failure) -> [any Capability]) async -> Report {
+    public static func check(configPath path: String?, capabilities: NodeRuntime.CapabilityFactory) async -> Report {
         var findings: [Finding] = []
         let config: NodeConfig
         do {

@@ -27,6 +27,9 @@ public final class NodeRuntime: Sendable {
         self.dispatcher = Dispatcher(registry: registry, presence: presence)
     }
 
+    /// Builds the capability list for a config (tests may pass their own).
+    public typealias CapabilityFactory = @Sendable (NodeConfig) throws(ConfigLoader.Failure) -> [any Capability]
+
     /// Every capability this config names: the built-in device capability, one bundle per
     /// `capabilities.<name>` section — opened only when that section is enabled, so a disabled
     /// camera never loads the camera's libraries — and the enabled out-of-process plugins. In that
