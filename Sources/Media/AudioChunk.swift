@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Support
 
 /// A run of microphone samples: interleaved signed 16-bit, `frames × channels` values.
 public struct AudioChunk: Sendable {
@@ -17,7 +19,7 @@ public struct AudioChunk: Sendable {
 /// Hands chunks from the capture thread to the encoding thread, which drains it between video
 /// frames (the recorder is used by one thread only, so the capture thread never touches it).
 public final class AudioChunkQueue: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var chunks: [AudioChunk] = []
 
     public init() {}

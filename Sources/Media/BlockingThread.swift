@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Support
 
 /// Runs capture/encode work on its own thread, so a long recording, waiting for camera frames or
 /// a slow PNG never holds a thread of Swift's cooperative pool. Task cancellation (the dispatcher's
@@ -10,12 +12,9 @@ public enum BlockingThread {
         let flag = CancelFlag()
         let result: Result<T, E> = await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Result<T, E>, Never>) in
-                let thread = Thread {
+                DetachedThread.start(name: name, stackSize: 8 << 20) {
                     c.resume(returning: Result { () throws(E) -> T in try body(flag) })
                 }
-                thread.name = name
-                thread.stackSize = 8 << 20
-                thread.start()
             }
         } onCancel: {
             flag.cancel()
@@ -26,7 +25,7 @@ public enum BlockingThread {
 
 /// Set once when the caller stops waiting; polled by capture loops between frames.
 public final class CancelFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var raised = false
 
     public init() {}

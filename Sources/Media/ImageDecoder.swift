@@ -1,6 +1,7 @@
 import CPNG
 import CTurboJPEG
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A decoded image as tightly packed RGB bytes (tests compare pixels with it; re-encoders read it).
 public struct DecodedImage: Sendable {

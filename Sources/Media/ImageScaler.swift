@@ -1,4 +1,5 @@
 import CFFmpeg
+import Support
 
 /// Converts and resizes packed images with libswscale. One instance keeps one cached context
 /// (reused while the geometry stays the same), so a capture loop pays the set-up cost once.
@@ -20,16 +21,18 @@ public final class ImageScaler {
     private let filter: Filter
     /// Owned; freed in deinit. sws_getCachedContext frees and replaces it when the geometry changes.
     private var context: OpaquePointer?
+    /// Set on first use (libswscale is opened then).
+    private var sws: SwscaleLibrary?
 
     public init(filter: Filter = .area) { self.filter = filter }
 
-    deinit { sws_freeContext(context) }
+    deinit { if let context { sws?.freeContext(context) } }
 
     /// A new buffer holding `source` at width×height in `layout`.
     public func convert(_ source: PixelView, width: Int, height: Int, layout: PixelLayout) throws(MediaError) -> PixelBuffer {
         let out = PixelBuffer(width: width, height: height, layout: layout)
-        let ctx = try prepare(source, width: width, height: height, format: layout.avPixelFormat)
-        let rows = cff_scale_packed(ctx, source.base.assumingMemoryBound(to: UInt8.self), source.chromaPlane,
+        let (sws, ctx) = try prepare(source, width: width, height: height, format: layout.avPixelFormat)
+        let rows = cff_scale_packed(sws.scale, ctx, source.base.assumingMemoryBound(to: UInt8.self), source.chromaPlane,
                                     Int32(source.bytesPerRow), Int32(source.height),
                                     out.mutableBase.assumingMemoryBound(to: UInt8.self),
                                     Int32(out.bytesPerRow))
@@ -40,20 +43,24 @@ public final class ImageScaler {
     /// Converts `source` into an allocated AVFrame (planar YUV for the video encoder).
     public func convert(_ source: PixelView, into frame: UnsafeMutablePointer<AVFrame>) throws(MediaError) {
         let f = frame.pointee
-        let ctx = try prepare(source, width: Int(f.width), height: Int(f.height), format: AVPixelFormat(rawValue: f.format))
-        let rows = cff_scale_packed_to_frame(ctx, source.base.assumingMemoryBound(to: UInt8.self), source.chromaPlane,
+        let (sws, ctx) = try prepare(source, width: Int(f.width), height: Int(f.height), format: AVPixelFormat(rawValue: f.format))
+        let rows = cff_scale_packed_to_frame(sws.scale, ctx, source.base.assumingMemoryBound(to: UInt8.self), source.chromaPlane,
                                              Int32(source.bytesPerRow), Int32(source.height), frame)
         guard rows == f.height else { throw MediaError(.codec, "sws_scale wrote \(rows) of \(f.height) rows") }
     }
 
-    private func prepare(_ source: PixelView, width: Int, height: Int, format: AVPixelFormat) throws(MediaError) -> OpaquePointer {
+    private func prepare(_ source: PixelView, width: Int, height: Int,
+                         format: AVPixelFormat) throws(MediaError) -> (SwscaleLibrary, OpaquePointer) {
         guard width > 0, height > 0 else { throw MediaError(.unsupported, "cannot scale to \(width)x\(height)") }
-        context = sws_getCachedContext(context, Int32(source.width), Int32(source.height), source.layout.avPixelFormat,
+        let sws: SwscaleLibrary
+        if let loaded = self.sws { sws = loaded } else { sws = try SwscaleLibrary.get() }
+        self.sws = sws
+        context = sws.getCachedContext(context, Int32(source.width), Int32(source.height), source.layout.avPixelFormat,
                                        Int32(width), Int32(height), format, filter.swsFlags, nil, nil, nil)
         guard let ctx = context else {
             throw MediaError(.unsupported, "libswscale cannot convert \(source.layout) \(source.width)x\(source.height) to \(width)x\(height)")
         }
-        return ctx
+        return (sws, ctx)
     }
 }
 

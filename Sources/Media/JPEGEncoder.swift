@@ -1,5 +1,6 @@
 import CTurboJPEG
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// TurboJPEG compressor. Reads 24/32-bit RGB layouts in place (no conversion copy); other layouts
 /// (RGB565, YUYV) are converted to BGRX once. One instance is used by one thread at a time.

@@ -1,6 +1,8 @@
 import CALSA
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
+import Support
 
 /// ALSA capture from one PCM (default "default"; tests use a `type file` PCM as a fake mic).
 /// `init` opens and configures the device, so a missing or busy mic is known before recording
@@ -14,10 +16,11 @@ public final class MicrophoneCapture: @unchecked Sendable {
     public let channels: Int
 
     private let pcm: OpaquePointer
-    private let lock = NSLock()
+    private let alsa: ALSALibrary
+    private let lock = Lock()
     private var stopping = false
     private var closed = false
-    private var thread: Thread?
+    private var threadStarted = false
     private let done = DispatchSemaphore(value: 0)
     private var runFailure: MicrophoneError?
 
@@ -26,17 +29,22 @@ public final class MicrophoneCapture: @unchecked Sendable {
 
     public init(device: String = "default", sampleRate: Int = 48_000, channels: Int = 1) throws(MicrophoneError) {
         self.device = device
-        calsa_silence_errors()
+        let alsa: ALSALibrary
+        switch ALSALibrary.shared {
+        case .success(let lib): alsa = lib
+        case .failure(let f): throw MicrophoneError(.unavailable, "no audio capture: \(f.description)")
+        }
+        self.alsa = alsa
         var handle: OpaquePointer?
         // Non-blocking open: a busy hw device then fails with EBUSY instead of waiting for it.
-        var rc = snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
-        guard rc >= 0, let handle else { throw MicrophoneError.alsa("open", device: device, rc) }
-        rc = MicrophoneCapture.configure(handle, sampleRate: sampleRate, channels: channels)
+        var rc = alsa.pcmOpen(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
+        guard rc >= 0, let handle else { throw MicrophoneError.alsa(alsa, "open", device: device, rc) }
+        rc = MicrophoneCapture.configure(alsa, handle, sampleRate: sampleRate, channels: channels)
         guard rc >= 0 else {
-            snd_pcm_close(handle)
-            throw MicrophoneError.alsa("no S16_LE mono/stereo capture", device: device, rc, kind: .unavailable)
+            _ = alsa.pcmClose(handle)
+            throw MicrophoneError.alsa(alsa, "no S16_LE mono/stereo capture", device: device, rc, kind: .unavailable)
         }
-        let actual = MicrophoneCapture.currentFormat(handle)
+        let actual = MicrophoneCapture.currentFormat(alsa, handle)
         self.sampleRate = actual.rate > 0 ? actual.rate : sampleRate
         self.channels = actual.channels > 0 ? actual.channels : channels
         pcm = handle
@@ -47,14 +55,12 @@ public final class MicrophoneCapture: @unchecked Sendable {
     /// Starts capturing; `deliver` runs on the capture thread for every chunk. Only the first call counts.
     public func start(_ deliver: @escaping @Sendable (AudioChunk) -> Void) {
         lock.withLock {
-            guard thread == nil, !closed else { return }  // started already, or stopped: nothing to read
-            let t = Thread { [self] in
+            guard !threadStarted, !closed else { return }  // started already, or stopped: nothing to read
+            DetachedThread.start(name: "microphone") { [self] in
                 run(deliver)
                 done.signal()
             }
-            t.name = "microphone"
-            thread = t
-            t.start()
+            threadStarted = true
         }
     }
 
@@ -64,7 +70,7 @@ public final class MicrophoneCapture: @unchecked Sendable {
     public func stop() -> MicrophoneError? {
         let started = lock.withLock { () -> Bool in
             stopping = true
-            return thread != nil
+            return threadStarted
         }
         // `done` is a latch: every caller waits for the thread's end and passes it on, so a second
         // stop() cannot close the device while the thread still reads from it.
@@ -75,7 +81,7 @@ public final class MicrophoneCapture: @unchecked Sendable {
 
     private func closeDevice() {
         let close = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
-        if close { snd_pcm_close(pcm) }
+        if close { _ = alsa.pcmClose(pcm) }
     }
 
     private var shouldStop: Bool { lock.withLock { stopping } }
@@ -83,25 +89,25 @@ public final class MicrophoneCapture: @unchecked Sendable {
     private func run(_ deliver: @Sendable (AudioChunk) -> Void) {
         let frames = chunkFrames, ch = channels, rate = UInt64(sampleRate)
         var buffer = [Int16](repeating: 0, count: frames * ch)
-        _ = snd_pcm_start(pcm)
+        _ = alsa.pcmStart(pcm)
         // Timestamps follow the sample clock from the start, re-anchored to the monotonic clock
         // after an overrun (samples were lost, so counting on would drift behind real time).
         var anchorNs = monotonicNowNs()
         var counted: UInt64 = 0
         while !shouldStop {
-            let n = buffer.withUnsafeMutableBytes { snd_pcm_readi(pcm, $0.baseAddress, snd_pcm_uframes_t(frames)) }
+            let n = buffer.withUnsafeMutableBytes { alsa.pcmReadi(pcm, $0.baseAddress, snd_pcm_uframes_t(frames)) }
             if n == -Int(EAGAIN) || n == 0 {
-                if snd_pcm_wait(pcm, 100) < 0 { usleep(10_000) }
+                if alsa.pcmWait(pcm, 100) < 0 { usleep(10_000) }
                 continue
             }
             if n < 0 {
-                let r = snd_pcm_recover(pcm, Int32(n), 1)
+                let r = alsa.pcmRecover(pcm, Int32(n), 1)
                 if r < 0 {
-                    let e = MicrophoneError.alsa("read", device: device, Int32(n), kind: .failed)
+                    let e = MicrophoneError.alsa(alsa, "read", device: device, Int32(n), kind: .failed)
                     lock.withLock { runFailure = e }
                     return
                 }
-                _ = snd_pcm_start(pcm)
+                _ = alsa.pcmStart(pcm)
                 anchorNs = monotonicNowNs()
                 counted = 0
                 continue
@@ -122,34 +128,34 @@ public final class MicrophoneCapture: @unchecked Sendable {
     /// S16_LE interleaved, the channel count nearest the request (1–2), the rate nearest the
     /// request (a "plug" PCM resamples to it exactly; a bare hw device may give e.g. 44.1 kHz),
     /// and a ~100 ms buffer. Returns a negative alsa-lib code when the device refuses.
-    private static func configure(_ pcm: OpaquePointer, sampleRate: Int, channels: Int) -> Int32 {
+    private static func configure(_ alsa: ALSALibrary, _ pcm: OpaquePointer, sampleRate: Int, channels: Int) -> Int32 {
         var hw: OpaquePointer?
-        var rc = snd_pcm_hw_params_malloc(&hw)
+        var rc = alsa.hwMalloc(&hw)
         guard rc >= 0, let hw else { return rc }
-        defer { snd_pcm_hw_params_free(hw) }
-        rc = snd_pcm_hw_params_any(pcm, hw)
-        if rc >= 0 { rc = snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) }
-        if rc >= 0 { rc = snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE) }
+        defer { alsa.hwFree(hw) }
+        rc = alsa.hwAny(pcm, hw)
+        if rc >= 0 { rc = alsa.hwSetAccess(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) }
+        if rc >= 0 { rc = alsa.hwSetFormat(pcm, hw, SND_PCM_FORMAT_S16_LE) }
         var ch = UInt32(min(2, max(1, channels)))
-        if rc >= 0 { rc = snd_pcm_hw_params_set_channels_near(pcm, hw, &ch) }
+        if rc >= 0 { rc = alsa.hwSetChannelsNear(pcm, hw, &ch) }
         if rc >= 0, ch > 2 { return -EINVAL }  // more channels than an AAC mono/stereo track takes
         var rate = UInt32(sampleRate), dir: Int32 = 0
-        if rc >= 0 { rc = snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir) }
+        if rc >= 0 { rc = alsa.hwSetRateNear(pcm, hw, &rate, &dir) }
         var bufferUs: UInt32 = 100_000
-        if rc >= 0 { _ = snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferUs, &dir) }
-        if rc >= 0 { rc = snd_pcm_hw_params(pcm, hw) }
+        if rc >= 0 { _ = alsa.hwSetBufferTimeNear(pcm, hw, &bufferUs, &dir) }
+        if rc >= 0 { rc = alsa.hwCommit(pcm, hw) }
         return rc
     }
 
     /// Rate and channels the device was configured with (0 when it cannot tell).
-    private static func currentFormat(_ pcm: OpaquePointer) -> (rate: Int, channels: Int) {
+    private static func currentFormat(_ alsa: ALSALibrary, _ pcm: OpaquePointer) -> (rate: Int, channels: Int) {
         var hw: OpaquePointer?
-        guard snd_pcm_hw_params_malloc(&hw) >= 0, let hw else { return (0, 0) }
-        defer { snd_pcm_hw_params_free(hw) }
-        guard snd_pcm_hw_params_current(pcm, hw) >= 0 else { return (0, 0) }
+        guard alsa.hwMalloc(&hw) >= 0, let hw else { return (0, 0) }
+        defer { alsa.hwFree(hw) }
+        guard alsa.hwCurrent(pcm, hw) >= 0 else { return (0, 0) }
         var rate: UInt32 = 0, ch: UInt32 = 0, dir: Int32 = 0
-        _ = snd_pcm_hw_params_get_rate(hw, &rate, &dir)
-        _ = snd_pcm_hw_params_get_channels(hw, &ch)
+        _ = alsa.hwGetRate(hw, &rate, &dir)
+        _ = alsa.hwGetChannels(hw, &ch)
         return (Int(rate), Int(ch))
     }
 }

@@ -1,4 +1,3 @@
-import CALSA
 import Glibc
 
 /// Why the microphone could not be used. Capabilities decide what each kind means for them:
@@ -28,8 +27,8 @@ public struct MicrophoneError: Error, Sendable, CustomStringConvertible {
     /// Kind for a negative alsa-lib return code from opening or configuring a device.
     public static func kind(forOpenError rc: Int32) -> Kind { rc == -EBUSY ? .busy : .unavailable }
 
-    static func alsa(_ what: String, device: String, _ rc: Int32, kind: Kind? = nil) -> MicrophoneError {
-        let text = String(cString: snd_strerror(rc))
+    static func alsa(_ lib: ALSALibrary, _ what: String, device: String, _ rc: Int32, kind: Kind? = nil) -> MicrophoneError {
+        let text = lib.describe(rc)
         return MicrophoneError(kind ?? MicrophoneError.kind(forOpenError: rc), "ALSA device \"\(device)\": \(what): \(text)")
     }
 }

@@ -1,5 +1,6 @@
 import CPNG
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// libpng's simplified writer (no setjmp). Takes 8-bit RGB/RGBA rows; other layouts are converted
 /// once to RGB24 by the caller's scaler (`StillImageEncoder` does that as part of resizing).

@@ -6,7 +6,8 @@ import PackageDescription
 let package = Package(
     name: "Media",
     products: [
-        // JPEG/PNG, scaling (libswscale), the ALSA microphone, and the door to the video library.
+        // JPEG/PNG, scaling (libswscale), the ALSA microphone (libasound opened on first use), and the
+        // door to the video library.
         .library(name: "openclaw-media", type: .dynamic, targets: ["Media"]),
         // Xlib helpers for the screen and canvas bundles; the core dlopens it for presence.mode x11.
         .library(name: "openclaw-x11", type: .dynamic, targets: ["X11Support"]),
@@ -20,13 +21,13 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", path: "Shims/CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
-        // Headers only (Debian installs them on the default include path): Media links libswscale
-        // and libavutil, the video library libavcodec and libavformat, each in its own manifest, so a
-        // node that never records never maps the codec libraries.
+        // Headers only (Debian installs them on the default include path): Media opens libswscale
+        // with dlopen on first use (SwscaleLibrary), the video library links libavcodec, libavformat
+        // and libavutil in its own manifest, so an idle node maps none of FFmpeg.
         .systemLibrary(name: "CFFmpeg", path: "Shims/CFFmpeg",
                        providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev"])]),
-        .systemLibrary(name: "CALSA", path: "Shims/CALSA", pkgConfig: "alsa",
-                       providers: [.apt(["libasound2-dev"])]),
+        // Headers only: libasound is dlopen'ed when a microphone is first opened (ALSALibrary).
+        .systemLibrary(name: "CALSA", path: "Shims/CALSA", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CX11", path: "Shims/CX11", pkgConfig: "x11 xscrnsaver",
                        providers: [.apt(["libx11-dev", "libxss-dev"])]),
 
@@ -34,8 +35,7 @@ let package = Package(
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
                                "CTurboJPEG", "CPNG", "CFFmpeg", "CALSA"],
                 path: ".",
-                exclude: ["Package.swift", "Shims", "X11"],
-                linkerSettings: [.linkedLibrary("swscale"), .linkedLibrary("avutil")]),
+                exclude: ["Package.swift", "Shims", "X11"]),
         .target(name: "X11Support",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
                                .product(name: "CBundleABI", package: "Kit"), "CX11"],

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the H.264 encoder is asked for.
 public struct VideoSettings: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 public enum StillImageFormat: Sendable, Equatable {
     /// quality 1...100

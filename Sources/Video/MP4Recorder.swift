@@ -1,5 +1,6 @@
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 import Media
 
 /// Encodes raw frames to H.264 and muxes them into an MP4 held in memory. Frames carry their own

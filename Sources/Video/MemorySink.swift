@@ -1,5 +1,6 @@
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+import Glibc
 import Media
 
 /// A growable in-memory file for FFmpeg's muxer. The MP4 muxer writes forward and then seeks back

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NodeCLI
 
 // The executable links only the core; capabilities are bundles the core loads when enabled.

@@ -209,4 +209,25 @@ import Testing
         }
         #expect(r.stdout.contains("libopenclaw-node-core.so") && r.stdout.contains("libopenclaw-node-kit.so"))
     }
+
+    /// Foundation (with ICU, about 6 MB resident) is for tests only: the executable and every
+    /// library we build use FoundationEssentials. Libraries that one feature needs are opened on
+    /// first use, not linked: libasound (audio capture) and libswscale (scaling, which brings
+    /// libavutil and the GPU libraries) by Media.
+    @Test func nothingWeShipLinksFoundationOrTheLazyLibraries() throws {
+        let built = PathName.directory(TestPaths.nodeBinary)
+        let shipped = try FileManager.default.contentsOfDirectory(atPath: built)
+            .filter { $0.hasPrefix("libopenclaw-") && $0.hasSuffix(".so") }.map { built + "/" + $0 } + [TestPaths.nodeBinary]
+        #expect(shipped.count >= 8, "\(shipped)")
+        for file in shipped {
+            let r = try runProcess("/usr/bin/readelf", ["-d", file])
+            #expect(r.code == 0, "\(r.stderr)")
+            let needed = r.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }.joined(separator: "\n")
+            #expect(!needed.contains("[libFoundation.so]") && !needed.contains("libFoundationInternationalization"),
+                    "\(file) links Foundation")
+            if file.hasSuffix("libopenclaw-media.so") {
+                for lib in ["libasound", "libswscale", "libavutil"] { #expect(!needed.contains(lib), "media links \(lib)") }
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -46,20 +47,20 @@ enum CameraDevices {
     /// by the kernel as `physical_location/panel` on the device or one of its parents — laptops
     /// and tablets have it); otherwise "external" for USB cameras and "unknown" for the rest.
     static func position(of path: String, sysfs: String = "/sys") -> String {
-        let node = (path as NSString).lastPathComponent
+        let node = PathName.lastComponent(path)
         let link = sysfs + "/class/video4linux/\(node)/device"
         guard let real = realpath(link, nil) else { return "unknown" }
         defer { free(real) }
         var dir = String(cString: real)
         while dir.count > sysfs.count {
             if let panel = try? String(contentsOfFile: dir + "/physical_location/panel", encoding: .utf8) {
-                switch panel.trimmingCharacters(in: .whitespacesAndNewlines) {
+                switch panel.trimmed() {
                 case "front": return "front"
                 case "back": return "back"
                 default: break
                 }
             }
-            dir = (dir as NSString).deletingLastPathComponent
+            dir = PathName.directory(dir)
         }
         return String(cString: real).contains("/usb") ? "external" : "unknown"
     }

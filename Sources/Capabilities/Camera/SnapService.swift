@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Media
 import Support
@@ -64,7 +65,7 @@ enum SnapService {
         let end = ContinuousClock.now + d
         while ContinuousClock.now < end {
             try cancel.check()
-            Thread.sleep(forTimeInterval: 0.01)
+            usleep(10_000)
         }
     }
 

@@ -1,6 +1,7 @@
 import CV4L2
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Media
 import Support
@@ -68,7 +69,7 @@ final class V4L2Device {
         let name = withUnsafeBytes(of: cap.card) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return (name.isEmpty ? (path as NSString).lastPathComponent : name, isCapture)
+        return (name.isEmpty ? PathName.lastComponent(path) : name, isCapture)
     }
 
     /// Supported formats with their discrete frame sizes (stepwise ranges contribute their maximum).

@@ -1,6 +1,7 @@
 import CV4L2
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Media
 import Support

@@ -1,5 +1,7 @@
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -23,7 +25,7 @@ final class CameraSession {
 /// buffers unmapped, fd closed) so other applications can use the camera. One session at a time;
 /// a session is either checked out (in use by one command) or idle here.
 final class WarmCamera: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var idle: (path: String, session: CameraSession, generation: Int)?
     private var generation = 0
     private let idleRelease: Duration

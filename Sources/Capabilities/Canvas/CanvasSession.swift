@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Media
 import Support
@@ -135,7 +136,7 @@ actor CanvasSession {
     }
 
     func present(url: String?, placement: CanvasPlacement?, deadline: ContinuousClock.Instant?) async throws(NodeError) {
-        let target = try url.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        let target = try url.flatMap { $0.trimmed().isEmpty ? nil : $0 }
             .map { (u) throws(NodeError) in try CanvasURL.resolve(u, canvasHost: canvasHost) }
         try await serially { () throws(NodeError) in
             if let target { try await load(target, on: try theBrowser(), deadline: deadline) }
@@ -363,7 +364,7 @@ struct ActionRateLimit {
 /// canvas host.)
 enum LocalHost {
     static func isLocal(_ host: String) -> Bool {
-        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let h = host.lowercased().trimming(["[", "]"])
         if h == "localhost" || h.hasSuffix(".local") { return true }
         return ResolvedAddress.isLoopbackOrPrivate(h, sharedAddressSpace: false)
     }

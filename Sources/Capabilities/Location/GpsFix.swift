@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A position gpsd reported with a 2D or 3D fix, plus when this node received it.
 public struct GpsFix: Sendable, Equatable {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Support
 
 /// What the watch thread reports, in the order it happened.
 enum WatchEvent: Sendable {
@@ -36,7 +38,7 @@ final class GpsdWatcher: @unchecked Sendable {
     let timing: Timing
     private let emit: @Sendable (WatchEvent) -> Void
     private let wakeup = Wakeup()
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stopped = false
     private var started = false
 
@@ -47,9 +49,7 @@ final class GpsdWatcher: @unchecked Sendable {
     func start() {
         let go: Bool = lock.withLock { defer { started = true }; return !started && !stopped }
         guard go else { return }
-        let t = Thread { [self] in run() }
-        t.name = "gpsd-watch"
-        t.start()
+        DetachedThread.start(name: "gpsd-watch") { [self] in run() }
     }
 
     /// Ends the thread (within one poll wake-up) and closes the connection.

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Support
+import Glibc
 
 /// ISO-8601 UTC times as gpsd writes them ("2026-11-30T04:10:41.110Z") and as the payload carries
 /// them (always milliseconds, always "Z"). Hand-written with timegm/gmtime_r because the Foundation
@@ -51,11 +53,6 @@ enum ISOTime {
     /// "2026-11-30T04:10:41.110Z".
     static func format(_ date: Date) -> String {
         let ms = (date.timeIntervalSince1970 * 1000).rounded()
-        var secs = time_t(Int64((ms / 1000).rounded(.down)))
-        let millis = Int(ms - Double(secs) * 1000)
-        var t = tm()
-        gmtime_r(&secs, &t)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(t.tm_year) + 1900, Int(t.tm_mon) + 1, Int(t.tm_mday),
-                      Int(t.tm_hour), Int(t.tm_min), Int(t.tm_sec), millis)
+        return utcTimestamp(epochMillis: Int64(ms))
     }
 }

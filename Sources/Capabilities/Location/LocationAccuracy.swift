@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `desiredAccuracy`: what a fix must show before location.get returns it, and how much of it the
 /// caller gets. gpsd has no power/accuracy trade-off to request, so the modes are filters on the

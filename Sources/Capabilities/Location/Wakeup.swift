@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A self-pipe that interrupts the watch thread's poll(): `stop()` and "reconnect now" must not
 /// wait for a read timeout or a backoff sleep to run out. Owned by one `GpsdWatcher`; both ends

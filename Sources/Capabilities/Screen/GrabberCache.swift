@@ -1,5 +1,7 @@
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -11,7 +13,7 @@ import Support
 final class GrabberCache: @unchecked Sendable {
     static let idleLifetime: DispatchTimeInterval = .seconds(30)
 
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Guarded by `lock`. Grabbers are not thread-safe; the lock hands each to one thread at a time.
     private var idle: (screenIndex: Int, grabber: any ScreenGrabber, generation: Int)?
     private var generation = 0

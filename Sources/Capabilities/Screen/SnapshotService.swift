@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Media
 import Support
@@ -33,6 +34,6 @@ enum SnapshotService {
     }
 
     static func millis(_ d: Duration) -> String {
-        String(format: "%.1f", d.seconds * 1000)
+        (d.seconds * 1000).fixed(1)
     }
 }

@@ -1,6 +1,7 @@
 import CX11
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -10,7 +11,7 @@ import Support
 /// The handler is process-wide (XSetErrorHandler has no per-Display form) and only records; the
 /// screen capture and the canvas window control share it.
 public enum X11ErrorTrap {
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var codes: [UInt: Int32] = [:]
     private static let installed: Void = { _ = XSetErrorHandler(record) }()
 

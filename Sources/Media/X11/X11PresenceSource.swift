@@ -1,6 +1,7 @@
 import CX11
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -8,7 +9,7 @@ import Support
 /// (MIT-SCREEN-SAVER extension, the state screen lockers drive).
 public final class X11PresenceSource: PresenceSource, @unchecked Sendable {
     private let displayName: String
-    private let lock = NSLock()
+    private let lock = Lock()
     // Owned by this object; opened lazily and re-opened after the server goes away.
     private var display: OpaquePointer?
     /// Raised by Xlib's I/O-exit handler when the server connection breaks.

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -79,7 +80,7 @@ public enum CLI {
         Usage: openclaw-node <command> [options]
 
         Commands:
-        \(commands.map { "  \($0.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+        \(commands.map { "  \($0.name.padded(to: 14)) \($0.summary)" }.joined(separator: "\n"))
 
         Every command takes --config FILE and --help. Without --config: the first that exists of
         $XDG_CONFIG_HOME/openclaw-node/config.json5 (~/.config/…) and /etc/openclaw-node/config.json5,

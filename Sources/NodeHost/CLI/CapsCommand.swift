@@ -33,7 +33,7 @@ enum CapsCommand {
             var marks: [String] = []
             if spec.requiresForeground { marks.append("foreground") }
             if spec.dangerous { marks.append("dangerous") }
-            Out.line("  \(advertised ? "+" : "-") \(spec.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(spec.summary)\(marks.isEmpty ? "" : " [\(marks.joined(separator: ", "))]")")
+            Out.line("  \(advertised ? "+" : "-") \(spec.name.padded(to: 24)) \(spec.summary)\(marks.isEmpty ? "" : " [\(marks.joined(separator: ", "))]")")
         }
         if !m.permissions.isEmpty {
             Out.line("Permissions: " + m.permissions.keys.sorted().map { "\($0)=\(m.permissions[$0]! ? "yes" : "no")" }.joined(separator: ", "))

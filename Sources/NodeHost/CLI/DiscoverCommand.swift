@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -66,7 +67,7 @@ enum DiscoverCommand {
             for n in r.notes { Out.line("  note: \(n)") }
         }
         if let manual { Out.line(manual) }
-        if all.isEmpty { Out.line("No gateway found after \(String(format: "%.1f", Double(elapsed.milliseconds) / 1000)) s.") }
+        if all.isEmpty { Out.line("No gateway found after \((Double(elapsed.milliseconds) / 1000).fixed(1)) s.") }
         return all.isEmpty ? ExitCode.failure.rawValue : ExitCode.ok.rawValue
     }
 

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -37,7 +38,7 @@ enum DoctorCommand {
             if let snippet { o["allowlistSnippet"] = .string(snippet) }
             Out.json(.object(o))
         } else {
-            for f in findings { Out.line("[\(f.level.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0))] \(f.area): \(f.text)") }
+            for f in findings { Out.line("[\(f.level.rawValue.padded(to: 4))] \(f.area): \(f.text)") }
             if let snippet, !filtered.isEmpty {
                 Out.line("\nMost node commands are not in a Linux gateway's default allowlist. Add them on the gateway:")
                 Out.line(snippet)

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -23,9 +24,7 @@ enum StatusCommand {
         let config = try CLI.loadConfig(a)
         let store = try StateStore(stateDir: config.stateDir)
         let id = try store.identity()
-        var mode: String?
-        if let attrs = try? FileManager.default.attributesOfItem(atPath: store.path),
-           let perms = attrs[.posixPermissions] as? NSNumber { mode = String(format: "%04o", perms.intValue) }
+        let mode = PathName.permissions(store.path)?.octal()
         let gateways: [JSONValue] = try store.gateways().map { g in
             var o: [String: JSONValue] = ["gateway": .string(g.gateway), "url": .string(g.url),
                                           "pairing": .string(g.pairingDescription)]

@@ -1,6 +1,7 @@
 import CSystemd
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -59,7 +60,7 @@ public struct LogindPresenceSource: PresenceSource {
 
 /// The real logind: sd-login reads /run/systemd; properties come over the system bus.
 public final class SystemdLogind: LogindBackend, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var bus: OpaquePointer?
 
     public init() {}

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Support
@@ -120,7 +121,7 @@ public actor Dispatcher {
 
 /// A reply slot that the handler and the deadline race to fill; the first one wins.
 final class ReplyOnce: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var result: Result<JSONValue, NodeError>?
     private var waiter: CheckedContinuation<Result<JSONValue, NodeError>, Never>?
 

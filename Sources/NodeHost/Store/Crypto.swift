@@ -1,6 +1,7 @@
 import COpenSSL
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -76,20 +77,20 @@ public enum Crypto {
 
 public enum Encoding {
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        bytes.map { $0.hex() }.joined()
     }
 
     /// base64url without padding (RFC 4648 §5), as the gateway expects for keys and signatures.
     public static func base64url(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-")
+            .replacing("/", with: "_")
+            .replacing("=", with: "")
     }
 
     /// Accepts base64url or standard base64, padded or not.
     public static func fromBase64url(_ s: String) -> [UInt8]? {
-        var t = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var t = s.replacing("-", with: "+").replacing("_", with: "/")
         while t.count % 4 != 0 { t += "=" }
         return Data(base64Encoded: t).map { Array($0) }
     }

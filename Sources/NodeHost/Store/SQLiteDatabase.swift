@@ -1,6 +1,7 @@
 import CSQLite
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 

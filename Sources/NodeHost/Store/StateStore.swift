@@ -1,6 +1,7 @@
 import CSQLite
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -31,7 +32,7 @@ public final class StateStore: @unchecked Sendable {
     /// Set when a damaged database was found and moved aside on open (its new name).
     public private(set) var movedAside: String?
     private let db: SQLiteDatabase
-    private let lock = NSLock()
+    private let lock = Lock()
     private let log = Logger(component: "state")
 
     public init(stateDir: String) throws(Failure) {
@@ -55,16 +56,16 @@ public final class StateStore: @unchecked Sendable {
     }
 
     private static func prepareDirectory(_ dir: String) throws(Failure) {
-        var isDir: ObjCBool = false
+        var isDir = false
         if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw .directory("stateDir \(dir) exists but is not a directory") }
+            guard isDir else { throw .directory("stateDir \(dir) exists but is not a directory") }
             return
         }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .directory("cannot create stateDir \(dir): \(error.localizedDescription) (set node.stateDir to a writable place)")
+            throw .directory("cannot create stateDir \(dir): \(describe(error)) (set node.stateDir to a writable place)")
         }
         chmod(dir, 0o700)
     }

@@ -38,7 +38,7 @@ final class PythonServer: @unchecked Sendable {
     func send(_ line: String) {
         PythonServer.ignoreSIGPIPE
         // One line at a time: lines over the pipe's atomic size from two threads would interleave.
-        sendLock.withLock { try? child.stdin?.write(contentsOf: Data((line + "\n").utf8)) }
+        sendLock.withLock { try? child.stdin?.write(Data((line + "\n").utf8)) }
     }
 
     private let sendLock = NSLock()
@@ -56,7 +56,7 @@ final class LineReader: @unchecked Sendable {
     private var lines: [String] = []
     private var eof = false
 
-    init(_ handle: FileHandle) {
+    init(_ handle: PipeEnd) {
         let t = Thread { [weak self] in
             var buf = Data()
             while true {

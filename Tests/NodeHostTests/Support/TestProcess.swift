@@ -61,8 +61,8 @@ enum TempDirs {
 func runProcess(_ path: String, _ args: [String], env: [String: String]? = nil, stdin: String? = nil,
                 timeout: TimeInterval = 60) throws -> ProcessResult {
     let p = try Subprocess.spawn(path, args, environment: env, stdin: .pipe, stdout: .pipe, stderr: .pipe)
-    if let stdin { p.stdin?.write(Data(stdin.utf8)) }
-    try? p.stdin?.close()
+    if let stdin { try? p.stdin?.write(Data(stdin.utf8)) }
+    p.stdin?.close()
     // Read both pipes concurrently so a chatty child cannot block on a full pipe.
     let outData = LockedData(), errData = LockedData()
     let g = DispatchGroup()

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -18,7 +19,7 @@ struct A2UIAction: Equatable {
     init?(message: String) {
         guard let v = JSONValue.parse(message), let a = v["userAction"], a.objectValue != nil else { return nil }
         let name = [a["name"]?.stringValue, a["action"]?.stringValue].compactMap { $0 }
-            .map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
+            .map { $0.trimmed() }.first { !$0.isEmpty }
         guard let name else { return nil }
         self.name = name
         id = a["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString
@@ -29,10 +30,10 @@ struct A2UIAction: Equatable {
 
     /// `[A-Za-z0-9_.:-]` only; spaces become `_`, other characters `_`, empty `-`.
     static func tag(_ s: String) -> String {
-        let t = s.trimmingCharacters(in: .whitespacesAndNewlines)
+        let t = s.trimmed()
         if t.isEmpty { return "-" }
         return String(t.unicodeScalars.map { c -> Character in
-            (c.isASCII && (CharacterSet.alphanumerics.contains(c) || "_-.:".unicodeScalars.contains(c))) ? Character(c) : "_"
+            (c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || "_-.:".unicodeScalars.contains(c))) ? Character(c) : "_"
         })
     }
 

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -22,13 +23,13 @@ enum A2UIMessages {
             }
             return messages
         }
-        guard let jsonl, !jsonl.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard let jsonl, !jsonl.trimmed().isEmpty else {
             throw NodeError.invalidRequest("jsonl required")
         }
         guard jsonl.utf8.count <= maxBytes else { throw NodeError.invalidRequest("jsonl is over \(maxBytes) bytes") }
         var out: [JSONValue] = []
         for (i, line) in jsonl.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let t = line.trimmingCharacters(in: .whitespaces)
+            let t = line.trimmed()
             if t.isEmpty { continue }
             guard let v = JSONValue.parse(String(t)), v.objectValue != nil else {
                 throw NodeError.invalidRequest("A2UI JSONL line \(i + 1): expected a JSON object")

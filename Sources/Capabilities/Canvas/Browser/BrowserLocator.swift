@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -31,10 +32,12 @@ enum BrowserLocator {
     /// /usr/bin/chromium → /usr/lib/chromium/chromium when the former is a shell script.
     static func unwrapped(_ path: String) -> String {
         // Two bytes, not the file: a configured path may be the 200 MB browser itself.
-        guard let f = FileHandle(forReadingAtPath: path) else { return path }
-        defer { try? f.close() }
-        guard (try? f.read(upToCount: 2)) == Data("#!".utf8) else { return path }
-        let name = (path as NSString).lastPathComponent
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return path }
+        defer { close(fd) }
+        var head: [UInt8] = [0, 0]
+        guard read(fd, &head, 2) == 2, head == Array("#!".utf8) else { return path }
+        let name = PathName.lastComponent(path)
         return ["/usr/lib/chromium/" + name, "/usr/lib/\(name)/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? path
     }
 }

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -54,7 +55,7 @@ final class BrowserProcess: @unchecked Sendable {
                                                     attributes: [.posixPermissions: 0o700])
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: o.profileDir)
         } catch {
-            throw CanvasError.unavailable("cannot create the browser profile \(o.profileDir): \(error.localizedDescription)")
+            throw CanvasError.unavailable("cannot create the browser profile \(o.profileDir): \(describe(error))")
         }
         // Close-on-exec from birth, so no other child (a plugin) holds the pipe and hides the browser's exit.
         guard let toBrowser = Subprocess.makePipe() else { throw CanvasError.unavailable("pipe: \(String(cString: strerror(errno)))") }
@@ -102,9 +103,9 @@ final class BrowserProcess: @unchecked Sendable {
     static func removeSingletonDirectory(profileDir: String) {
         let link = profileDir + "/SingletonSocket"
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return }
-        let dir = (target as NSString).deletingLastPathComponent
-        guard (dir as NSString).lastPathComponent.hasPrefix("org.chromium.Chromium."),
-              (dir as NSString).deletingLastPathComponent == (NSTemporaryDirectory() as NSString).standardizingPath else { return }
+        let dir = PathName.directory(target)
+        guard PathName.lastComponent(dir).hasPrefix("org.chromium.Chromium."),
+              PathName.directory(dir) == PathName.tempDirectory(ProcessInfo.processInfo.environment) else { return }
         try? FileManager.default.removeItem(atPath: dir)
         for name in ["SingletonSocket", "SingletonCookie", "SingletonLock"] { unlink(profileDir + "/" + name) }
     }

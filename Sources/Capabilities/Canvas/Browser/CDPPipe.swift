@@ -1,5 +1,7 @@
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -23,7 +25,7 @@ final class CDPPipe: @unchecked Sendable {
 
     private let writeFD: Int32
     private let readFD: Int32
-    private let lock = NSLock()
+    private let lock = Lock()
     private var nextId = 1
     private var pending: [Int: CheckedContinuation<Result<JSONValue, Failure>, Never>] = [:]
     private var closed: String?
@@ -37,9 +39,7 @@ final class CDPPipe: @unchecked Sendable {
         self.readFD = readFD
         self.onEvent = onEvent
         self.onClose = onClose
-        let t = Thread { [self] in readLoop() }
-        t.name = "cdp-reader"
-        t.start()
+        DetachedThread.start(name: "cdp-reader") { [self] in readLoop() }
     }
 
     deinit {

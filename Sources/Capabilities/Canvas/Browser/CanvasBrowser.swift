@@ -1,5 +1,7 @@
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -105,7 +107,7 @@ actor CanvasBrowser {
             session = s
             targetId = tid
             log.info("canvas browser started (pid \(b.process.pid), \(options.window ? "window on \(options.display ?? "$DISPLAY")" : "headless"), " +
-                     "\((options.executable as NSString).lastPathComponent)) in \(started.duration(to: .now))")
+                     "\(PathName.lastComponent(options.executable))) in \(started.duration(to: .now))")
             return .success((b.pipe, s))
         } catch {
             await Self.stopOffPool(b)

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -14,7 +15,7 @@ final class PageContexts: @unchecked Sendable {
         let isDefault: Bool
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var contexts: [Int: Context] = [:]
     /// Set when the page's renderer died (Inspector.targetCrashed).
     private var crashed = false

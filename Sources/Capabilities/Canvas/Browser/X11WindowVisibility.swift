@@ -1,6 +1,7 @@
 import CX11
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 import X11Support

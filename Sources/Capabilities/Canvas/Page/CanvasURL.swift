@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 import Support
 
@@ -19,7 +20,7 @@ enum CanvasURL {
     static let allowedSchemes: Set<String> = ["http", "https", "data", "about"]
 
     static func resolve(_ raw: String, canvasHost: String?) throws(NodeError) -> Target {
-        let s = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let s = raw.trimmed()
         if s.isEmpty || s == "/" { return .scaffold }
         if let scheme = scheme(of: s) {
             guard allowedSchemes.contains(scheme) else {
@@ -46,7 +47,7 @@ enum CanvasURL {
 
     /// Whether `raw` is resolved against the canvas host (a path, not an absolute URL or "").
     static func isOnCanvasHost(_ raw: String) -> Bool {
-        let s = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let s = raw.trimmed()
         return !(s.isEmpty || s == "/") && scheme(of: s) == nil
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The built-in page shown before any URL and for `canvas.navigate {"url": ""}`: a full-window 2D
 /// canvas sized for devicePixelRatio under a small home panel, exposing `window.__openclaw =

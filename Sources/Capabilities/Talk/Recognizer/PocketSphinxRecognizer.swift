@@ -1,5 +1,6 @@
 import CPocketSphinx
-import Foundation
+import FoundationEssentials
+import Glibc
 import Kit
 
 /// The offline English recognizer: Debian's pocketsphinx with its packaged en-US model, loaded once
@@ -59,6 +60,6 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         guard ps_end_utt(decoder) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot end the utterance") }
         var score: Int32 = 0
         guard let hyp = ps_get_hyp(decoder, &score) else { return "" }
-        return String(cString: hyp).trimmingCharacters(in: .whitespaces)
+        return String(cString: hyp).trimmed()
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Support
 
 /// Finds, reads, parses and validates the config file.
@@ -42,7 +43,7 @@ public enum ConfigLoader {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) }
         catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "not readable (\(error.localizedDescription))" : "no such file"
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable (\(describe(error)))" : "no such file"
             throw .unreadable(path: path, reason: reason)
         }
         guard let text = String(validating: data, as: UTF8.self) else { throw .syntax(invalidUTF8(data, file: path)) }
@@ -73,7 +74,7 @@ public enum ConfigLoader {
             if b == 0x0A { line += 1; column = 1 } else { column += 1 }
             i = end
         }
-        let byte = i < data.endIndex ? String(format: "0x%02X", data[i]) : "end of file"
+        let byte = i < data.endIndex ? "0x\(data[i].upperHex())" : "end of file"
         return JSON5SyntaxError(file: file, location: SourceLocation(line: line, column: column),
                                 reason: "invalid UTF-8 (byte \(byte)); the config file must be UTF-8 text")
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Support
 
 /// The typed configuration the daemon runs with (config.json5 documents every key). Built from a validated JSON5
@@ -124,7 +125,7 @@ public struct NodeConfig: Sendable {
 
     public static func expandHome(_ path: String, _ env: [String: String]) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
-        let home = env["HOME"] ?? NSHomeDirectory()
+        let home = PathName.home(env)
         return home + path.dropFirst()
     }
 

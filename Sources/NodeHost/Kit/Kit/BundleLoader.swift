@@ -1,6 +1,7 @@
 import CBundleABI
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Support
 
 /// Finds, checks and loads bundles: `libopenclaw-<name>.so` from the installation's own library
@@ -37,11 +38,11 @@ public enum BundleLoader {
     /// The executable's directory and `../lib/openclaw-node` beside it, from /proc/self/exe.
     public static var searchDirectories: [String] {
         guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
-        let bin = (exe as NSString).deletingLastPathComponent
-        return [bin, ((bin as NSString).deletingLastPathComponent as NSString).appendingPathComponent("lib/openclaw-node")]
+        let bin = PathName.directory(exe)
+        return [bin, PathName.join(PathName.directory(bin), "lib/openclaw-node")]
     }
 
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var loaded: [String: Result<BundleExports, Failure>] = [:]
     private static let log = Logger(component: "bundles")
 
@@ -61,7 +62,7 @@ public enum BundleLoader {
 
     static func open(_ name: String, in directories: [String]) -> Result<BundleExports, Failure> {
         let file = fileName(name)
-        guard let path = directories.map({ ($0 as NSString).appendingPathComponent(file) })
+        guard let path = directories.map({ PathName.join($0, file) })
             .first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             return .failure(Failure(description: "\(name): bundle \(file) is not installed (looked in \(directories.joined(separator: ", "))); reinstall openclaw-node or disable capabilities.\(name)"))
         }

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Support
 
 /// Whether a bundle file may be loaded into this process: like sshd's StrictModes, the file and
@@ -9,17 +10,17 @@ import Support
 enum BundleTrust {
     /// nil when the path is trustworthy, else what is wrong with it and how to fix it.
     static func problem(_ path: String) -> String? {
-        let resolved = (path as NSString).resolvingSymlinksInPath
+        let resolved = PathName.resolvingSymlinks(path)
         var st = stat()
         guard stat(resolved, &st) == 0 else { return "cannot stat it: \(String(cString: strerror(errno)))" }
         guard st.st_mode & S_IFMT == S_IFREG else { return "it is not a regular file" }
         if let p = problem(resolved, st, isDirectory: false) { return p }
-        var dir = (resolved as NSString).deletingLastPathComponent
+        var dir = PathName.directory(resolved)
         while !dir.isEmpty {
             guard stat(dir, &st) == 0 else { return "cannot stat \(dir): \(String(cString: strerror(errno)))" }
             if let p = problem(dir, st, isDirectory: true) { return p }
             if dir == "/" { break }
-            dir = (dir as NSString).deletingLastPathComponent
+            dir = PathName.directory(dir)
         }
         return nil
     }
@@ -32,7 +33,7 @@ enum BundleTrust {
         let mode = st.st_mode & 0o7777
         let sticky = isDirectory && mode & S_ISVTX != 0
         if mode & 0o022 != 0 && !sticky {
-            return String(format: "%@ is writable by group or others (mode %04o); run chmod go-w %@", path, mode, path)
+            return "\(path) is writable by group or others (mode \(mode.octal())); run chmod go-w \(path)"
         }
         return nil
     }

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Support
 
 /// One row of the command table: everything the gateway manifest, the dispatcher's gates,

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import Support
 
 /// An invoke's params as they arrived, parsed once: the gateway sends `paramsJSON` (text, or an

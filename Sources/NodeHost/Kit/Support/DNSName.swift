@@ -89,7 +89,7 @@ public enum DNSSDEscape {
             case UInt8(ascii: "."), UInt8(ascii: "\\"):
                 out += [UInt8(ascii: "\\"), b]
             case 0...0x20, 0x7F:
-                out += Array(String(format: "\\%03d", Int(b)).utf8)
+                out += Array("\\\(Int(b).zeroPadded(3))".utf8)
             default:
                 out.append(b)
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One thread that fires deadlines (invoke timeouts, reply timeouts).
 ///
@@ -11,7 +12,7 @@ public final class DeadlineTimer: @unchecked Sendable {
 
     public struct Token: Sendable, Hashable { let id: UInt64 }
 
-    private let cond = NSCondition()
+    private let cond = Condition()
     private var entries: [UInt64: (at: ContinuousClock.Instant, action: @Sendable () -> Void)] = [:]
     private var nextId: UInt64 = 0
     private var started = false
@@ -27,9 +28,7 @@ public final class DeadlineTimer: @unchecked Sendable {
         entries[id] = (at, action)
         if !started {
             started = true
-            let t = Thread { [unowned self] in self.loop() }
-            t.name = "deadlines"
-            t.start()
+            DetachedThread.start(name: "deadlines") { [unowned self] in self.loop() }
         }
         cond.signal()
         cond.unlock()
@@ -58,7 +57,7 @@ public final class DeadlineTimer: @unchecked Sendable {
                 entry.action()
                 cond.lock()
             } else {
-                _ = cond.wait(until: Date().addingTimeInterval(min(left.seconds, 3600)))
+                cond.wait(timeout: min(left, .seconds(3600)))
             }
         }
     }

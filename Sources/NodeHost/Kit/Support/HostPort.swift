@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A network address as people write it in config: "host", "host:port", "[v6addr]:port", "[v6addr]"
 /// or a bare IPv6 literal (several colons, no port). One parser for every `host[:port]` key
@@ -11,7 +12,7 @@ public struct HostPort: Sendable, Equatable, CustomStringConvertible {
 
     /// nil when the text is empty, the host is empty, or the port is not 1–65535.
     public init?(_ text: String, defaultPort: Int) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmed()
         guard !t.isEmpty else { return nil }
         var host = t
         var portText: Substring?

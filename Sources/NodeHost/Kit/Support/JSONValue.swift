@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A plain JSON value: what travels on the wire and what command payloads are built from.
 /// (The JSON5 parser produces `JSON5Node`, which also remembers where each value came from.)

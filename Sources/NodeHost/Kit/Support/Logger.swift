@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Plain, readable log lines on stderr ("2026-11-30T10:00:00.123Z INFO  gateway: connected …").
 /// stderr goes to journald under systemd; lines are written whole so a killed process loses nothing.
@@ -30,16 +31,14 @@ public struct Logger: Sendable {
     private func write(_ level: Level, _ msg: () -> String) {
         guard level >= Logger.threshold else { return }
         let line = "\(Logger.timestamp()) \(level.label) \(component): \(msg())\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        // One write(2) per line: whole lines even when threads log at once.
+        var bytes = Array(line.utf8)
+        _ = Glibc.write(2, &bytes, bytes.count)
     }
 
     static func timestamp() -> String {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        var tmv = tm()
-        var t = ts.tv_sec
-        gmtime_r(&t, &tmv)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday,
-                      tmv.tm_hour, tmv.tm_min, tmv.tm_sec, Int(ts.tv_nsec / 1_000_000))
+        return utcTimestamp(epochMillis: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec / 1_000_000))
     }
 }

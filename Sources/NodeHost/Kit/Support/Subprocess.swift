@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A child process started with posix_spawn and a clean signal state. Foundation's Process passes on
 /// the spawning thread's blocked-signal mask (and ignored signals survive exec), which leaves a
@@ -20,10 +21,10 @@ public final class Subprocess: @unchecked Sendable {
     public let pid: pid_t
     public let executable: String
     /// Our ends of `.pipe` streams (nil otherwise).
-    public let stdin: FileHandle?
-    public let stdout: FileHandle?
-    public let stderr: FileHandle?
-    private let lock = NSLock()
+    public let stdin: PipeEnd?
+    public let stdout: PipeEnd?
+    public let stderr: PipeEnd?
+    private let lock = Lock()
     private var exitStatus: Int32?
 
     public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
@@ -42,7 +43,7 @@ public final class Subprocess: @unchecked Sendable {
             closeAfter.append(high)
             posix_spawn_file_actions_adddup2(&actions, high, target)
         }
-        var ours: [FileHandle?] = [nil, nil, nil]
+        var ours: [PipeEnd?] = [nil, nil, nil]
         for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
             switch stream {
             case .inherit: break
@@ -56,7 +57,7 @@ public final class Subprocess: @unchecked Sendable {
                 posix_spawn_file_actions_adddup2(&actions, childEnd, target)
                 posix_spawn_file_actions_addclose(&actions, childEnd)
                 closeAfter.append(childEnd)
-                ours[Int(target)] = FileHandle(fileDescriptor: ourEnd, closeOnDealloc: true)
+                ours[Int(target)] = PipeEnd(fileDescriptor: ourEnd)
             }
         }
         var attr = posix_spawnattr_t()
@@ -89,7 +90,7 @@ public final class Subprocess: @unchecked Sendable {
     /// Held while a pipe is created and marked close-on-exec, and while spawning: a child started
     /// from another thread in between would otherwise inherit both ends (Glibc's pipe2 is not
     /// visible to Swift without _GNU_SOURCE).
-    private static let spawnLock = NSLock()
+    private static let spawnLock = Lock()
 
     /// Where `name` is on $PATH (the first executable match), as posix_spawnp would find it.
     public static func findExecutable(_ name: String) -> String? {
@@ -108,7 +109,7 @@ public final class Subprocess: @unchecked Sendable {
         }
     }
 
-    private init(pid: pid_t, executable: String, stdin: FileHandle?, stdout: FileHandle?, stderr: FileHandle?) {
+    private init(pid: pid_t, executable: String, stdin: PipeEnd?, stdout: PipeEnd?, stderr: PipeEnd?) {
         self.pid = pid; self.executable = executable; self.stdin = stdin; self.stdout = stdout; self.stderr = stderr
     }
 

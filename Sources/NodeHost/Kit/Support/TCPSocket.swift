@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A resolved address to connect to, and whether plain-text traffic to it stays off the internet.
 public struct ResolvedAddress: Sendable, CustomStringConvertible {

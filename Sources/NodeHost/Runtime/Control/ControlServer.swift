@@ -1,5 +1,7 @@
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -48,9 +50,7 @@ public final class ControlServer: @unchecked Sendable {
         let sock: UnixSocket
         do { sock = try UnixSocket.listen(path) } catch { throw .socket(error.description) }
         listener = sock
-        let thread = Thread { [weak self] in self?.acceptLoop(sock) }
-        thread.name = "control-accept"
-        thread.start()
+        DetachedThread.start(name: "control-accept") { [weak self] in self?.acceptLoop(sock) }
         log.info("listening on \(path)")
     }
 
@@ -78,12 +78,10 @@ public final class ControlServer: @unchecked Sendable {
                 continue
             }
             client.setReceiveTimeout(seconds: idleSeconds)
-            let t = Thread { [weak self, clients] in
+            DetachedThread.start(name: "control-client") { [weak self, clients] in
                 self?.serve(client)
                 clients.leave()
             }
-            t.name = "control-client"
-            t.start()
         }
     }
 
@@ -144,7 +142,7 @@ private final class ResultBox: @unchecked Sendable { var value: JSONValue? }
 
 /// How many control clients are being served.
 private final class ClientCount: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var n = 0
     func enter(limit: Int) -> Bool { lock.withLock { guard n < limit else { return false }; n += 1; return true } }
     func leave() { lock.withLock { n -= 1 } }

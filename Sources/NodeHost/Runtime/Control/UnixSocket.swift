@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -15,7 +16,7 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     private(set) var fd: Int32
-    private let lock = NSLock()
+    private let lock = Lock()
 
     private init(fd: Int32) { self.fd = fd }
     deinit { close() }

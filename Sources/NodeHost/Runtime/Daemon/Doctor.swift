@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -75,10 +76,10 @@ public enum Doctor {
             return [.init(level: .warn, area: "state", text: "\(dbPath) does not exist yet (created on first run)")]
         }
         var out: [Finding] = []
-        func mode(_ p: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: p))?[.posixPermissions] as? NSNumber)?.intValue ?? 0 }
+        func mode(_ p: String) -> Int { PathName.permissions(p) ?? 0 }
         let dirMode = mode(config.stateDir), fileMode = mode(dbPath)
-        if dirMode & 0o077 != 0 { out.append(.init(level: .fail, area: "state", text: String(format: "%@ is mode %04o; run chmod 700 %@", config.stateDir, dirMode, config.stateDir))) }
-        if fileMode & 0o077 != 0 { out.append(.init(level: .fail, area: "state", text: String(format: "%@ is mode %04o (it holds the device key); run chmod 600 %@", dbPath, fileMode, dbPath))) }
+        if dirMode & 0o077 != 0 { out.append(.init(level: .fail, area: "state", text: "\(config.stateDir) is mode \(dirMode.octal()); run chmod 700 \(config.stateDir)")) }
+        if fileMode & 0o077 != 0 { out.append(.init(level: .fail, area: "state", text: "\(dbPath) is mode \(fileMode.octal()) (it holds the device key); run chmod 600 \(dbPath)")) }
         do {
             let store = try StateStore(stateDir: config.stateDir)
             if let aside = store.movedAside { out.append(.init(level: .fail, area: "state", text: "the state database was damaged and moved to \(aside)")) }

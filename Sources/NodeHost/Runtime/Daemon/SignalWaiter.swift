@@ -1,5 +1,7 @@
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -34,7 +36,7 @@ enum SignalSources {
 }
 
 final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var done = false
     func claim() -> Bool { lock.withLock { if done { return false }; done = true; return true } }
 }

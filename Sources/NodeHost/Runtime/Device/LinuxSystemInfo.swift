@@ -1,5 +1,5 @@
 import Config
-import Foundation
+import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -17,7 +17,7 @@ struct LinuxSystemInfo: Sendable {
         if let name = usable(sys.value("/proc/sys/kernel/hostname")) { return name }
         if sys.isHost, let name = usable(Self.gethostname()) { return name }
         if let file = sys.read("/etc/hostname") {
-            let first = file.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            let first = file.split(whereSeparator: \.isNewline).map { $0.trimmed() }
                 .first { !$0.isEmpty && !$0.hasPrefix("#") }
             if let name = usable(first) { return name }
         }
@@ -26,7 +26,7 @@ struct LinuxSystemInfo: Sendable {
 
     /// "(none)" is the kernel's placeholder before anything set a name.
     private func usable(_ name: String?) -> String? {
-        guard let n = name?.trimmingCharacters(in: .whitespacesAndNewlines), !n.isEmpty, n != "(none)" else { return nil }
+        guard let n = name?.trimmed(), !n.isEmpty, n != "(none)" else { return nil }
         return n
     }
 

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -34,7 +35,7 @@ enum LocaleResolver {
     /// "language[_territory][.codeset][@modifier]" → "language[-Script][-TERRITORY]"; nil for the
     /// C/POSIX locales, which name no language.
     static func bcp47(_ posix: String) -> String? {
-        var rest = Substring(posix.trimmingCharacters(in: .whitespaces))
+        var rest = Substring(posix.trimmed())
         var script: String?
         if let at = rest.firstIndex(of: "@") {
             script = scriptModifiers[rest[rest.index(after: at)...].lowercased()]

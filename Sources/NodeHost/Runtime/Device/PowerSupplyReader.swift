@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -133,7 +134,7 @@ struct PowerSupplyReader: Sendable {
         if sys.value("/sys/firmware/acpi/platform_profile") == "low-power" { return true }
         if let text = sys.read("/var/lib/power-profiles-daemon/state.ini") {
             for line in text.split(whereSeparator: \.isNewline) {
-                let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmed() }
                 if parts.count == 2, parts[0] == "Profile" { return parts[1] == "power-saver" }
             }
         }

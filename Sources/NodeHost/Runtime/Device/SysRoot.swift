@@ -1,5 +1,5 @@
 import Config
-import Foundation
+import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -54,7 +54,7 @@ struct SysRoot: Sendable {
     /// nil when absent or blank.
     func value(_ absolute: String) -> String? {
         guard let raw = read(absolute, limit: 65536) else { return nil }
-        let trimmed = raw.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0")))
+        let trimmed = raw.trimmed()
         return trimmed.isEmpty ? nil : trimmed
     }
 

@@ -1,6 +1,8 @@
 import CAvahi
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -32,7 +34,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     public let table = LANServiceTable()
     private let onChange: @Sendable () -> Void
     private let log = Logger(component: "discovery")
-    private let lock = NSLock()
+    private let lock = Lock()
     private var _status: Status = .starting
     private var stopRequested = false
     private var started = false
@@ -67,9 +69,7 @@ public final class AvahiBrowser: @unchecked Sendable {
 
     public func start() {
         lock.withLock { started = true }
-        let t = Thread { [self] in loop(); finished.signal() }
-        t.name = "avahi"
-        t.start()
+        DetachedThread.start(name: "avahi") { [self] in loop(); finished.signal() }
     }
 
     /// Stops browsing and frees everything (waits for the poll thread). Safe to call twice.

@@ -1,6 +1,8 @@
 import CResolv
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -55,7 +56,7 @@ public struct DiscoveredGateway: Sendable, Equatable {
         var h = addresses.first(where: { !$0.lowercased().hasPrefix("fe80:") }) ?? linkLocal ?? host
         if h.contains(":") {
             // RFC 6874: the zone separator is %25 inside a URL.
-            h = "[\(h.replacingOccurrences(of: "%", with: "%25"))]"
+            h = "[\(h.replacing("%", with: "%25"))]"
         }
         return URL(string: "\(scheme)://\(h):\(port)")
     }

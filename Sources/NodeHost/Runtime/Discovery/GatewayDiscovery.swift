@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -34,7 +35,7 @@ public final class GatewayDiscovery: @unchecked Sendable {
     private let wideArea: WideAreaBrowser?
     private let wideAreaSetupError: String?
     private let lan: AvahiBrowser?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var wideAreaResult: WideAreaBrowser.Result?
     private var wideAreaRunning = false
     private var wideAreaRounds = 0

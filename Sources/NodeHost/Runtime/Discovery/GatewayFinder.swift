@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -15,7 +16,7 @@ public final class GatewayFinder: @unchecked Sendable {
     private let store: StateStore
     private let status: GatewayStatus
     private let log = Logger(component: "discovery")
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stopped = false
     /// How long after start "the only gateway found" may be trusted to really be the only one.
     let settleTime: Duration

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -30,7 +31,7 @@ public final class LANServiceTable: @unchecked Sendable {
 
     enum Row { case pending, resolved(Resolved), failed(String) }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var rows: [Key: Row] = [:]
     private var order: [Key] = []
     private var allForNow = false

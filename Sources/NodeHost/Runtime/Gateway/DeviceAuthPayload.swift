@@ -15,7 +15,7 @@ public enum DeviceAuthPayload {
     /// Trim, then lower-case A–Z only (non-ASCII letters stay as they are, like the gateway does).
     public static func normalizeMetadata(_ s: String?) -> String {
         guard let s else { return "" }
-        let trimmed = s.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = s.trimmed()
         return String(String.UnicodeScalarView(trimmed.unicodeScalars.map { c in
             (65...90).contains(c.value) ? Unicode.Scalar(c.value + 32)! : c
         }))
@@ -23,7 +23,8 @@ public enum DeviceAuthPayload {
 }
 
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry

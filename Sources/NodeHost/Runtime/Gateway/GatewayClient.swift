@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -313,7 +314,7 @@ public actor GatewayClient {
 
     private func wait(_ reason: String, for delay: Duration, quiet: Bool = false) async {
         guard !stopped else { return }
-        if !quiet { log.info("\(reason); retrying in \(String(format: "%.1f", Double(delay.milliseconds) / 1000)) s") }
+        if !quiet { log.info("\(reason); retrying in \((Double(delay.milliseconds) / 1000).fixed(1)) s") }
         if !quiet { await status.set(.waiting(reason: reason, retryInMs: delay.milliseconds)) }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             wake = c

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -53,7 +54,7 @@ final class GatewayConnection: @unchecked Sendable {
             case .text(let t):
                 if let tooBig = oversizeBeforeHello(t) { return tooBig }
                 if case .event("connect.challenge", let p)? = GatewayProtocol.parse(t) {
-                    guard let n = p?["nonce"]?.stringValue?.trimmingCharacters(in: .whitespaces), !n.isEmpty else {
+                    guard let n = p?["nonce"]?.stringValue?.trimmed(), !n.isEmpty else {
                         return .failed("connect.challenge without a nonce")
                     }
                     nonce = n
@@ -218,7 +219,7 @@ final class GatewayConnection: @unchecked Sendable {
 
 /// The time the last frame arrived, shared with the watchdog task.
 final class LockedInstant: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var at = ContinuousClock.now
     func touch() { lock.withLock { at = .now } }
     var age: Duration { lock.withLock { ContinuousClock.now - at } }

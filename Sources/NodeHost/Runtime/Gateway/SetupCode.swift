@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -18,7 +19,7 @@ public struct SetupCode: Sendable, Equatable {
     }
 
     public init(decoding code: String) throws(Invalid) {
-        let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = code.trimmed()
         guard !trimmed.isEmpty, trimmed.count <= 2048 else { throw Invalid(description: "gateway.setupCode is empty or longer than 2048 characters") }
         guard let bytes = Encoding.fromBase64url(trimmed), bytes.count <= 4096 else {
             throw Invalid(description: "gateway.setupCode is not base64url text (copy it again from `openclaw qr`)")

@@ -52,7 +52,7 @@ public enum PluginLoader {
     public static func capabilities(config: NodeConfig, log: Logger = Logger(component: "plugins")) -> [any Capability] {
         var out: [any Capability] = []
         var seen = Set<String>()
-        let base = config.sourceFile.map { ($0 as NSString).deletingLastPathComponent } ?? FileManager.default.currentDirectoryPath
+        let base = config.sourceFile.map { PathName.directory($0) } ?? FileManager.default.currentDirectoryPath
         for dir in config.pluginDirs {
             let root = dir.hasPrefix("/") ? dir : base + "/" + dir
             for entry in ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() {
@@ -73,4 +73,5 @@ public enum PluginLoader {
     }
 }
 
-import Foundation
+import FoundationEssentials
+import Glibc

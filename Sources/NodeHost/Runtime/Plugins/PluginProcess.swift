@@ -1,5 +1,7 @@
 import Config
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -84,7 +86,7 @@ actor PluginProcess {
     }
 
     private nonisolated func startReaders(_ p: Subprocess) {
-        let out = Thread { [weak self] in
+        DetachedThread.start(name: "plugin-stdout") { [weak self] in
             var buffer = PluginLineBuffer(maxLineBytes: PluginProcess.maxLineBytes)
             // availableData returns what the pipe has; read(upToCount:) would wait for a full buffer.
             while let chunk = p.stdout?.availableData, !chunk.isEmpty {
@@ -94,9 +96,7 @@ actor PluginProcess {
             let code = p.wait()
             self?.deliverExit(p.pid, code)
         }
-        out.name = "plugin-stdout"
-        out.start()
-        let err = Thread { [weak self, id = manifest.id] in
+        DetachedThread.start(name: "plugin-stderr") { [weak self, id = manifest.id] in
             var buffer = PluginLineBuffer(maxLineBytes: 64 * 1024)
             let log = Logger(component: "plugin \(id)")
             while let chunk = p.stderr?.availableData, !chunk.isEmpty {
@@ -104,8 +104,6 @@ actor PluginProcess {
             }
             _ = self
         }
-        err.name = "plugin-stderr"
-        err.start()
     }
 
     /// Called on the reader thread; keeps lines in order by waiting for each to be handled.
@@ -164,12 +162,12 @@ actor PluginProcess {
 
     private func send(_ msg: JSONValue) {
         guard let h = child?.stdin else { return }
-        try? h.write(contentsOf: Data((msg.jsonString() + "\n").utf8))
+        try? h.write(Data((msg.jsonString() + "\n").utf8))
     }
 
     private func handle(_ line: String) {
         guard let v = JSONValue.parse(line), case .object = v, let type = v["type"]?.stringValue else {
-            if !line.trimmingCharacters(in: .whitespaces).isEmpty { log.warn("ignoring output that is not a protocol message: \(line.prefix(200))") }
+            if !line.trimmed().isEmpty { log.warn("ignoring output that is not a protocol message: \(line.prefix(200))") }
             return
         }
         switch type {

@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -18,7 +19,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
     private let fd: Int32
     private let onChange: @Sendable () -> Void
     private let debounce: Duration
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stopped = false
 
     /// nil when netlink is not available (then the backoff alone paces reconnects).
@@ -34,9 +35,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
         fd = s
         self.onChange = onChange
         self.debounce = debounce
-        let t = Thread { [weak self] in self?.loop() }
-        t.name = "netlink"
-        t.start()
+        DetachedThread.start(name: "netlink") { [weak self] in self?.loop() }
     }
 
     public func stop() {

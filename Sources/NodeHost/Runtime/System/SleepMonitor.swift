@@ -1,6 +1,7 @@
 import CSystemd
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -14,7 +15,7 @@ public final class SleepMonitor: @unchecked Sendable {
     private var bus: OpaquePointer?
     private var slot: OpaquePointer?
     private let onResume: @Sendable () -> Void
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stopped = false
 
     /// nil without a system bus (containers, minimal images): resume detection is then off.
@@ -32,9 +33,7 @@ public final class SleepMonitor: @unchecked Sendable {
             return 0
         }, me)
         guard r >= 0 else { sd_bus_unref(b); bus = nil; return nil }
-        let t = Thread { [weak self] in self?.loop() }
-        t.name = "sleep-monitor"
-        t.start()
+        DetachedThread.start(name: "sleep-monitor") { [weak self] in self?.loop() }
     }
 
     private func loop() {

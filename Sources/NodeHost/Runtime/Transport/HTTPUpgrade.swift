@@ -1,5 +1,6 @@
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -66,7 +67,7 @@ enum HTTPUpgrade {
         var fields: [String: String] = [:]
         for l in lines {
             guard let colon = l.firstIndex(of: ":") else { continue }
-            fields[l[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] = l[l.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            fields[l[..<colon].trimmed().lowercased()] = l[l.index(after: colon)...].trimmed()
         }
         guard code == 101 else {
             var msg = "the server answered \(status.dropFirst(9)) instead of switching to WebSocket"
@@ -75,7 +76,7 @@ enum HTTPUpgrade {
             throw TransportError(msg)
         }
         guard fields["upgrade"]?.lowercased() == "websocket",
-              fields["connection"]?.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "upgrade" }) == true
+              fields["connection"]?.lowercased().split(separator: ",").contains(where: { $0.trimmed() == "upgrade" }) == true
         else { throw TransportError("101 response without Upgrade: websocket / Connection: Upgrade") }
         let expected = Data(Crypto.sha1(Array((key + guid).utf8))).base64EncodedString()
         guard fields["sec-websocket-accept"] == expected else { throw TransportError("wrong Sec-WebSocket-Accept from the server") }

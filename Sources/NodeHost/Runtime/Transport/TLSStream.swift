@@ -1,6 +1,7 @@
 import COpenSSL
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry

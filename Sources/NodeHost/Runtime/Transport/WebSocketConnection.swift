@@ -1,6 +1,7 @@
 import COpenSSL
 import Config
-import Foundation
+import FoundationEssentials
+import Glibc
 import HostPresence
 import Kit
 import Registry
@@ -49,7 +50,7 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     private let stream: ByteStream
     private let continuation: AsyncStream<WebSocketEvent>.Continuation
-    private let lock = NSLock()
+    private let lock = Lock()
     private var outgoing: [UInt8] = []
     private var decoder: WebSocketFrameDecoder
     private var state: State = .open
@@ -64,12 +65,10 @@ public final class WebSocketConnection: @unchecked Sendable {
     public static func connect(_ url: URL, options: WebSocketOptions = WebSocketOptions()) async throws(WebSocketError) -> WebSocketConnection {
         let result: Result<WebSocketConnection, WebSocketError> = await withCheckedContinuation { c in
             // Blocking connect/handshake on its own thread, not on the cooperative pool.
-            let t = Thread {
+            DetachedThread.start(name: "ws-connect") {
                 do throws(WebSocketError) { c.resume(returning: .success(try connectBlocking(url, options))) }
                 catch { c.resume(returning: .failure(error)) }
             }
-            t.name = "ws-connect"
-            t.start()
         }
         return try result.get()
     }
@@ -130,9 +129,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         }
         let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, verified: verified, maxMessageBytes: o.maxMessageBytes)
         conn.decoder.feed(leftover)
-        let t = Thread { conn.ioLoop() }
-        t.name = "ws-io"
-        t.start()
+        DetachedThread.start(name: "ws-io") { conn.ioLoop() }
         return conn
     }
 

@@ -1,0 +1,61 @@
+import CALSA
+import Support
+
+/// The part of alsa-lib the microphone uses, bound with dlopen on first use: a node that never
+/// records audio never maps libasound, and a system without it loses only audio (with a message
+/// naming the package) instead of every bundle that links Media. Each member has the exact C type
+/// of the alsa-lib function of the same name.
+struct ALSALibrary: Sendable {
+    typealias PCM = OpaquePointer
+    typealias HW = OpaquePointer
+
+    let pcmOpen: @convention(c) (UnsafeMutablePointer<PCM?>?, UnsafePointer<CChar>?, snd_pcm_stream_t, Int32) -> Int32
+    let pcmClose: @convention(c) (PCM?) -> Int32
+    let pcmStart: @convention(c) (PCM?) -> Int32
+    let pcmReadi: @convention(c) (PCM?, UnsafeMutableRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    let pcmWait: @convention(c) (PCM?, Int32) -> Int32
+    let pcmRecover: @convention(c) (PCM?, Int32, Int32) -> Int32
+    let hwMalloc: @convention(c) (UnsafeMutablePointer<HW?>?) -> Int32
+    let hwFree: @convention(c) (HW?) -> Void
+    let hwAny: @convention(c) (PCM?, HW?) -> Int32
+    let hwCommit: @convention(c) (PCM?, HW?) -> Int32
+    let hwCurrent: @convention(c) (PCM?, HW?) -> Int32
+    let hwSetAccess: @convention(c) (PCM?, HW?, snd_pcm_access_t) -> Int32
+    let hwSetFormat: @convention(c) (PCM?, HW?, snd_pcm_format_t) -> Int32
+    let hwSetChannelsNear: @convention(c) (PCM?, HW?, UnsafeMutablePointer<UInt32>?) -> Int32
+    let hwSetRateNear: @convention(c) (PCM?, HW?, UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Int32>?) -> Int32
+    let hwSetBufferTimeNear: @convention(c) (PCM?, HW?, UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Int32>?) -> Int32
+    let hwGetRate: @convention(c) (HW?, UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Int32>?) -> Int32
+    let hwGetChannels: @convention(c) (HW?, UnsafeMutablePointer<UInt32>?) -> Int32
+    let strerror: @convention(c) (Int32) -> UnsafePointer<CChar>?
+
+    /// Loaded once per process; the failure (libasound missing) is kept and reported each time.
+    static let shared: Result<ALSALibrary, DynamicLibrary.Failure> = Result { () throws(DynamicLibrary.Failure) in
+        try ALSALibrary(DynamicLibrary("libasound.so.2", package: "libasound2"))
+    }
+
+    private init(_ lib: DynamicLibrary) throws(DynamicLibrary.Failure) {
+        pcmOpen = try lib.function("snd_pcm_open")
+        pcmClose = try lib.function("snd_pcm_close")
+        pcmStart = try lib.function("snd_pcm_start")
+        pcmReadi = try lib.function("snd_pcm_readi")
+        pcmWait = try lib.function("snd_pcm_wait")
+        pcmRecover = try lib.function("snd_pcm_recover")
+        hwMalloc = try lib.function("snd_pcm_hw_params_malloc")
+        hwFree = try lib.function("snd_pcm_hw_params_free")
+        hwAny = try lib.function("snd_pcm_hw_params_any")
+        hwCommit = try lib.function("snd_pcm_hw_params")
+        hwCurrent = try lib.function("snd_pcm_hw_params_current")
+        hwSetAccess = try lib.function("snd_pcm_hw_params_set_access")
+        hwSetFormat = try lib.function("snd_pcm_hw_params_set_format")
+        hwSetChannelsNear = try lib.function("snd_pcm_hw_params_set_channels_near")
+        hwSetRateNear = try lib.function("snd_pcm_hw_params_set_rate_near")
+        hwSetBufferTimeNear = try lib.function("snd_pcm_hw_params_set_buffer_time_near")
+        hwGetRate = try lib.function("snd_pcm_hw_params_get_rate")
+        hwGetChannels = try lib.function("snd_pcm_hw_params_get_channels")
+        strerror = try lib.function("snd_strerror")
+        calsa_silence_errors(try lib.address("snd_lib_error_set_handler"))
+    }
+
+    func describe(_ rc: Int32) -> String { strerror(rc).map { String(cString: $0) } ?? "error \(rc)" }
+}

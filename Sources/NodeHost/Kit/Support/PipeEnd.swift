@@ -1,0 +1,54 @@
+import FoundationEssentials
+import Glibc
+
+/// Our end of a pipe to a child process (Subprocess `.pipe` streams). Reads and writes are plain
+/// read(2)/write(2), which report a closed peer as an error instead of raising as FileHandle does.
+public final class PipeEnd: @unchecked Sendable {
+    public let fileDescriptor: Int32
+    private let lock = Lock()
+    private var closed = false
+
+    public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
+    deinit { close() }
+
+    /// Whatever is available now, blocking until at least one byte or end of file (then empty).
+    public var availableData: Data {
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fileDescriptor, &buf, buf.count)
+            if n >= 0 { return Data(buf[0..<n]) }
+            if errno != EINTR { return Data() }
+        }
+    }
+
+    /// Everything until end of file.
+    public func readDataToEndOfFile() -> Data {
+        var out = Data()
+        while true {
+            let chunk = availableData
+            if chunk.isEmpty { return out }
+            out.append(chunk)
+        }
+    }
+
+    public struct WriteError: Error, CustomStringConvertible { public let description: String }
+
+    /// Writes all of `data`; throws when the reader went away (EPIPE) or on any other error.
+    public func write(_ data: Data) throws(WriteError) {
+        var failure: Int32 = 0
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            var off = 0
+            while off < raw.count {
+                let n = Glibc.write(fileDescriptor, raw.baseAddress! + off, raw.count - off)
+                if n < 0 { if errno == EINTR { continue }; failure = errno; return }
+                off += n
+            }
+        }
+        if failure != 0 { throw WriteError(description: String(cString: strerror(failure))) }
+    }
+
+    public func close() {
+        let first = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
+        if first { _ = Glibc.close(fileDescriptor) }
+    }
+}
