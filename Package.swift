@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "openclaw-location", type: .dynamic, targets: ["LocationCapability"]),
         .library(name: "openclaw-screen", type: .dynamic, targets: ["ScreenCapability"]),
         .library(name: "openclaw-canvas", type: .dynamic, targets: ["CanvasCapability"]),
+        .library(name: "openclaw-system", type: .dynamic, targets: ["SystemCapability"]),
     ],
     // The core, the shared libraries on it, and the video library: each its own package so that
     // it is linked as one shared copy (docs/ARCHITECTURE.md).
@@ -50,6 +51,8 @@ let package = Package(
         // product come with the rest of the capability.
         .target(name: "TalkCapability", dependencies: [kit, "CPocketSphinx"], path: "Sources/Capabilities/Talk"),
         .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
+        // system.run with exec approvals: POSIX only, no libraries of its own.
+        .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System"),
 
         // Links the core only; bundles are dlopen'ed.
         // The executable finds the core next to itself ($ORIGIN, as built) or in an installed
@@ -59,7 +62,7 @@ let package = Package(
 
         .testTarget(name: "NodeHostTests",
                     dependencies: [kit, core, media, x11, cx11, video, "CameraCapability", "LocationCapability",
-                                   "ScreenCapability", "CanvasCapability", "TalkCapability", "openclaw-node", "CX11Capture"],
+                                   "ScreenCapability", "CanvasCapability", "SystemCapability", "TalkCapability", "openclaw-node", "CX11Capture"],
                     path: "Tests/NodeHostTests"),
     ]
 )

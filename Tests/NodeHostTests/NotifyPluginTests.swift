@@ -27,7 +27,7 @@ import Testing
         defer { p.stop() }
         let hello = try #require(gw.waitFor("connect"), "\(p.log)")
         #expect(hello["commands"]?.arrayValue?.contains("system.notify") == true)
-        #expect(hello["caps"]?.arrayValue?.contains("system") == true)
+        #expect(hello["caps"]?.arrayValue?.contains("notify") == true)
         let r = try #require(gw.invoke("system.notify", paramsJSON: #"{"title":"Hello","body":"from the node","priority":"timeSensitive","sound":false}"#), "\(p.log)")
         #expect(r["ok"] == true, "\(r)\n\(p.log)")
         #expect(r["payload"]?["sent"] == true)

@@ -19,13 +19,8 @@ public enum Crypto {
         return out
     }
 
-    public static func sha256(_ data: some Collection<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var len: UInt32 = 0
-        let bytes = Array(data)
-        _ = bytes.withUnsafeBytes { EVP_Digest($0.baseAddress, bytes.count, &out, &len, EVP_sha256(), nil) }
-        return out
-    }
+    /// One SHA-256 for the whole node (Support's, which bundles use too).
+    public static func sha256(_ data: some Collection<UInt8>) -> [UInt8] { SHA256.hash(data) }
 
     public static func sha1(_ data: some Collection<UInt8>) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 20)

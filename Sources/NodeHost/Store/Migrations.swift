@@ -40,6 +40,17 @@ enum Migrations {
             value TEXT NOT NULL
         ) STRICT;
         """,
+        // 2: documents capabilities keep (the system bundle's exec approvals), one row per
+        // capability and name, replaced whole by compare-and-swap.
+        """
+        CREATE TABLE capability_documents (
+            capability TEXT NOT NULL,
+            name TEXT NOT NULL,
+            body TEXT NOT NULL,
+            updated_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (capability, name)
+        ) STRICT;
+        """,
     ]
 
     static var latest: Int { steps.count }

@@ -31,7 +31,7 @@ public final class StateStore: @unchecked Sendable {
     public let path: String
     /// Set when a damaged database was found and moved aside on open (its new name).
     public private(set) var movedAside: String?
-    private let db: SQLiteDatabase
+    let db: SQLiteDatabase
     private let lock = Lock()
     private let log = Logger(component: "state")
 
@@ -112,7 +112,7 @@ public final class StateStore: @unchecked Sendable {
     }
 
     @discardableResult
-    private func locked<T>(_ body: () throws(SQLiteError) -> T) throws(Failure) -> T {
+    func locked<T>(_ body: () throws(SQLiteError) -> T) throws(Failure) -> T {
         lock.lock(); defer { lock.unlock() }
         do { return try body() } catch { throw .database(path: path, error) }
     }

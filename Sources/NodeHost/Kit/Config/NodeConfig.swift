@@ -57,6 +57,8 @@ public struct NodeConfig: Sendable {
         ("location", false, "location.get", "gpsd location (libopenclaw-location.so)"),
         ("screen", true, "screen.snapshot, screen.record", "screen capture (libopenclaw-screen.so)"),
         ("canvas", true, "canvas.* and A2UI", "web canvas, Chromium (libopenclaw-canvas.so)"),
+        ("system", false, "system.run, system.run.prepare, system.which, system.execApprovals.get/set",
+         "run commands under exec approvals (libopenclaw-system.so)"),
     ]
     static let enabledByDefault = Dictionary(knownCapabilities.map { ($0.name, $0.enabledByDefault) }, uniquingKeysWith: { a, _ in a })
 

@@ -7,14 +7,14 @@ import Support
 /// sets `service`, an object its users know the protocol of. A maker only builds objects: devices, threads and
 /// child processes start later, in the capability's own lifecycle.
 public final class BundleExports: Sendable {
-    public let capability: (@Sendable (NodeConfig) -> any Capability)?
+    public let capability: (@Sendable (CapabilityContext) -> any Capability)?
     public let presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)?
     public let service: (any Sendable)?
     /// The keys of the capability's `capabilities.<name>` section besides `enabled`, with their
     /// types, defaults and meaning: checked when the bundle loads and by `config check`.
     public let configFields: [ConfigField]
 
-    public init(capability: (@Sendable (NodeConfig) -> any Capability)? = nil,
+    public init(capability: (@Sendable (CapabilityContext) -> any Capability)? = nil,
                 presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)? = nil,
                 service: (any Sendable)? = nil, configFields: [ConfigField] = []) {
         self.capability = capability

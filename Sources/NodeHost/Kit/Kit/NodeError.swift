@@ -42,6 +42,14 @@ public struct NodeError: Error, Sendable, Equatable, CustomStringConvertible {
         self.retryable = retryable
     }
 
+    /// For messages other nodes word exactly so (system.run's "SYSTEM_RUN_DENIED: …", sent with
+    /// code UNAVAILABLE): kept verbatim, without the "<CODE>: " prefix.
+    public init(_ code: Code, verbatim message: String) {
+        self.code = code
+        self.message = message
+        self.retryable = false
+    }
+
     public var description: String { message }
 
     public var json: JSONValue { ["code": .string(code.rawValue), "message": .string(message)] }

@@ -29,10 +29,18 @@ public final class Subprocess: @unchecked Sendable {
 
     public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                              stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
-                             newProcessGroup: Bool = false, extraFDs: [Int32: Int32] = [:]) throws(Failure) -> Subprocess {
+                             newProcessGroup: Bool = false, extraFDs: [Int32: Int32] = [:],
+                             workingDirectory: String? = nil) throws(Failure) -> Subprocess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let dir = workingDirectory {
+            // The child's chdir, so a missing directory fails the spawn (ENOENT) instead of
+            // running the command somewhere else.
+            guard let addchdir = Subprocess.addchdir else { throw Failure(description: "this C library cannot set a child's working directory") }
+            let rc = addchdir(&actions, dir)
+            guard rc == 0 else { throw Failure(description: "cwd \(dir): \(String(cString: strerror(rc)))") }
+        }
         var closeAfter: [Int32] = []
         // extraFDs maps a child descriptor number (3, 4, …: Chromium's --remote-debugging-pipe) to
         // one of ours. Copies above 63 first, so a source that happens to be 3 or 4 is not
@@ -91,6 +99,12 @@ public final class Subprocess: @unchecked Sendable {
     /// from another thread in between would otherwise inherit both ends (Glibc's pipe2 is not
     /// visible to Swift without _GNU_SOURCE).
     private static let spawnLock = Lock()
+
+    /// glibc's posix_spawn_file_actions_addchdir_np (2.29+) is declared only under _GNU_SOURCE,
+    /// which Swift's Glibc module is built without; it is looked up by name instead.
+    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32
+    private static let addchdir: AddChdir? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
+        .map { unsafeBitCast($0, to: AddChdir.self) }
 
     /// Where `name` is on $PATH (the first executable match), as posix_spawnp would find it.
     public static func findExecutable(_ name: String) -> String? {

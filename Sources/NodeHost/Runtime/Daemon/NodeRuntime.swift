@@ -51,7 +51,8 @@ public final class NodeRuntime: Sendable {
                 let problems = config.sectionErrors(name, fields: exports.configFields)
                 errors += problems
                 if !problems.isEmpty { continue }
-                if let make = exports.capability { out.append(make(config)) }
+                let context = CapabilityContext(config: config, documents: CapabilityDocuments(capability: name, stateDir: config.stateDir))
+                if let make = exports.capability { out.append(make(context)) }
                 else { out.append(UnloadedCapability(name: name, reason: "bundle \(BundleLoader.fileName(name)) provides no capability")) }
             case .failure(let f): out.append(UnloadedCapability(name: name, reason: f.description))
             }

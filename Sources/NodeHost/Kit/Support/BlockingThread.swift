@@ -1,11 +1,10 @@
-import FoundationEssentials
 import Glibc
-import Support
 
-/// Runs capture/encode work on its own thread, so a long recording, waiting for camera frames or
-/// a slow PNG never holds a thread of Swift's cooperative pool. Task cancellation (the dispatcher's
-/// deadline, a gateway cancel) raises the `CancelFlag` the work polls. Shared by the screen and
-/// camera capabilities; each maps a raised flag to its own error (`CancelFlag.check(_:)`).
+/// Runs blocking work (capture, encoding, a child process) on its own thread, so a long recording,
+/// waiting for camera frames or a command that runs for minutes never holds a thread of Swift's
+/// cooperative pool. Task cancellation (the dispatcher's deadline, a gateway cancel) raises the
+/// `CancelFlag` the work polls. Used by the screen, camera and system capabilities; each maps a
+/// raised flag to its own outcome (`CancelFlag.check(_:)`).
 public enum BlockingThread {
     public static func run<T: Sendable, E: Error>(_ name: String,
                                                   _ body: @escaping @Sendable (CancelFlag) throws(E) -> T) async throws(E) -> T {

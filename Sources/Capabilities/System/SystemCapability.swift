@@ -1,0 +1,196 @@
+import Config
+import FoundationEssentials
+import Glibc
+import Kit
+import Support
+
+/// system.run with exec approvals, system.which and the approvals document (docs/PROTOCOL.md §6.4).
+/// Commands run as the daemon's user, in their own process group, with a sanitized environment.
+final class SystemCapability: Capability, @unchecked Sendable {
+    let name = SystemCommands.capabilityName
+    let settings: SystemSettings
+    let approvals: ApprovalsStore
+    /// The daemon's environment, which commands inherit (minus the blocked keys).
+    let environment: [String: String]
+    private let log = Logger(component: "system")
+    private let lock = Lock()
+    private var link: GatewayLink?
+
+    init(settings: SystemSettings, approvals: ApprovalsStore, environment: [String: String]) {
+        self.settings = settings
+        self.approvals = approvals
+        self.environment = environment
+    }
+
+    var commands: [CommandSpec] { SystemCommands.specs(self) }
+
+    func availability() async -> Availability { .available }
+
+    func start() async -> Availability {
+        if geteuid() == 0 {
+            log.warn("system.run is enabled and the node runs as root: every approved command runs as root; run the node as an ordinary user")
+        }
+        return .available
+    }
+
+    func gatewayConnected(_ link: GatewayLink) async { lock.withLock { self.link = link } }
+
+    func diagnose() async -> [Diagnosis] {
+        var out: [Diagnosis] = []
+        do {
+            let s = try approvals.snapshot()
+            let p = s.document.policy(agent: "main")
+            out.append(Diagnosis(.ok, "exec approvals \(s.exists ? "stored" : "not set yet (defaults apply)"): security \(min(p.security, settings.security).rawValue), ask \(max(p.ask, settings.ask).rawValue), \(p.allowlist.count) allowlist entries"))
+        } catch {
+            out.append(Diagnosis(.fail, "exec approvals: \(error.message)"))
+        }
+        if geteuid() == 0 { out.append(Diagnosis(.warn, "the node runs as root, so approved commands do too; run it as an ordinary user")) }
+        out.append(Diagnosis(.ok, "the gateway runs system.* only after an operator approves this node's command surface (openclaw nodes approve)"))
+        return out
+    }
+
+    private func send(_ event: String, _ payload: JSONValue) async {
+        guard let link = lock.withLock({ self.link }) else { return }
+        _ = await link.sendEvent(event, payload)
+    }
+
+    // MARK: system.run
+
+    func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        let argv = p.argv
+        let runId = p.runId ?? UUID().uuidString.lowercased()
+        let sessionKey = p.sessionKey ?? "node"
+        let analysis = ShellAnalysis.analyse(argv)
+        let commandText = p.rawCommand ?? ShellAnalysis.shellPayload(argv) ?? CommandText.format(argv)
+
+        func deny(_ message: String, reason: String?) async -> NodeError {
+            log.info("system.run [\(runId)] denied: \(message)")
+            if let reason { await send("exec.denied", ExecEvents.denied(sessionKey: sessionKey, runId: runId, command: commandText, reason: reason)) }
+            return NodeError(.unavailable, verbatim: message)
+        }
+
+        if p.needsScreenRecording == true {
+            throw await deny("PERMISSION_MISSING: screenRecording", reason: "permission:screenRecording")
+        }
+        if let plan = p.systemRunPlan, plan.argv != argv || plan.cwd != p.cwd {
+            throw await deny("SYSTEM_RUN_DENIED: execution plan mismatch", reason: "execution-plan-miss")
+        }
+        let env: [String: String]
+        switch ExecEnvironment.build(base: environment, overrides: p.env, shellWrapper: analysis.shellWrapper) {
+        case .success(let e): env = e
+        case .failure(let rejected): throw await deny(rejected.message, reason: nil)
+        }
+
+        let decision = try evaluate(argv: argv, analysis: analysis, commandText: commandText, env: env, cwd: p.cwd,
+                                    agent: p.agentId, approvedByAsk: p.approvedByAsk)
+        if let denial = decision.denial { throw await deny(denial.message, reason: denial.reason) }
+
+        let started = ContinuousClock.now
+        var outcome: CommandRunner.Outcome
+        if let executable = ExecutableResolver.resolve(argv[0], path: env["PATH"], cwd: p.cwd) {
+            let timeout = (p.timeoutMs ?? 0) > 0 ? Duration.milliseconds(p.timeoutMs!) : nil
+            log.info("system.run [\(runId)] \(PathName.lastComponent(executable)) (\(argv.count) args, \(commandText.count) chars) starting")
+            log.debug("system.run [\(runId)] \(commandText)")
+            outcome = await CommandRunner(executable: executable, argv: argv, environment: env, cwd: p.cwd, timeout: timeout).run()
+            if p.approvalDecision == "allow-always", outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
+                rememberAlways(commandText: commandText, executable: executable, agent: p.agentId ?? "main", runId: runId)
+            }
+        } else {
+            outcome = CommandRunner.Outcome()
+            outcome.error = "\(argv[0]): command not found"
+        }
+        let ms = (ContinuousClock.now - started).milliseconds
+        log.info("system.run [\(runId)] finished in \(ms) ms: " + (outcome.timedOut ? "timed out" : outcome.cancelled ? "cancelled"
+                 : outcome.error.map { "error: \($0)" } ?? "exit \(outcome.exitCode.map(String.init) ?? "?")"))
+        await send("exec.finished", ExecEvents.finished(sessionKey: sessionKey, runId: runId, command: commandText, outcome: outcome,
+                                                        suppressNotifyOnExit: p.suppressNotifyOnExit))
+        if outcome.cancelled { throw NodeError(.cancelled, "system.run was cancelled; the command's process group was killed") }
+        var result: [String: JSONValue] = [
+            "timedOut": .bool(outcome.timedOut), "success": .bool(outcome.success), "stdout": .string(outcome.stdout),
+            "stderr": .string(outcome.stderr), "error": outcome.error.map { .string($0) } ?? .null, "truncated": .bool(outcome.truncated),
+        ]
+        if let code = outcome.exitCode { result["exitCode"] = .number(Double(code)) }
+        return .object(result)
+    }
+
+    struct Decision {
+        let denial: ExecPolicy.Denial?
+        let durableApproval: Bool
+        let security: ExecSecurity
+        let ask: ExecAsk
+    }
+
+    /// The policy inputs for this run, from config, the approvals document and the command.
+    func evaluate(argv: [String], analysis: ShellAnalysis, commandText: String, env: [String: String], cwd: String?,
+                  agent: String?, approvedByAsk: Bool) throws(NodeError) -> Decision {
+        let doc = try approvals.snapshot().document
+        let policy = doc.policy(agent: agent ?? "main")
+        let security = min(policy.security, settings.security)
+        let ask = max(policy.ask, settings.ask)
+        let home = PathName.home(environment)
+        let segments = analysis.ok ? analysis.segments : [argv]
+        let resolved = segments.map { ExecutableResolver.resolve($0[0], path: env["PATH"], cwd: cwd) }
+        let satisfied = analysis.ok && zip(segments, resolved).allSatisfy { seg, path in
+            guard let path else { return false }
+            return policy.allowlist.contains { AllowlistMatch.matches($0, argv: seg, resolvedPath: path, home: home) }
+        }
+        let durable = policy.allowlist.contains { $0.pattern == AllowlistMatch.commandPattern(commandText) }
+        let denylisted = resolved.contains { path in
+            path.map { p in settings.denylist.contains { PathGlob.matches($0, p, home: home) } } ?? false
+        }
+        let input = ExecPolicy.Input(security: security, ask: ask, analysisOk: analysis.ok, allowlistSatisfied: satisfied,
+                                     durableApproval: durable, denylisted: denylisted, approvedByAsk: approvedByAsk)
+        return Decision(denial: ExecPolicy.evaluate(input), durableApproval: durable, security: security, ask: ask)
+    }
+
+    /// An allow-always decision: the exact command is allowed from now on (argv-bound, as upstream).
+    private func rememberAlways(commandText: String, executable: String, agent: String, runId: String) {
+        let entry: JSONValue = [
+            "id": .string(UUID().uuidString.lowercased()), "pattern": .string(AllowlistMatch.commandPattern(commandText)),
+            "source": "allow-always", "lastUsedAt": .number(Double(Int64(Date().timeIntervalSince1970 * 1000))),
+            "lastUsedCommand": .string(commandText), "lastResolvedPath": .string(executable),
+        ]
+        do {
+            try approvals.addEntry(entry, agent: agent)
+            log.info("system.run [\(runId)] allow-always: the command is now allowed for agent \(agent)")
+        } catch {
+            log.warn("system.run [\(runId)] allow-always not saved: \(error.message)")
+        }
+    }
+
+    // MARK: system.run.prepare, system.which, approvals
+
+    func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        let argv = p.command ?? []
+        let analysis = ShellAnalysis.analyse(argv)
+        let commandText = p.rawCommand ?? ShellAnalysis.shellPayload(argv) ?? CommandText.format(argv)
+        let env: [String: String]
+        switch ExecEnvironment.build(base: environment, overrides: p.env, shellWrapper: analysis.shellWrapper) {
+        case .success(let e): env = e
+        case .failure(let rejected): throw NodeError(.invalidRequest, verbatim: rejected.message)
+        }
+        let d = try evaluate(argv: argv, analysis: analysis, commandText: commandText, env: env, cwd: p.cwd,
+                             agent: p.agentId, approvedByAsk: false)
+        let optional: (String?) -> JSONValue = { $0.map { .string($0) } ?? .null }
+        let plan: JSONValue = ["argv": .array(argv.map { .string($0) }), "cwd": optional(p.cwd), "commandText": .string(commandText),
+                               "commandPreview": .null, "agentId": optional(p.agentId), "sessionKey": optional(p.sessionKey)]
+        return ["plan": plan, "execPolicy": ["security": .string(d.security.rawValue), "ask": .string(d.ask.rawValue)]]
+    }
+
+    func which(_ p: SystemWhichParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        let path = ExecEnvironment.inherited(environment)["PATH"]
+        var found: [String: JSONValue] = [:]
+        for name in p.bins ?? [] where !name.isEmpty && !name.contains("/") && !name.contains("\\") {
+            if let full = ExecutableResolver.resolve(name, path: path, cwd: nil) { found[name] = .string(full) }
+        }
+        return ["bins": .object(found)]
+    }
+
+    func approvalsGet(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue { try approvals.get() }
+
+    func approvalsSet(_ p: ExecApprovalsSetParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        let result = try approvals.set(file: p.file ?? .null, baseHash: p.baseHash)
+        log.info("exec approvals replaced (hash \(result["hash"]?.stringValue?.prefix(12) ?? "?"))")
+        return result
+    }
+}

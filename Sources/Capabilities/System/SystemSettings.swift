@@ -1,0 +1,28 @@
+import Config
+import Kit
+
+/// `capabilities.system.*`, typed. The node's own ceiling on exec policy: the approvals document
+/// can only make it stricter, never looser (and vice versa).
+struct SystemSettings: Sendable {
+    var security: ExecSecurity = .full
+    var ask: ExecAsk = .off
+    /// Globs over resolved binary paths that always need a fresh operator approval (a STOP-list).
+    var denylist: [String] = []
+
+    init() {}
+
+    init(_ section: NodeConfig.CapabilitySection) {
+        security = section.string("security").flatMap(ExecSecurity.init(rawValue:)) ?? .full
+        ask = section.string("ask").flatMap(ExecAsk.init(rawValue:)) ?? .off
+        denylist = section.settings["denylist"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
+    static let configFields: [ConfigField] = [
+        ConfigField("security", .enumeration(ExecSecurity.allCases.map(\.rawValue)), default: "\"full\"",
+                    "the most this node allows: deny (nothing runs), allowlist (only what the approvals allowlist names), full"),
+        ConfigField("ask", .enumeration(ExecAsk.allCases.map(\.rawValue)), default: "\"off\"",
+                    "when an operator must approve: off, on-miss (allowlist misses), always"),
+        ConfigField("denylist", .stringArray, default: "[]",
+                    "binary path globs (\"/usr/bin/rm\", \"/usr/sbin/**\") that always need a fresh operator approval"),
+    ]
+}
