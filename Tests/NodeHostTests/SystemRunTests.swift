@@ -269,3 +269,43 @@ struct SystemPolicyUnitTests {
         #expect(ExecPolicy.evaluate(i)?.reason == "security=deny")
     }
 }
+
+/// capabilities.system.sandbox: "bwrap", through the real daemon (bubblewrap from Debian).
+@Suite(.serialized) struct SystemSandboxTests {
+    @Test func bwrapConfinesWritesTmpAndNetwork() throws {
+        let shared = TestPaths.tempDir("sbx-shared")
+        let r = try SystemRunTests.Rig(system: "sandbox: 'bwrap', sandboxNetwork: false, sandboxWritable: ['\(shared)']")
+        defer { r.stop() }
+        func sh(_ script: String, cwd: String? = nil) throws -> JSONValue {
+            var p: [String: JSONValue] = ["command": SystemRunTests.argv("/bin/sh", "-c", script)]
+            if let cwd { p["cwd"] = .string(cwd) }
+            return try #require(r.run(.object(p))["payload"], "\(r.node.log)")
+        }
+        // cwd and the configured path are writable; the rest of the system is not.
+        #expect(try sh("echo a > in-cwd && echo b > \(shared)/in-shared && cat in-cwd", cwd: r.work)["stdout"] == "a\n")
+        #expect(FileManager.default.fileExists(atPath: r.work + "/in-cwd") && FileManager.default.fileExists(atPath: shared + "/in-shared"))
+        let outsidePath = "/opt/ocn-sbx-\(getpid())"
+        let outside = try sh("echo x > \(outsidePath)", cwd: r.work)
+        #expect(outside["success"] == false && outside["stderr"]?.stringValue?.contains("Read-only") == true, "\(outside)")
+        #expect(!FileManager.default.fileExists(atPath: outsidePath))
+        // A private /tmp: what the command writes there is gone, and the host's files are not visible.
+        let marker = "/tmp/ocn-sbx-marker-\(getpid())"
+        _ = FileManager.default.createFile(atPath: marker, contents: Data("host".utf8)); defer { unlink(marker) }
+        let tmp = try sh("echo inside > /tmp/from-inside; ls /tmp; cat \(marker) 2>&1 || true")
+        #expect(tmp["stdout"]?.stringValue?.contains("from-inside") == true && tmp["stdout"]?.stringValue?.contains("No such file") == true, "\(tmp)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/from-inside"))
+        // The node's state (device key) and config are hidden.
+        let state = try sh("ls -A \(r.node.dir)/state; cat \(r.node.configPath) 2>/dev/null | wc -c")
+        #expect(state["stdout"] == "0\n", "\(state)")
+        // No network: a loopback listener on the host is unreachable from inside.
+        let listener = try bindLoopback(); defer { close(listener.fd) }
+        listen(listener.fd, 4)
+        let net = try sh("python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", \(listener.port)), 2)' 2>&1; echo rc=$?")
+        #expect(net["stdout"]?.stringValue?.contains("rc=1") == true, "\(net)")
+        // The timeout still kills everything inside.
+        let slow = try r.run(["command": SystemRunTests.argv("/bin/sh", "-c", "sleep 67 & sleep 67"), "timeoutMs": 500])
+        #expect(slow["payload"]?["timedOut"] == true)
+        #expect(waitUntil(timeout: 5) { (try? runProcess("/usr/bin/pgrep", ["-x", "-f", "sleep 67"]))?.stdout.isEmpty ?? false }, "sleep survived the sandbox")
+        try? FileManager.default.removeItem(atPath: shared)
+    }
+}

@@ -24,7 +24,13 @@ final class SystemCapability: Capability, @unchecked Sendable {
 
     var commands: [CommandSpec] { SystemCommands.specs(self) }
 
-    func availability() async -> Availability { .available }
+    func availability() async -> Availability {
+        if let problem = settings.sandbox.problem { return .unavailable(problem) }
+        for dir in settings.sandbox.writable where !dir.hasPrefix("/") {
+            return .unavailable("capabilities.system.sandboxWritable: \"\(dir)\" is not an absolute path")
+        }
+        return .available
+    }
 
     func start() async -> Availability {
         if geteuid() == 0 {
@@ -45,6 +51,12 @@ final class SystemCapability: Capability, @unchecked Sendable {
             out.append(Diagnosis(.fail, "exec approvals: \(error.message)"))
         }
         if geteuid() == 0 { out.append(Diagnosis(.warn, "the node runs as root, so approved commands do too; run it as an ordinary user")) }
+        switch settings.sandbox.kind {
+        case .none: out.append(Diagnosis(.ok, "commands run unsandboxed as this user (capabilities.system.sandbox: \"bwrap\" confines them)"))
+        case .bwrap:
+            if let problem = settings.sandbox.problem { out.append(Diagnosis(.fail, problem)) }
+            else { out.append(Diagnosis(.ok, "commands run under bubblewrap (network \(settings.sandbox.network ? "on" : "off"))")) }
+        }
         out.append(Diagnosis(.ok, "the gateway runs system.* only after an operator approves this node's command surface (openclaw nodes approve)"))
         return out
     }
@@ -91,7 +103,9 @@ final class SystemCapability: Capability, @unchecked Sendable {
             let timeout = (p.timeoutMs ?? 0) > 0 ? Duration.milliseconds(p.timeoutMs!) : nil
             log.info("system.run [\(runId)] \(PathName.lastComponent(executable)) (\(argv.count) args, \(commandText.count) chars) starting")
             log.debug("system.run [\(runId)] \(commandText)")
-            outcome = await CommandRunner(executable: executable, argv: argv, environment: env, cwd: p.cwd, timeout: timeout).run()
+            let boxed = settings.sandbox.wrap(executable: executable, argv: argv, cwd: p.cwd)
+            outcome = await CommandRunner(executable: boxed.executable, argv: boxed.argv, environment: env, cwd: p.cwd,
+                                          timeout: timeout).run()
             if p.approvalDecision == "allow-always", outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
                 rememberAlways(commandText: commandText, executable: executable, agent: p.agentId ?? "main", runId: runId)
             }

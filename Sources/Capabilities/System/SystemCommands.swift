@@ -43,7 +43,10 @@ public enum SystemCommands {
     public static let configFields: [ConfigField] = SystemSettings.configFields
 
     public static func capability(context: CapabilityContext) -> any Capability {
-        SystemCapability(settings: SystemSettings(context.config.capability(capabilityName)),
+        var settings = SystemSettings(context.config.capability(capabilityName))
+        settings.sandbox.hiddenDirectories = [context.config.stateDir]
+        settings.sandbox.hiddenFiles = [context.config.sourceFile].compactMap { $0 }.map { PathName.resolvingSymlinks($0) }
+        return SystemCapability(settings: settings,
                          approvals: ApprovalsStore(documents: context.documents,
                                                    path: context.config.stateDir + "/state.db#exec-approvals"),
                          environment: ProcessInfo.processInfo.environment)

@@ -8,6 +8,7 @@ struct SystemSettings: Sendable {
     var ask: ExecAsk = .off
     /// Globs over resolved binary paths that always need a fresh operator approval (a STOP-list).
     var denylist: [String] = []
+    var sandbox = Sandbox()
 
     init() {}
 
@@ -15,6 +16,9 @@ struct SystemSettings: Sendable {
         security = section.string("security").flatMap(ExecSecurity.init(rawValue:)) ?? .full
         ask = section.string("ask").flatMap(ExecAsk.init(rawValue:)) ?? .off
         denylist = section.settings["denylist"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        sandbox.kind = section.string("sandbox").flatMap(Sandbox.Kind.init(rawValue:)) ?? .none
+        sandbox.writable = section.settings["sandboxWritable"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        sandbox.network = section.bool("sandboxNetwork") ?? true
     }
 
     static let configFields: [ConfigField] = [
@@ -24,5 +28,9 @@ struct SystemSettings: Sendable {
                     "when an operator must approve: off, on-miss (allowlist misses), always"),
         ConfigField("denylist", .stringArray, default: "[]",
                     "binary path globs (\"/usr/bin/rm\", \"/usr/sbin/**\") that always need a fresh operator approval"),
+        ConfigField("sandbox", .enumeration(Sandbox.Kind.allCases.map(\.rawValue)), default: "\"none\"",
+                    "bwrap: run each command under bubblewrap (read-only system, private /tmp, only cwd and sandboxWritable writable)"),
+        ConfigField("sandboxWritable", .stringArray, default: "[]", "absolute paths commands may write to besides their cwd (bwrap)"),
+        ConfigField("sandboxNetwork", .bool, default: "true", "false: commands get no network at all (bwrap)"),
     ]
 }
