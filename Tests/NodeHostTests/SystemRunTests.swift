@@ -309,3 +309,34 @@ struct SystemPolicyUnitTests {
         try? FileManager.default.removeItem(atPath: shared)
     }
 }
+
+/// `openclaw-node approvals …` next to a running daemon: the daemon decides with the edited
+/// document at once, and the CLI's writes go through the same hash check.
+@Suite(.serialized) struct ApprovalsCLITests {
+    @Test func editsTakeEffectInTheRunningDaemon() throws {
+        let r = try SystemRunTests.Rig(); defer { r.stop() }
+        func cli(_ args: String...) throws -> ProcessResult { try r.node.cli(["approvals"] + args) }
+        #expect(try cli("policy", "--security", "allowlist").code == 0)
+        let denied = try r.run(["command": SystemRunTests.argv("echo", "hi")])
+        #expect(denied["error"]?["message"] == "SYSTEM_RUN_DENIED: allowlist miss", "\(denied)")
+        let allow = try cli("allow", "/usr/bin/echo", "--args", "^hi$")
+        #expect(allow.code == 0, "\(allow.stderr)")
+        #expect(try r.run(["command": SystemRunTests.argv("echo", "hi")])["payload"]?["stdout"] == "hi\n")
+        #expect(try r.run(["command": SystemRunTests.argv("echo", "ho")])["ok"] == false, "argument regex")
+        let shown = try cli("show", "--json")
+        let doc = try #require(JSONValue.parse(shown.stdout), "\(shown.stdout)\(shown.stderr)")
+        let id = try #require(doc["file"]?["agents"]?["main"]?["allowlist"]?.arrayValue?.first?["id"]?.stringValue)
+        // The gateway's view is the same document, hash included.
+        let viaGateway = try r.call("system.execApprovals.get")
+        #expect(viaGateway["payload"]?["hash"] == doc["hash"])
+        #expect(try cli("show").stdout.contains("\(id)  /usr/bin/echo args /^hi$/"))
+        #expect(try cli("remove", id).code == 0)
+        let afterRemove = try r.run(["command": SystemRunTests.argv("echo", "hi")])
+        let shownAfter = try cli("show").stdout
+        #expect(afterRemove["ok"] == false, "\(afterRemove)\n\(shownAfter)")
+        let missing = try cli("remove", id)
+        #expect(missing.code == 1 && missing.stderr.contains("no allowlist entry has id"))
+        let bad = try cli("policy", "--ask", "sometimes")
+        #expect(bad.code == 1 && bad.stderr.contains("file.defaults.ask must be one of off, on-miss, always"), "\(bad.stderr)")
+    }
+}

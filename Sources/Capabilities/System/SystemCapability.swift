@@ -152,6 +152,7 @@ final class SystemCapability: Capability, @unchecked Sendable {
         let denylisted = resolved.contains { path in
             path.map { p in settings.denylist.contains { PathGlob.matches($0, p, home: home) } } ?? false
         }
+        log.debug("policy for agent \(agent ?? "main"): security \(security.rawValue), ask \(ask.rawValue), \(policy.allowlist.count) entries, analysis \(analysis.ok ? "ok" : "failed"), allowlist \(satisfied ? "satisfied" : "missed")\(durable ? ", allow-always" : "")\(denylisted ? ", denylisted" : "")")
         let input = ExecPolicy.Input(security: security, ask: ask, analysisOk: analysis.ok, allowlistSatisfied: satisfied,
                                      durableApproval: durable, denylisted: denylisted, approvedByAsk: approvedByAsk)
         return Decision(denial: ExecPolicy.evaluate(input), durableApproval: durable, security: security, ask: ask)

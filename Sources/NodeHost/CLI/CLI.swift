@@ -23,6 +23,7 @@ public enum CLI {
         ("presence", "set foreground/background on the running daemon"),
         ("doctor", "check config, state, capabilities and the gateway; print the allowlist snippet"),
         ("service", "install or remove a systemd unit that runs the node"),
+        ("approvals", "show or edit the exec approvals that decide what system.run may run"),
     ]
 
     public static func main(_ args: [String],
@@ -41,6 +42,7 @@ public enum CLI {
             case "presence": return try PresenceCommand.main(rest)
             case "doctor": return try await DoctorCommand.main(rest, capabilities: capabilities)
             case "service": return try ServiceCommand.main(rest)
+            case "approvals": return try await ApprovalsCommand.main(rest, capabilities: capabilities)
             case "help", "--help", "-h":
                 if let topic = rest.first { return await main([topic, "--help"], capabilities: capabilities) }
                 Out.line(usage); return ExitCode.ok.rawValue

@@ -71,11 +71,16 @@ public final class StateStore: @unchecked Sendable {
     }
 
     /// SQLite would create the file with the umask; create it 0600 first so no window exists.
+    /// O_EXCL: an existing file is never opened here, because closing any descriptor of a file drops
+    /// every POSIX lock this process holds on it — including those of a connection this process
+    /// already has open (the daemon opens the database a second time for capability documents).
+    /// Without its locks that connection looked absent to other processes, which then checkpointed
+    /// and reset the WAL under it, and it went on reading an old snapshot.
     private static func createFileIfMissing(_ path: String) throws(Failure) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .directory("cannot create \(path): \(String(cString: strerror(errno)))") }
-        fchmod(fd, 0o600)
-        close(fd)
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 { fchmod(fd, 0o600); close(fd); return }
+        guard errno == EEXIST else { throw .directory("cannot create \(path): \(String(cString: strerror(errno)))") }
+        chmod(path, 0o600)
     }
 
     private static func openAndMigrate(_ path: String) throws(Failure) -> SQLiteDatabase {
