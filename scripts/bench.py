@@ -140,4 +140,5 @@ def main():
     print("\nJSON: bench-out/bench.json")
 
 
-main()
+if __name__ == "__main__":
+    main()

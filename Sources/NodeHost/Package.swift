@@ -36,12 +36,13 @@ let package = Package(
         // warning; the headers are on the default path and the modulemap names the libraries.
         .systemLibrary(name: "CAvahi", path: "Shims/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         .systemLibrary(name: "CResolv", path: "Shims/CResolv"),
+        .systemLibrary(name: "CMalloc", path: "Shims/CMalloc"),
 
         .target(name: "Store", dependencies: [kit, "CSQLite", "COpenSSL"], path: "Store"),
         .target(name: "HostPresence", dependencies: [kit, "CSystemd"], path: "Presence"),
         .target(name: "Registry", dependencies: [kit, "HostPresence"], path: "Registry"),
         .target(name: "Runtime",
-                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CSystemd", "CAvahi", "CResolv"],
+                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CSystemd", "CAvahi", "CResolv", "CMalloc"],
                 path: "Runtime"),
         .target(name: "NodeCLI", dependencies: [kit, "Store", "HostPresence", "Registry", "Runtime"], path: "CLI"),
     ]

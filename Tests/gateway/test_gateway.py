@@ -13,6 +13,7 @@ Talks to the test over stdio, one JSON object per line.
           {"cmd": "invoke", "id": id, "command": c, "paramsJSON": s|null, "timeoutMs": n}
           {"cmd": "cancel", "id": id} | {"cmd": "raw", "text": s} | {"cmd": "close", "code": n}
           {"cmd": "shutdown", "restartExpectedMs": n} | {"cmd": "revoke_tokens"} | {"cmd": "stats"}
+          {"cmd": "bench", "command": c, "paramsJSON": s|null, "n": n, "concurrency": n, "seconds": s}
 State (paired devices, device tokens, pending requests) persists in --state so a restarted
 gateway remembers them, like the real one.
 """
@@ -286,13 +287,15 @@ class Gateway:
         emit({"event": "hello", "deviceId": d, "sigVersion": version, "auth": sorted(auth.keys()), "issuedToken": "deviceToken" in auth_out})
         return d
 
-    async def invoke_once(self, ws, device_id, command, n):
+    async def invoke_once(self, ws, device_id, command, n, params_json=None):
         iid = "bench-%d" % n
         fut = asyncio.get_running_loop().create_future()
         self.waiters[iid] = fut
         t0 = time.perf_counter()
-        await self.send(ws, {"type": "event", "event": "node.invoke.request",
-                             "payload": {"id": iid, "nodeId": device_id, "command": command, "timeoutMs": 30000}})
+        payload = {"id": iid, "nodeId": device_id, "command": command, "timeoutMs": 30000}
+        if params_json is not None:
+            payload["paramsJSON"] = params_json
+        await self.send(ws, {"type": "event", "event": "node.invoke.request", "payload": payload})
         ok = await asyncio.wait_for(fut, 30)
         return (time.perf_counter() - t0) * 1000.0, ok
 
@@ -300,9 +303,10 @@ class Gateway:
         """Round trips measured at the gateway: event out -> node.invoke.result in."""
         device_id, ws = next(iter(self.sessions.items()))
         command = c.get("command", "device.info")
+        params_json = c.get("paramsJSON")
         seq = []
         for i in range(c.get("n", 500)):
-            ms, ok = await self.invoke_once(ws, device_id, command, i)
+            ms, ok = await self.invoke_once(ws, device_id, command, i, params_json)
             seq.append(ms)
         seq.sort()
         conc, seconds = c.get("concurrency", 8), c.get("seconds", 5.0)
@@ -315,7 +319,7 @@ class Gateway:
             nonlocal done, failures
             while time.perf_counter() < deadline:
                 counter[0] += 1
-                _, ok = await self.invoke_once(ws, device_id, command, counter[0])
+                _, ok = await self.invoke_once(ws, device_id, command, counter[0], params_json)
                 done += 1
                 failures += 0 if ok else 1
 

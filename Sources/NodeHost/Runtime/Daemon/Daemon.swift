@@ -1,3 +1,4 @@
+import CMalloc
 import Config
 import FoundationEssentials
 import Glibc
@@ -12,6 +13,10 @@ import Support
 /// sleep, and stops cleanly on SIGTERM/SIGINT. `openclaw-node run` is its only caller.
 public enum Daemon {
     public static func run(config: NodeConfig, capabilities: [any Capability]) async throws {
+        // One malloc arena per core: the daemon's blocking work runs on short-lived threads, and
+        // with glibc's default (8 per core) the memory a large result freed stayed behind in each
+        // new arena: measured +7 MiB RSS per 100 MB system.run, without bound; with 2, flat.
+        _ = cmalloc_limit_arenas(Int32(max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         let log = Logger(component: "node")
         let runtime = try await NodeRuntime(config: config, capabilities: capabilities, daemon: true)
         let identity = try runtime.store.identity()
