@@ -233,6 +233,19 @@ struct SystemPolicyUnitTests {
         #expect(SHA256.hex(String(repeating: "a", count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 
+    /// The stored approvals text is laid out as JSON.stringify(file, null, 2) does; Python's
+    /// json.dumps(indent=2, sort_keys=True, ensure_ascii=False) writes the same layout.
+    @Test func approvalsTextMatchesTheJavaScriptLayout() throws {
+        let doc: JSONValue = ["version": 1, "defaults": .object([:]), "agents": ["main": ["allowlist": [
+            ["id": "a", "pattern": "/usr/bin/git", "argPattern": "^status \\d \"x\"", "lastUsedAt": 1764547200123,
+             "lastUsedCommand": "echo 'héllo'\t\u{01}"]], "security": "allowlist"]], "list": .array([]), "flag": true, "none": .null]
+        let text = doc.indentedText(indent: 2)
+        let r = try runProcess("/usr/bin/python3", ["-c", "import json,sys; print(json.dumps(json.load(sys.stdin), indent=2, sort_keys=True, ensure_ascii=False), end='')"],
+                               stdin: text)
+        #expect(r.code == 0, "\(r.stderr)")
+        #expect(text == r.stdout, "\(text)\n---\n\(r.stdout)")
+    }
+
     @Test func shellChainsSplitLikeTheShell() {
         #expect(ShellAnalysis.split("echo 'a b' \"c d\" e\\ f && ls -l | wc -l; true || false") ==
                 [["echo", "a b", "c d", "e f"], ["ls", "-l"], ["wc", "-l"], ["true"], ["false"]])

@@ -95,8 +95,8 @@ struct ExecApprovalsDocument: Sendable, Equatable {
 
     // MARK: reading
 
-    /// The text stored and hashed: JSON with two-space indentation and a final newline.
-    var text: String { json.jsonString(pretty: true) + "\n" }
+    /// The text stored and hashed, as upstream writes it: `JSON.stringify(file, null, 2) + "\n"`.
+    var text: String { json.indentedText(indent: 2) + "\n" }
 
     static func hash(of text: String?) -> String {
         guard let text else { return "missing:" + SHA256.hex("") }
