@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "openclaw-screen", type: .dynamic, targets: ["ScreenCapability"]),
         .library(name: "openclaw-canvas", type: .dynamic, targets: ["CanvasCapability"]),
         .library(name: "openclaw-system", type: .dynamic, targets: ["SystemCapability"]),
+        .library(name: "openclaw-computer", type: .dynamic, targets: ["ComputerCapability"]),
     ],
     // The core, the shared libraries on it, and the video library: each its own package so that
     // it is linked as one shared copy (docs/ARCHITECTURE.md).
@@ -37,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes",
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxrandr-dev", "libxfixes-dev"])]),
         .systemLibrary(name: "CLinuxFB", path: "Sources/CLinuxFB"),
+        // XTest input injection for computer.act.
+        .systemLibrary(name: "CXTest", path: "Sources/CXTest", pkgConfig: "x11 xtst", providers: [.apt(["libx11-dev", "libxtst-dev"])]),
         // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
         // Offline speech recognition for talk (pocketsphinx 0.8 and Debian's en-US model).
@@ -53,6 +56,8 @@ let package = Package(
         .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
         // system.run with exec approvals: POSIX only, no libraries of its own.
         .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System"),
+        // computer.act on X11 (XTest); monitors and displayFrameId shared with the screen bundle via X11Support.
+        .target(name: "ComputerCapability", dependencies: [kit, bundleABI, x11, "CXTest"], path: "Sources/Capabilities/Computer"),
 
         // Links the core only; bundles are dlopen'ed.
         // The executable finds the core next to itself ($ORIGIN, as built) or in an installed
@@ -62,7 +67,7 @@ let package = Package(
 
         .testTarget(name: "NodeHostTests",
                     dependencies: [kit, core, media, x11, cx11, video, "CameraCapability", "LocationCapability",
-                                   "ScreenCapability", "CanvasCapability", "SystemCapability", "TalkCapability", "openclaw-node", "CX11Capture"],
+                                   "ScreenCapability", "CanvasCapability", "SystemCapability", "ComputerCapability", "TalkCapability", "openclaw-node", "CX11Capture"],
                     path: "Tests/NodeHostTests"),
     ]
 )

@@ -28,8 +28,8 @@ let package = Package(
                        providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev"])]),
         // Headers only: libasound is dlopen'ed when a microphone is first opened (ALSALibrary).
         .systemLibrary(name: "CALSA", path: "Shims/CALSA", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CX11", path: "Shims/CX11", pkgConfig: "x11 xscrnsaver",
-                       providers: [.apt(["libx11-dev", "libxss-dev"])]),
+        .systemLibrary(name: "CX11", path: "Shims/CX11", pkgConfig: "x11 xscrnsaver xrandr",
+                       providers: [.apt(["libx11-dev", "libxss-dev", "libxrandr-dev"])]),
 
         .target(name: "Media",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),

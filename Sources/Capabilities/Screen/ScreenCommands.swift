@@ -14,6 +14,8 @@ public struct ScreenSnapshotParams: CommandParams, Equatable {
     public var quality: Double?
     public var screenIndex: Int?
     public var includePointer: Bool?
+    /// The agent's computer-use execution (accepted; the snapshot is the same).
+    public var executionId: String?
 
     public func validated() throws(NodeError) -> ScreenSnapshotParams {
         try ParamCheck.oneOf(format, "format", ["jpeg", "jpg", "png"])

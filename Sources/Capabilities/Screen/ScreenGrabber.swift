@@ -17,4 +17,7 @@ protocol ScreenGrabber: AnyObject {
     /// Whether a cached grabber still captures what `screenIndex` means now (connection alive,
     /// same monitor/screen geometry, same framebuffer mode).
     func isStillValid(screenIndex: Int) -> Bool
+    /// What the display is now, for displayFrameId (`X11Target.identity`, or the framebuffer's
+    /// device and mode); nil when it cannot be read.
+    func liveIdentity(screenIndex: Int) -> String?
 }

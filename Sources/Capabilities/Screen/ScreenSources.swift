@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Kit
 import Support
+import X11Support
 
 /// Opens a grabber on the configured backend. `auto` takes X11 when the display answers, else the
 /// framebuffer; when neither works the error lists what was tried and what to change (including
@@ -31,7 +32,7 @@ struct ScreenSources: Sendable {
         do throws(NodeError) {
             switch try resolve() {
             case .x11(let connection):
-                if X11Targets.list(connection).isEmpty { return .unavailable("X display \(connection.name) has no screens") }
+                if X11Targets.list(connection.display).isEmpty { return .unavailable("X display \(connection.name) has no screens") }
             case .framebuffer(let path):
                 _ = try FramebufferDevice(path: path).visible()
             }

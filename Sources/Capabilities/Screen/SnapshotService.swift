@@ -4,6 +4,7 @@ import Glibc
 import Kit
 import Media
 import Support
+import X11Support
 
 /// screen.snapshot: one frame, encoded straight from the capture memory (shared-memory XImage or
 /// the mapped framebuffer) unless it has to be resized, and kept within the payload budget.
@@ -16,6 +17,9 @@ enum SnapshotService {
         let format: StillImageFormat = p.effectiveFormat == "png" ? .png : .jpeg(quality: p.effectiveQuality)
         let budget = PayloadBudget.stillImageBase64(maxPayloadBytes: maxPayloadBytes)
 
+        // The display's identity before and after the capture: a monitor that changed in between
+        // would make the frame id (and every coordinate mapped through it) wrong.
+        let before = grabber.liveIdentity(screenIndex: p.effectiveScreenIndex)
         let started = ContinuousClock.now
         var grabbed = started
         var capturedAtMs: Int64 = 0
@@ -26,11 +30,17 @@ enum SnapshotService {
             catch { throw ScreenError.media(error) }
         }
         let done = ContinuousClock.now
+        guard let identity = before, grabber.liveIdentity(screenIndex: p.effectiveScreenIndex) == identity else {
+            throw ScreenError.unavailable("the display changed during the capture (resolution or monitors); take the screenshot again")
+        }
+        let frame = DisplayFrame(identity: identity, referenceWidth: p.effectiveMaxWidth,
+                                 deliveredWidth: image.width, deliveredHeight: image.height)
         log.debug("snapshot \(grabber.width)x\(grabber.height) via \(grabber.method): capture \(millis(grabbed - started)) ms, " +
                   "encode \(format.name) \(image.width)x\(image.height) \(millis(done - grabbed)) ms, \(image.data.count) bytes")
         return ["format": .string(image.format.name), "base64": .string(image.data.base64EncodedString()),
                 "width": .number(Double(image.width)), "height": .number(Double(image.height)),
-                "screenIndex": .number(Double(p.effectiveScreenIndex)), "capturedAtMs": .number(Double(capturedAtMs))]
+                "screenIndex": .number(Double(p.effectiveScreenIndex)), "capturedAtMs": .number(Double(capturedAtMs)),
+                "displayFrameId": .string(frame.id)]
     }
 
     static func millis(_ d: Duration) -> String {

@@ -107,6 +107,11 @@ final class FramebufferGrabber: ScreenGrabber {
         return view.width == width && view.height == height
     }
 
+    func liveIdentity(screenIndex: Int) -> String? {
+        guard screenIndex == 0, let view = try? device.visible() else { return nil }
+        return ["fbdev", device.path, String(view.width), String(view.height)].joined(separator: "\0")
+    }
+
     func grab<T>(includePointer: Bool, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T {
         let view = try device.visible()
         guard view.width == width, view.height == height else {

@@ -1,5 +1,6 @@
 import CX11Capture
 import Media
+import X11Support
 
 /// Draws the pointer into a captured frame (X servers never include it in screen contents).
 /// XFixes hands out the current cursor sprite as premultiplied ARGB with its hotspot.

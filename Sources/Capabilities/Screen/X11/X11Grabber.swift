@@ -3,6 +3,7 @@ import Config
 import Kit
 import Media
 import Support
+import X11Support
 
 /// Captures one X11 target (a RandR monitor or a whole X screen) with MIT-SHM, or with
 /// XGetImage when shared memory is off or refused (remote display, another IPC namespace).
@@ -17,7 +18,7 @@ final class X11Grabber: ScreenGrabber {
     init(connection: X11Connection, screenIndex: Int, useSharedMemory: Bool) throws(NodeError) {
         self.connection = connection
         let display = connection.name
-        target = try X11Targets.target(screenIndex, on: connection)
+        target = try X11Targets.target(screenIndex, on: connection.display, name: connection.name)
         root = connection.root(target.screen)
         shared = useSharedMemory
             ? SharedMemoryImage(connection: connection, screen: target.screen, width: target.width, height: target.height)
@@ -46,8 +47,13 @@ final class X11Grabber: ScreenGrabber {
     }
 
     func isStillValid(screenIndex: Int) -> Bool {
-        guard !connection.isDead, let now = try? X11Targets.target(screenIndex, on: connection) else { return false }
+        guard !connection.isDead, let now = try? X11Targets.target(screenIndex, on: connection.display, name: connection.name) else { return false }
         return now == target && !connection.isDead
+    }
+
+    func liveIdentity(screenIndex: Int) -> String? {
+        guard !connection.isDead, let now = try? X11Targets.target(screenIndex, on: connection.display, name: connection.name) else { return nil }
+        return now.identity(display: connection.name)
     }
 
     private func deliver<T>(_ image: UnsafeMutablePointer<XImage>, includePointer: Bool,

@@ -1,9 +1,14 @@
 #include <X11/Xlib.h>
 #include <X11/extensions/scrnsaver.h>
+#include <X11/extensions/Xrandr.h>
 
 // Xlib exposes these as macros.
 static inline Window cx11_default_root_window(Display *d) { return DefaultRootWindow(d); }
 static inline int cx11_default_screen(Display *d) { return DefaultScreen(d); }
+static inline Window cx11_root_window(Display *d, int screen) { return RootWindow(d, screen); }
+static inline int cx11_screen_count(Display *d) { return ScreenCount(d); }
+static inline int cx11_display_width(Display *d, int screen) { return DisplayWidth(d, screen); }
+static inline int cx11_display_height(Display *d, int screen) { return DisplayHeight(d, screen); }
 
 // Xlib's default I/O error path prints "XIO: fatal IO error" and exits the whole process when an X
 // server goes away. A daemon must survive that: these handlers return instead, and the exit handler

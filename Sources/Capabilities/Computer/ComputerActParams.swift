@@ -1,0 +1,73 @@
+import Kit
+import Support
+
+/// computer.act params (docs/PROTOCOL.md §6.5): one object for every action, as the gateway's
+/// computer tool sends them; which fields an action needs is checked by the action.
+public struct ComputerActParams: CommandParams {
+    public var action: String?
+    public var executionId: String?
+    public var reason: String?
+    public var screenIndex: Int?
+    public var refWidth: Int?
+    public var displayFrameId: String?
+    public var x: Int?
+    public var y: Int?
+    public var fromX: Int?
+    public var fromY: Int?
+    public var modifiers: String?
+    public var scrollDirection: String?
+    public var scrollAmount: Int?
+    public var text: String?
+    public var keys: String?
+    public var durationMs: Int?
+    public var windowRef: JSONValue?
+    public var elementRef: JSONValue?
+    public var observationId: String?
+    public var deliveryMode: String?
+
+    public func validated() throws(NodeError) -> ComputerActParams {
+        guard let a = action, !a.isEmpty else { throw NodeError.invalidRequest("action required") }
+        try ParamCheck.range(screenIndex, "screenIndex", 0...32)
+        try ParamCheck.range(refWidth, "refWidth", 1...100_000)
+        try ParamCheck.range(x, "x", 0...1_000_000)
+        try ParamCheck.range(y, "y", 0...1_000_000)
+        try ParamCheck.range(fromX, "fromX", 0...1_000_000)
+        try ParamCheck.range(fromY, "fromY", 0...1_000_000)
+        try ParamCheck.range(scrollAmount, "scrollAmount", 1...100)
+        try ParamCheck.range(durationMs, "durationMs", 0...10_000)
+        try ParamCheck.oneOf(scrollDirection, "scrollDirection", ["up", "down", "left", "right"])
+        if a == ComputerAction.closeExecution.rawValue {
+            guard executionId != nil else { throw NodeError.invalidRequest("executionId required for __close_execution") }
+        }
+        return self
+    }
+}
+
+/// The v1 action set (the agent's `wait` never reaches the node; `screenshot` is screen.snapshot).
+enum ComputerAction: String, CaseIterable {
+    case leftClick = "left_click", rightClick = "right_click", middleClick = "middle_click"
+    case doubleClick = "double_click", tripleClick = "triple_click", mouseMove = "mouse_move"
+    case leftClickDrag = "left_click_drag", leftMouseDown = "left_mouse_down", leftMouseUp = "left_mouse_up"
+    case scroll, type, key
+    case holdKey = "hold_key"
+    case closeExecution = "__close_execution"
+
+    /// Actions that need a point (and so a displayFrameId).
+    var needsPoint: Bool { [.leftClick, .rightClick, .middleClick, .doubleClick, .tripleClick, .mouseMove, .leftClickDrag].contains(self) }
+}
+
+/// device.apps params: `{query?, limit? (1–200, default 100), includeSystem?}`.
+public struct DeviceAppsParams: CommandParams {
+    public var query: String?
+    public var limit: Int?
+    public var includeSystem: Bool?
+
+    public init(query: String? = nil, limit: Int? = nil, includeSystem: Bool? = nil) {
+        self.query = query; self.limit = limit; self.includeSystem = includeSystem
+    }
+
+    public func validated() throws(NodeError) -> DeviceAppsParams {
+        try ParamCheck.range(limit, "limit", 1...200)
+        return self
+    }
+}

@@ -1,0 +1,119 @@
+import CXTest
+import Config
+import FoundationEssentials
+import Glibc
+import Kit
+import Support
+import X11Support
+
+/// computer.act on an X11 desktop through XTest (docs/PROTOCOL.md §6.5): the agent's clicks, drags,
+/// scrolls, typing and key combinations, at coordinates of the screenshot it saw. One execution
+/// owns the desktop at a time; its end releases whatever it still holds down.
+final class ComputerCapability: Capability, @unchecked Sendable {
+    let name = ComputerCommands.capabilityName
+    let settings: ComputerSettings
+    private let log = Logger(component: "computer")
+    private let lock = Lock()
+    private var input: XTestInput?
+    private var owner: String?
+
+    init(settings: ComputerSettings) { self.settings = settings }
+
+    var commands: [CommandSpec] { ComputerCommands.specs(self) }
+
+    func availability() async -> Availability {
+        guard let display = settings.display else {
+            return .unavailable("no X display: DISPLAY is unset and capabilities.computer.display is not configured")
+        }
+        do { _ = try XTestInput(name: display) } catch { return .unavailable(error.message) }
+        return .available
+    }
+
+    func gatewayConnected(_ link: GatewayLink) async { endExecution(reason: "new gateway session") }
+    func shutdown() async { endExecution(reason: "shutdown") }
+
+    /// Releases everything held and forgets the owner.
+    private func endExecution(reason: String) {
+        let (wasOwner, held) = lock.withLock { () -> (String?, XTestInput?) in
+            defer { owner = nil }
+            return (owner, input)
+        }
+        guard let held else { return }
+        held.lock.withLock { held.releaseAll() }
+        if let wasOwner { log.info("execution \(wasOwner.prefix(8)) ended (\(reason)); released every key and button") }
+    }
+
+    private func connection() throws(NodeError) -> XTestInput {
+        try lock.withLock { () throws(NodeError) -> XTestInput in
+            if let input { return input }
+            guard let display = settings.display else {
+                throw NodeError(ComputerError.unavailable, "no X display: set capabilities.computer.display")
+            }
+            let opened = try XTestInput(name: display)
+            input = opened
+            return opened
+        }
+    }
+
+    // MARK: computer.act
+
+    func act(_ p: ComputerActParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        let raw = p.action ?? ""
+        guard let action = ComputerAction(rawValue: raw) else {
+            throw NodeError(ComputerError.unsupportedAction, "action \"\(raw)\" is not supported by this node; it takes the v1 actions " +
+                            ComputerAction.allCases.map(\.rawValue).filter { !$0.hasPrefix("__") }.joined(separator: ", "))
+        }
+        if action == .closeExecution {
+            if lock.withLock({ owner == p.executionId }) { endExecution(reason: p.reason ?? "closed") }
+            return ["ok": true]
+        }
+        try lock.withLock { () throws(NodeError) in
+            if let mine = p.executionId {
+                if let other = owner, other != mine {
+                    throw NodeError(ComputerError.hostBusy, "execution \(other) has the computer until it ends (__close_execution)")
+                }
+                owner = mine
+            } else if let other = owner {
+                throw NodeError(ComputerError.hostBusy, "execution \(other) has the computer until it ends (__close_execution)")
+            }
+        }
+        let input = try connection()
+        let plan = try ComputerActPlan(p, action: action)
+        let log = self.log
+        let result: Result<String, NodeError> = await BlockingThread.run("computer-act") { (_: CancelFlag) -> Result<String, NodeError> in
+            input.lock.withLock { () -> Result<String, NodeError> in
+                do throws(NodeError) { return .success(try plan.perform(on: input)) } catch { return .failure(error) }
+            }
+        }
+        switch result {
+        case .success(let what):
+            log.info("computer.act \(raw)\(what.isEmpty ? "" : " " + what)\(p.executionId.map { " (execution \($0.prefix(8)))" } ?? "")")
+            return ["ok": true]
+        case .failure(let e):
+            log.info("computer.act \(raw) refused: \(e.message)")
+            throw e
+        }
+    }
+
+    // MARK: device.apps
+
+    /// The desktop's applications from its XDG desktop entries, labelled in the node's locale.
+    func apps(_ p: DeviceAppsParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        Self.apps(p, env: ProcessInfo.processInfo.environment)
+    }
+
+    static func apps(_ p: DeviceAppsParams, env: [String: String]) -> JSONValue {
+        let locale = [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty }
+        let query = p.query?.trimmed().lowercased() ?? ""
+        let matched = DesktopEntries.load(env, locale: locale).filter { e in
+            (p.includeSystem == true || !e.system)
+                && (query.isEmpty || e.label.lowercased().contains(query) || e.id.lowercased().contains(query))
+        }
+        let limit = p.limit ?? 100
+        let apps = matched.prefix(limit).map { e -> JSONValue in
+            ["label": .string(e.label), "bundleId": .string(e.id), "path": .string(e.path), "system": .bool(e.system)]
+        }
+        return ["count": .number(Double(apps.count)), "totalMatched": .number(Double(matched.count)),
+                "truncated": .bool(matched.count > limit), "apps": .array(Array(apps))]
+    }
+}
