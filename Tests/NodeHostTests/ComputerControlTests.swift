@@ -130,6 +130,15 @@ import Testing
         #expect(up["error"]?["message"]?.stringValue?.contains("left button is not held by computer control") == true, "\(up)")
     }
 
+    @Test func heldInputIsReleasedWhenTheDaemonStops() throws {
+        let r = try Rig(); defer { r.stop() }
+        #expect(try r.act(["action": "left_mouse_down", "executionId": .string(Self.exec)])["payload"] == ["ok": true])
+        #expect(try r.act(["action": "hold_key", "executionId": .string(Self.exec), "keys": "shift", "durationMs": 100])["payload"] == ["ok": true])
+        #expect(r.recorded("ButtonRelease").isEmpty)
+        r.node.stop()  // SIGTERM
+        #expect(r.recorded("ButtonRelease").count == 1, "SIGTERM released the held button")
+    }
+
     @Test func staleFramesBusyExecutionsAndUnsupportedActions() throws {
         let r = try Rig(); defer { r.stop() }
         let frame = try #require(try r.snapshot()["displayFrameId"]?.stringValue)
