@@ -139,6 +139,14 @@ import Testing
         #expect(r.recorded("ButtonRelease").count == 1, "SIGTERM released the held button")
     }
 
+    @Test func heldInputIsReleasedWhenTheGatewayGoesAway() throws {
+        let r = try Rig(); defer { r.stop() }
+        #expect(try r.act(["action": "left_mouse_down", "executionId": .string(Self.exec)])["payload"] == ["ok": true])
+        r.gw.kill9()
+        #expect(waitUntil(timeout: 10) { r.recorded("ButtonRelease").count == 1 }, "the lost session released the button: \(r.node.log)")
+        #expect(r.node.log.contains("gateway disconnected"))
+    }
+
     @Test func staleFramesBusyExecutionsAndUnsupportedActions() throws {
         let r = try Rig(); defer { r.stop() }
         let frame = try #require(try r.snapshot()["displayFrameId"]?.stringValue)
@@ -154,6 +162,14 @@ import Testing
         #expect(try code(.object(busy)) == "COMPUTER_HOST_BUSY", "another execution owns the desktop")
         #expect(try r.act(["action": "__close_execution", "executionId": .string(Self.exec), "reason": "done"])["payload"] == ["ok": true])
         #expect(try r.act(.object(busy))["payload"] == ["ok": true], "free again after the close")
+        // The display's geometry changes after the screenshot (monitors appear: screenIndex 0 is now
+        // a 960-wide monitor): the old frame is refused. (Xvfb refuses RRSetScreenSize for its one
+        // fixed mode, so a monitor change stands in for a resolution change; the check is the same.)
+        let painter = try XPainter(r.x.display)
+        painter.setMonitor("A", x: 0, y: 0, width: 960, height: 1080)
+        painter.setMonitor("B", x: 960, y: 0, width: 960, height: 1080)
+        let changed = try r.act(.object(busy))
+        #expect(changed["error"]?["code"] == "COMPUTER_STALE_FRAME", "\(changed)")
         #expect(try code(["action": "list_apps"]) == "COMPUTER_UNSUPPORTED_ACTION")
         #expect(try code(["action": "key", "executionId": "22222222-2222-4222-8222-222222222222", "keys": "ctrl+nosuchkey"]) == "COMPUTER_UNSUPPORTED_KEY")
         #expect(try code(["action": "scroll", "scrollAmount": 101]) == "INVALID_REQUEST")

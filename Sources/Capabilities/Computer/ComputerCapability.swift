@@ -30,6 +30,7 @@ final class ComputerCapability: Capability, @unchecked Sendable {
     }
 
     func gatewayConnected(_ link: GatewayLink) async { endExecution(reason: "new gateway session") }
+    func gatewayDisconnected() async { endExecution(reason: "gateway disconnected") }
     func shutdown() async { endExecution(reason: "shutdown") }
 
     /// Releases everything held and forgets the owner.

@@ -49,6 +49,8 @@ public protocol Capability: Sendable {
     func start() async -> Availability
     /// Called after every hello-ok in the daemon (canvas: host URL, A2UI on connect).
     func gatewayConnected(_ link: GatewayLink) async
+    /// Called when such a session ends (computer: release held keys and buttons).
+    func gatewayDisconnected() async
     /// Releases devices/processes (SIGTERM path).
     func shutdown() async
     /// `openclaw-node doctor`'s checks beyond `availability()`: what the capability assumes at run
@@ -102,6 +104,7 @@ public struct CapabilityEvent: Sendable, Equatable {
 extension Capability {
     public func events() async -> AsyncStream<CapabilityEvent>? { nil }
     public func gatewayConnected(_ link: GatewayLink) async {}
+    public func gatewayDisconnected() async {}
     public func start() async -> Availability { .available }
     public func shutdown() async {}
     public func diagnose() async -> [Diagnosis] { [] }

@@ -32,6 +32,8 @@ public enum Daemon {
         let gateway = GatewayHandle()
         // Each hello-ok tells the capabilities about the session (canvas host URL, session key).
         let advertised = runtime.registry.entries.filter(\.advertised).map(\.capability)
+        // A session's end: capabilities let go of what only made sense with it (held input).
+        await gateway.setOnDisconnect { Task { for c in advertised { await c.gatewayDisconnected() } } }
         await gateway.setOnReady { hello in
             let link = GatewayLink(canvasHostUrl: hello.canvasHostUrl, pluginSurfaceUrls: hello.pluginSurfaceUrls,
                                    mainSessionKey: hello.mainSessionKey, nodeId: identity.deviceId,

@@ -35,6 +35,7 @@ public actor GatewayClient {
     private let tlsHint: String?
     /// Lets tests and the benchmark observe connection milestones.
     private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
+    private var onDisconnect: (@Sendable () -> Void)?
     /// Interrupts a backoff wait (network change, stop).
     private var wake: CheckedContinuation<Void, Never>?
 
@@ -77,6 +78,8 @@ public actor GatewayClient {
     }
 
     public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
+    /// Observes the end of every session that reached hello-ok.
+    public func setOnDisconnect(_ f: @escaping @Sendable () -> Void) { onDisconnect = f }
 
     public func stop() {
         stopped = true
@@ -191,6 +194,7 @@ public actor GatewayClient {
         Task { await self.announcePresence(conn, trigger: "connect") }
         let connectedAt = ContinuousClock.now
         let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId, dispatcher: dispatcher)
+        onDisconnect?()
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)
         if stopped { return }

@@ -17,11 +17,14 @@ public actor GatewayHandle {
     private let log = Logger(component: "gateway")
     private var stopped = false
     private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
+    private var onDisconnect: (@Sendable () -> Void)?
 
     public init() {}
 
     /// Observes every hello-ok of the client (set before `start`).
     public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
+    /// Observes the end of every session that reached hello-ok (set before `start`).
+    public func setOnDisconnect(_ f: @escaping @Sendable () -> Void) { onDisconnect = f }
 
     /// Starts the client's connect loop (ignored after `stop`).
     public func start(_ c: GatewayClient) async {
@@ -32,6 +35,7 @@ public actor GatewayHandle {
             observer?(hello)
             Task { await self?.sendHeld() }
         }
+        if let onDisconnect { await c.setOnDisconnect(onDisconnect) }
         runTask = Task { await c.run() }
     }
 
