@@ -233,3 +233,41 @@ struct DeviceAppsTests {
         try? FileManager.default.removeItem(atPath: root)
     }
 }
+
+/// Text typed by computer.act arrives verbatim in a real text field: Chromium (the canvas bundle's
+/// kiosk window) on Xvfb, read back with canvas.eval.
+@Suite(.serialized, .enabled(if: CanvasNode.windowBrowserInstalled, "needs chromium (scripts/setup installs it)"))
+struct ComputerTypingIntoChromiumTests {
+    @Test func typedTextArrivesVerbatimInATextField() throws {
+        let x = try Xvfb(screens: ["1280x800x24"]); defer { x.stop() }
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"]); defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { canvas: { window: true, display: '\(x.display)' }, " +
+                                 "computer: { enabled: true, display: '\(x.display)' }, screen: { display: '\(x.display)' }, camera: { enabled: false } }")
+        defer { node.cleanup() }
+        try node.start()
+        _ = try #require(gw.waitFor("hello"), "\(node.log)")
+        func invoke(_ command: String, _ params: JSONValue) -> JSONValue? { gw.invoke(command, paramsJSON: params.jsonString(), timeoutMs: 30_000, wait: 40) }
+        let field = "document.body.innerHTML = '<textarea id=t style=\"position:fixed;inset:0;width:100%;height:100%;font-size:32px\"></textarea>'; " +
+                    "document.getElementById('t').focus(); 'ready'"
+        let ready = invoke("canvas.eval", ["javaScript": .string(field)])
+        #expect(ready?["payload"]?["result"] == "ready", "\(String(describing: ready))\n\(node.log.suffix(1500))")
+        let shot = try #require(invoke("screen.snapshot", ["maxWidth": 1280, "format": "jpeg", "quality": 0.85])?["payload"])
+        let frame = try #require(shot["displayFrameId"]?.stringValue, "\(shot)")
+        let exec: JSONValue = "33333333-3333-4333-8333-333333333333"
+        let click = invoke("computer.act", ["action": "left_click", "executionId": exec, "x": 640, "y": 400, "displayFrameId": .string(frame), "refWidth": 1280])
+        #expect(click?["payload"] == ["ok": true], "\(String(describing: click))")
+        let text = "Hello, wörld 123 !@#$%^&*()_+-=[]{};':\",./<>?`~ й€ ✓"
+        let typed = invoke("computer.act", ["action": "type", "executionId": exec, "text": .string(text)])
+        #expect(typed?["payload"] == ["ok": true], "\(String(describing: typed))")
+        var value: String?
+        _ = waitUntil(timeout: 5) {
+            value = invoke("canvas.eval", ["javaScript": "document.getElementById('t').value"])?["payload"]?["result"]?.stringValue
+            return value == text
+        }
+        #expect(value == text, "typed \(text.debugDescription), the field has \(String(describing: value).debugDescription)")
+        // Keys: select all and delete empties the field.
+        _ = invoke("computer.act", ["action": "key", "executionId": exec, "keys": "ctrl+a"])
+        _ = invoke("computer.act", ["action": "key", "executionId": exec, "keys": "BackSpace"])
+        #expect(waitUntil(timeout: 5) { invoke("canvas.eval", ["javaScript": "document.getElementById('t').value"])?["payload"]?["result"] == "" })
+    }
+}
