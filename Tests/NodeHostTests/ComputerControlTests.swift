@@ -234,6 +234,43 @@ struct DeviceAppsTests {
     }
 }
 
+/// device.apps.launch: only entries that start one native program, with the entry's own arguments.
+struct DeviceAppsLaunchTests {
+    @Test func launchesNativeProgramsOnly() throws {
+        let root = TestPaths.tempDir("xdg-launch")
+        let apps = root + "/share/applications"
+        try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
+        func write(_ name: String, _ body: String) { _ = FileManager.default.createFile(atPath: apps + "/" + name, contents: Data(body.utf8)) }
+        let sleep = try #require(Subprocess.findExecutable("sleep"))
+        write("sleeper.desktop", "[Desktop Entry]\nType=Application\nName=Sleeper\nExec=\(sleep) 30 %U\n")
+        write("shell.desktop", "[Desktop Entry]\nType=Application\nName=Shell\nExec=sh -c \"sleep 30\"\n")
+        let script = root + "/tool.sh"
+        _ = FileManager.default.createFile(atPath: script, contents: Data("#!/bin/sh\nsleep 30\n".utf8), attributes: [.posixPermissions: 0o755])
+        write("script.desktop", "[Desktop Entry]\nType=Application\nName=Script\nExec=\(script)\n")
+        write("quotes.desktop", "[Desktop Entry]\nType=Application\nName=Broken\nExec=\"unterminated\n")
+        let env = ["XDG_DATA_HOME": root + "/none", "XDG_DATA_DIRS": root + "/share", "HOME": root, "PATH": "/usr/bin:/bin"]
+        let started = try AppLauncher.launch(DeviceAppsLaunchParams(appId: "sleeper"), env: env)
+        #expect(started["status"] == "process-started")
+        let pid = try #require(started["pid"]?.intValue.map(Int32.init))
+        #expect(kill(pid, 0) == 0, "the application runs")
+        let cmdline = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+        #expect(cmdline == "\(sleep)\u{0}30\u{0}", "field codes dropped: \(cmdline.debugDescription)")
+        kill(pid, SIGKILL)
+        #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "reaped after it ended")
+        for (id, fragment) in [("shell", "shell, interpreter or script"), ("script", "shell, interpreter or script"),
+                               ("quotes", "no usable Exec"), ("nope", "no application with id")] {
+            do {
+                _ = try AppLauncher.launch(DeviceAppsLaunchParams(appId: id), env: env)
+                Issue.record("\(id) was launched")
+            } catch {
+                #expect(error.message.contains(fragment), "\(id): \(error.message)")
+            }
+        }
+        #expect(AppLauncher.splitExec("app --name \"a b\" %f 100%%") == ["app", "--name", "a b", "100%"])
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
+
 /// Text typed by computer.act arrives verbatim in a real text field: Chromium (the canvas bundle's
 /// kiosk window) on Xvfb, read back with canvas.eval.
 @Suite(.serialized, .enabled(if: CanvasNode.windowBrowserInstalled, "needs chromium (scripts/setup installs it)"))

@@ -71,3 +71,16 @@ public struct DeviceAppsParams: CommandParams {
         return self
     }
 }
+
+/// device.apps.launch params: the inventory's id; `appRevision` is accepted and ignored.
+public struct DeviceAppsLaunchParams: CommandParams {
+    public var appId: String?
+    public var appRevision: String?
+
+    public init(appId: String? = nil) { self.appId = appId }
+
+    public func validated() throws(NodeError) -> DeviceAppsLaunchParams {
+        guard let id = appId, !id.isEmpty else { throw NodeError.invalidRequest("appId required (an id from device.apps)") }
+        return self
+    }
+}

@@ -117,4 +117,10 @@ final class ComputerCapability: Capability, @unchecked Sendable {
         return ["count": .number(Double(apps.count)), "totalMatched": .number(Double(matched.count)),
                 "truncated": .bool(matched.count > limit), "apps": .array(Array(apps))]
     }
+
+    func launch(_ p: DeviceAppsLaunchParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        let result = try AppLauncher.launch(p, env: ProcessInfo.processInfo.environment)
+        log.info("device.apps.launch \(p.appId ?? "?"): pid \(result["pid"]?.intValue ?? 0)")
+        return result
+    }
 }

@@ -30,6 +30,10 @@ public enum ComputerCommands {
                     summary: "installed desktop applications (XDG desktop entries)",
                     paramsDoc: [("query", "string"), ("limit", "1..200, default 100"), ("includeSystem", "bool")],
                     handler: c.apps),
+        CommandSpec("device.apps.launch", capability: capabilityName, params: DeviceAppsLaunchParams.self, requiresForeground: true,
+                    dangerous: true, summary: "start an application of device.apps (one native program, the entry's own arguments)",
+                    paramsDoc: [("appId", "string, from device.apps")],
+                    handler: c.launch),
     ] }
 
     public static let configFields: [ConfigField] = [

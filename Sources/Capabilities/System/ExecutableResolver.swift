@@ -8,18 +8,9 @@ enum ExecutableResolver {
     static func resolve(_ name: String, path: String?, cwd: String?) -> String? {
         if name.contains("/") {
             let full = name.hasPrefix("/") ? name : PathName.join(cwd ?? FileManager.default.currentDirectoryPath, name)
-            return isExecutable(full) ? PathName.resolvingSymlinks(full) : nil
+            return Subprocess.isExecutableFile(full) ? PathName.resolvingSymlinks(full) : nil
         }
-        for dir in (path ?? ExecEnvironment.defaultPath).split(separator: ":") where dir.hasPrefix("/") {
-            let candidate = PathName.join(String(dir), name)
-            if isExecutable(candidate) { return candidate }
-        }
-        return nil
-    }
-
-    static func isExecutable(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+        return Subprocess.findExecutable(name, path: path ?? ExecEnvironment.defaultPath)
     }
 }
 

@@ -106,10 +106,20 @@ public final class Subprocess: @unchecked Sendable {
     private static let addchdir: AddChdir? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
         .map { unsafeBitCast($0, to: AddChdir.self) }
 
-    /// Where `name` is on $PATH (the first executable match), as posix_spawnp would find it.
-    public static func findExecutable(_ name: String) -> String? {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// Where `name` is on `path` (default: this process's $PATH), as execvp would find it: the
+    /// first executable regular file. Relative PATH entries are skipped.
+    public static func findExecutable(_ name: String, path: String? = nil) -> String? {
+        for dir in (path ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") where dir.hasPrefix("/") {
+            let candidate = PathName.join(String(dir), name)
+            if isExecutableFile(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// A regular file this user may execute (directories have x bits too).
+    public static func isExecutableFile(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
     }
 
     /// A pipe whose ends are close-on-exec from the start (dup2 into a child clears the flag).
