@@ -38,8 +38,9 @@ let package = Package(
         .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes",
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxrandr-dev", "libxfixes-dev"])]),
         .systemLibrary(name: "CLinuxFB", path: "Sources/CLinuxFB"),
-        // XTest input injection for computer.act.
-        .systemLibrary(name: "CXTest", path: "Sources/CXTest", pkgConfig: "x11 xtst", providers: [.apt(["libx11-dev", "libxtst-dev"])]),
+        // XTest input injection for computer.act; XInput2 to notice a person at the desk.
+        .systemLibrary(name: "CXTest", path: "Sources/CXTest", pkgConfig: "x11 xtst xi",
+                       providers: [.apt(["libx11-dev", "libxtst-dev", "libxi-dev"])]),
         // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
         // Offline speech recognition for talk (pocketsphinx 0.8 and Debian's en-US model).

@@ -147,6 +147,32 @@ import Testing
         #expect(r.node.log.contains("gateway disconnected"))
     }
 
+    /// A person clicks (through another master device's XTEST device, as xinput shows a second
+    /// mouse): the execution stops, its held button is released, and its next action is refused
+    /// until it takes a new screenshot.
+    @Test func aPersonAtTheDeskStopsTheExecution() throws {
+        let r = try Rig(); defer { r.stop() }
+        let work = TestPaths.tempDir("person")
+        let helper = work + "/person_click"
+        let cc = try runProcess("/usr/bin/gcc", ["-O2", "-o", helper, TestPaths.repoRoot + "/Tests/fakes/person_click.c", "-lXtst", "-lXi", "-lX11"])
+        #expect(cc.code == 0, "\(cc.stderr)")
+        let master = try runProcess("/usr/bin/xinput", ["create-master", "Person"], env: ["DISPLAY": r.x.display])
+        #expect(master.code == 0, "\(master.stderr)")
+        let frame = try #require(try r.snapshot()["displayFrameId"]?.stringValue)
+        let click: JSONValue = ["action": "left_click", "executionId": .string(Self.exec), "x": 10, "y": 10, "displayFrameId": .string(frame), "refWidth": 1280]
+        #expect(try r.act(click)["payload"] == ["ok": true], "our own input is not a person")
+        #expect(try r.act(["action": "left_mouse_down", "executionId": .string(Self.exec)])["payload"] == ["ok": true])
+        let person = try runProcess(helper, [r.x.display, "Person XTEST pointer"])
+        #expect(person.code == 0, "\(person.stderr)")
+        #expect(waitUntil(timeout: 5) { r.node.log.contains("stopped: a person used the keyboard or mouse") }, "\(r.node.log.suffix(1500))")
+        let refused = try r.act(click)
+        #expect(refused["error"]?["code"] == "COMPUTER_USER_OVERRIDE" && refused["error"]?["message"]?.stringValue?.contains("take a new screenshot") == true, "\(refused)")
+        #expect(r.recorded("ButtonRelease").count >= 2, "the held button was released")
+        _ = try r.snapshot()
+        #expect(try r.act(click)["payload"] == ["ok": true], "a new screenshot lets the execution go on")
+        try? FileManager.default.removeItem(atPath: work)
+    }
+
     @Test func staleFramesBusyExecutionsAndUnsupportedActions() throws {
         let r = try Rig(); defer { r.stop() }
         let frame = try #require(try r.snapshot()["displayFrameId"]?.stringValue)
@@ -253,7 +279,11 @@ struct DeviceAppsLaunchTests {
         #expect(started["status"] == "process-started")
         let pid = try #require(started["pid"]?.intValue.map(Int32.init))
         #expect(kill(pid, 0) == 0, "the application runs")
-        let cmdline = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+        var cmdline = ""
+        _ = waitUntil(timeout: 5) {
+            cmdline = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            return !cmdline.isEmpty
+        }
         #expect(cmdline == "\(sleep)\u{0}30\u{0}", "field codes dropped: \(cmdline.debugDescription)")
         kill(pid, SIGKILL)
         #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "reaped after it ended")

@@ -16,6 +16,9 @@ final class ComputerCapability: Capability, @unchecked Sendable {
     private let lock = Lock()
     private var input: XTestInput?
     private var owner: String?
+    /// An execution a person interrupted, and when; refused until it takes a new screenshot.
+    private var overridden: (execution: String, at: ContinuousClock.Instant)?
+    private var watcher: UserInputWatcher?
 
     init(settings: ComputerSettings) { self.settings = settings }
 
@@ -29,9 +32,36 @@ final class ComputerCapability: Capability, @unchecked Sendable {
         return .available
     }
 
+    /// The daemon watches for a person using the keyboard or mouse (XInput2).
+    func start() async -> Availability {
+        guard let display = settings.display else { return .available }
+        do {
+            let w = try UserInputWatcher(display: display) { [weak self] in self?.personAtTheDesk() }
+            lock.withLock { watcher = w }
+        } catch {
+            log.warn("input from a person at the desk will not stop executions: \(error.message)")
+        }
+        return .available
+    }
+
+    /// A person used the keyboard or mouse: they win. The running execution stops and releases
+    /// what it holds; its next action is refused until it takes a new screenshot.
+    private func personAtTheDesk() {
+        guard let stoppedExecution = lock.withLock({ () -> String? in
+            guard let o = owner else { return nil }
+            overridden = (o, .now)
+            return o
+        }) else { return }
+        endExecution(reason: "a person used the keyboard or mouse")
+        log.info("execution \(stoppedExecution.prefix(8)) stopped: a person used the keyboard or mouse")
+    }
+
     func gatewayConnected(_ link: GatewayLink) async { endExecution(reason: "new gateway session") }
     func gatewayDisconnected() async { endExecution(reason: "gateway disconnected") }
-    func shutdown() async { endExecution(reason: "shutdown") }
+    func shutdown() async {
+        lock.withLock { watcher?.stop(); watcher = nil }
+        endExecution(reason: "shutdown")
+    }
 
     /// Releases everything held and forgets the owner.
     private func endExecution(reason: String) {
@@ -69,6 +99,14 @@ final class ComputerCapability: Capability, @unchecked Sendable {
             return ["ok": true]
         }
         try lock.withLock { () throws(NodeError) in
+            if let o = overridden, o.execution == p.executionId {
+                if let seen = SnapshotLedger.shared.lastSnapshot(executionId: o.execution), seen > o.at {
+                    overridden = nil
+                } else {
+                    throw NodeError(ComputerError.userOverride, "a person used the keyboard or mouse during this execution; " +
+                                    "take a new screenshot to go on")
+                }
+            }
             if let mine = p.executionId {
                 if let other = owner, other != mine {
                     throw NodeError(ComputerError.hostBusy, "execution \(other) has the computer until it ends (__close_execution)")

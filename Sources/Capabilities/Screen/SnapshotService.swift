@@ -35,6 +35,7 @@ enum SnapshotService {
         }
         let frame = DisplayFrame(identity: identity, referenceWidth: p.effectiveMaxWidth,
                                  deliveredWidth: image.width, deliveredHeight: image.height)
+        if let execution = p.executionId { SnapshotLedger.shared.record(executionId: execution) }
         log.debug("snapshot \(grabber.width)x\(grabber.height) via \(grabber.method): capture \(millis(grabbed - started)) ms, " +
                   "encode \(format.name) \(image.width)x\(image.height) \(millis(done - grabbed)) ms, \(image.data.count) bytes")
         return ["format": .string(image.format.name), "base64": .string(image.data.base64EncodedString()),

@@ -57,7 +57,8 @@ public struct NodeConfig: Sendable {
         ("location", false, "location.get", "gpsd location (libopenclaw-location.so)"),
         ("screen", true, "screen.snapshot, screen.record", "screen capture (libopenclaw-screen.so)"),
         ("canvas", true, "canvas.* and A2UI", "web canvas, Chromium (libopenclaw-canvas.so)"),
-        ("computer", false, "computer.act", "desktop input at screenshot coordinates, X11 XTest (libopenclaw-computer.so)"),
+        ("computer", false, "computer.act, device.apps, device.apps.launch",
+         "desktop input at screenshot coordinates (X11 XTest) and the desktop's applications (libopenclaw-computer.so)"),
         ("system", false, "system.run, system.run.prepare, system.which, system.execApprovals.get/set",
          "run commands under exec approvals (libopenclaw-system.so)"),
     ]
