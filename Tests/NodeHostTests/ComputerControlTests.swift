@@ -104,6 +104,15 @@ import Testing
         #expect(presses[7].x == 150 && presses[7].y == 150, "drag starts at fromX/fromY")
         #expect(releases.last?.x == 300 && releases.last?.y == 225, "drag ends at x/y: \(releases.map { "\($0.x),\($0.y)" })")
         #expect(r.events.contains("MotionNotify"), "the drag moved through the path")
+        // Every scroll direction is its X button: up 4, down 5, left 6, right 7.
+        for (direction, button) in [("down", 5), ("left", 6), ("right", 7)] {
+            let before = r.recorded("ButtonPress").count
+            _ = try at("scroll", 400, 400, ["scrollDirection": .string(direction), "scrollAmount": 1])
+            let now = r.recorded("ButtonPress")
+            #expect(now.count == before + 1, "\(direction)")
+            #expect(r.events.components(separatedBy: "\n\n").filter { $0.hasPrefix("ButtonPress") }.last?.contains("button \(button)") == true,
+                    "\(direction) is button \(button)")
+        }
     }
 
     @Test func typingKeysAndHeldInputAreReleasedWhenTheExecutionCloses() throws {
