@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "openclaw-canvas", type: .dynamic, targets: ["CanvasCapability"]),
         .library(name: "openclaw-system", type: .dynamic, targets: ["SystemCapability"]),
         .library(name: "openclaw-computer", type: .dynamic, targets: ["ComputerCapability"]),
+        .library(name: "openclaw-talk", type: .dynamic, targets: ["TalkCapability"]),
     ],
     // The core, the shared libraries on it, and the video library: each its own package so that
     // it is linked as one shared copy (docs/ARCHITECTURE.md).
@@ -51,9 +52,8 @@ let package = Package(
         .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location"),
         .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB"],
                 path: "Sources/Capabilities/Screen"),
-        // Talk (push-to-talk, voice wake): the recognizer so far; the commands and the bundle
-        // product come with the rest of the capability.
-        .target(name: "TalkCapability", dependencies: [kit, "CPocketSphinx"], path: "Sources/Capabilities/Talk"),
+        // Talk: push-to-talk with on-device recognition (pocketsphinx) and the ALSA microphone.
+        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx"], path: "Sources/Capabilities/Talk"),
         .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
         // system.run with exec approvals: POSIX only, no libraries of its own.
         .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System"),

@@ -13,10 +13,19 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     private let decoder: OpaquePointer
     private var inUtterance = false
 
+    static func modelFiles(_ modelDir: String) -> [String: String] {
+        ["-hmm": modelDir + "/en-us", "-lm": modelDir + "/en-us.lm.bin", "-dict": modelDir + "/cmudict-en-us.dict"]
+    }
+
+    /// The first model file that is not there (nil: all are): a cheap check, without loading.
+    public static func missingModelFile(_ modelDir: String) -> String? {
+        modelFiles(modelDir).values.sorted().first { !FileManager.default.fileExists(atPath: $0) }
+    }
+
     /// Loads the model; UNAVAILABLE with the package to install when it is not there.
     public init(modelDir: String = PocketSphinxRecognizer.defaultModelDir) throws(NodeError) {
-        let files = ["-hmm": modelDir + "/en-us", "-lm": modelDir + "/en-us.lm.bin", "-dict": modelDir + "/cmudict-en-us.dict"]
-        for (_, path) in files where !FileManager.default.fileExists(atPath: path) {
+        let files = Self.modelFiles(modelDir)
+        if let path = Self.missingModelFile(modelDir) {
             throw NodeError.unavailable("speech recognizer model not found (\(path)); install it: sudo apt install pocketsphinx-en-us")
         }
         // The decoder's own log is a firehose of model details on stderr; the node logs what matters.

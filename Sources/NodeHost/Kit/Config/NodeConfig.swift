@@ -59,6 +59,8 @@ public struct NodeConfig: Sendable {
         ("canvas", true, "canvas.* and A2UI", "web canvas, Chromium (libopenclaw-canvas.so)"),
         ("computer", false, "computer.act, device.apps, device.apps.launch",
          "desktop input at screenshot coordinates (X11 XTest) and the desktop's applications (libopenclaw-computer.so)"),
+        ("talk", false, "talk.ptt.start, talk.ptt.stop, talk.ptt.cancel, talk.ptt.once",
+         "push-to-talk with on-device speech recognition (libopenclaw-talk.so)"),
         ("system", false, "system.run, system.run.prepare, system.which, system.execApprovals.get/set",
          "run commands under exec approvals (libopenclaw-system.so)"),
     ]

@@ -1,0 +1,120 @@
+import FoundationEssentials
+import Glibc
+import Kit
+import Media
+import Support
+
+/// One push-to-talk capture at a time: the microphone feeds the warm recognizer on its own thread,
+/// and the capture ends by stop/cancel, or for `once` on speech followed by silence or at the cap.
+/// Audio is never kept: each chunk goes straight into the decoder.
+final class PushToTalk: @unchecked Sendable {
+    /// Speech, then this much silence, ends a `once` capture (the apps use about 0.7 s).
+    static let silenceAfterSpeech: UInt64 = 700_000_000
+    /// `once` always answers inside the callers' default 15 s invoke timeout.
+    static let onceCap: Duration = .seconds(12)
+
+    enum State { case idle, capturing(Capture), finishing(String) }
+
+    final class Capture: @unchecked Sendable {
+        let id: String
+        let mic: MicrophoneCapture
+        var heardSpeech = false
+        var lastSpeechNs: UInt64 = 0
+        /// Called once when `once` should end (speech then silence).
+        var onEndpoint: (@Sendable () -> Void)?
+        init(id: String, mic: MicrophoneCapture) { self.id = id; self.mic = mic }
+    }
+
+    private let lock = Lock()
+    private var state: State = .idle
+    private let recognizer: any SpeechRecognizer
+    /// The recognizer is fed on the microphone thread and finished by the caller; one at a time.
+    private let decoderLock = Lock()
+    private let device: String
+    private let log = Logger(component: "talk")
+
+    init(recognizer: any SpeechRecognizer, device: String) {
+        self.recognizer = recognizer
+        self.device = device
+    }
+
+    var activeCaptureId: String? {
+        lock.withLock {
+            switch state {
+            case .capturing(let c): return c.id
+            case .finishing(let id): return id
+            case .idle: return nil
+            }
+        }
+    }
+
+    /// Starts capturing, or returns the active capture's id. PTT_BUSY while a turn is finishing.
+    func start(onEndpoint: (@Sendable () -> Void)? = nil) throws(NodeError) -> (id: String, new: Bool) {
+        try lock.withLock { () throws(NodeError) -> (String, Bool) in
+            switch state {
+            case .capturing(let c): return (c.id, false)
+            case .finishing: throw NodeError(TalkError.pttBusy, "the previous push-to-talk turn is still finishing; try again in a moment")
+            case .idle: break
+            }
+            let mic: MicrophoneCapture
+            do throws(MicrophoneError) { mic = try MicrophoneCapture(device: device, sampleRate: 16_000, channels: 1) } catch {
+                if error.kind == .busy { throw NodeError(TalkError.micBusy, "\(error.description); another program is using the microphone") }
+                throw NodeError.unavailable("\(error.description); set capabilities.talk.captureDevice to a capture device (arecord -L)")
+            }
+            let capture = Capture(id: UUID().uuidString.lowercased(), mic: mic)
+            capture.onEndpoint = onEndpoint
+            try decoderLock.withLock { () throws(NodeError) in try recognizer.begin() }
+            state = .capturing(capture)
+            mic.start { [weak self, capture] chunk in self?.feed(chunk, capture) }
+            log.info("microphone open (\(device), \(mic.sampleRate) Hz) for push-to-talk \(capture.id.prefix(8))")
+            return (capture.id, true)
+        }
+    }
+
+    private func feed(_ chunk: AudioChunk, _ capture: Capture) {
+        let inSpeech = decoderLock.withLock { () -> Bool in
+            chunk.samples.withUnsafeBufferPointer { try? recognizer.feed($0) }
+            return recognizer.hearsSpeech
+        }
+        let endNs = chunk.timestampNs + UInt64(chunk.frames) * 1_000_000_000 / 16_000
+        var fire: (@Sendable () -> Void)?
+        lock.withLock {
+            if inSpeech { capture.heardSpeech = true; capture.lastSpeechNs = endNs }
+            else if capture.heardSpeech, endNs - capture.lastSpeechNs >= Self.silenceAfterSpeech {
+                fire = capture.onEndpoint
+                capture.onEndpoint = nil
+            }
+        }
+        fire?()
+    }
+
+    /// Ends the capture and returns (captureId, transcript), or nil when none was active.
+    func stop() throws(NodeError) -> (id: String, transcript: String)? {
+        guard let capture = lock.withLock({ () -> Capture? in
+            guard case .capturing(let c) = state else { return nil }
+            state = .finishing(c.id)
+            return c
+        }) else { return nil }
+        defer { lock.withLock { state = .idle } }
+        let failure = capture.mic.stop()
+        log.info("microphone closed (push-to-talk \(capture.id.prefix(8)))")
+        let text = try decoderLock.withLock { () throws(NodeError) -> String in try recognizer.finish() }
+        if let failure { log.warn("capture ended early: \(failure.description)") }
+        log.debug("push-to-talk \(capture.id.prefix(8)) heard: \(text)")
+        return (capture.id, text)
+    }
+
+    /// Drops the capture (nothing is recognised or sent); the id, or nil when none was active.
+    func cancel() -> String? {
+        guard let capture = lock.withLock({ () -> Capture? in
+            guard case .capturing(let c) = state else { return nil }
+            state = .finishing(c.id)
+            return c
+        }) else { return nil }
+        defer { lock.withLock { state = .idle } }
+        _ = capture.mic.stop()
+        _ = decoderLock.withLock { try? recognizer.finish() }
+        log.info("microphone closed (push-to-talk \(capture.id.prefix(8)) cancelled)")
+        return capture.id
+    }
+}

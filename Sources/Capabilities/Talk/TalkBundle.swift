@@ -1,0 +1,13 @@
+import CBundleABI
+import Config
+import Kit
+import Support
+
+/// The entry point of libopenclaw-talk.so: the core checks the stamp this writes (the core version
+/// and bundle ABI this bundle was built against) before it calls `make`.
+@_cdecl("openclaw_node_bundle_talk")
+public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
+    openclaw_node_bundle_describe(out, "talk") {
+        BundleExports(capability: { TalkCommands.capability(context: $0) }, configFields: TalkCommands.configFields).retainedPointer()
+    }
+}

@@ -1,0 +1,29 @@
+import Config
+import Kit
+
+/// `capabilities.talk.*`.
+struct TalkSettings: Sendable {
+    /// The ALSA PCM to capture from (16 kHz mono S16_LE is requested; "plug" PCMs convert).
+    var captureDevice = "default"
+    /// pocketsphinx model directory (Debian's pocketsphinx-en-us).
+    var modelDir = PocketSphinxRecognizer.defaultModelDir
+
+    init() {}
+
+    init(_ section: NodeConfig.CapabilitySection) {
+        captureDevice = section.string("captureDevice") ?? "default"
+        modelDir = section.string("model") ?? PocketSphinxRecognizer.defaultModelDir
+    }
+
+    static let configFields: [ConfigField] = [
+        ConfigField("captureDevice", .string, default: "\"default\"", "the ALSA device to record push-to-talk from (arecord -L lists them)"),
+        ConfigField("model", .string, default: "\"\(PocketSphinxRecognizer.defaultModelDir)\"",
+                    "the pocketsphinx model directory (Debian: pocketsphinx-en-us)"),
+    ]
+}
+
+/// talk's own error codes, as the iOS and Android nodes name them (docs/PROTOCOL.md §6.6).
+enum TalkError {
+    static let micBusy: NodeError.Code = "MIC_BUSY"
+    static let pttBusy: NodeError.Code = "PTT_BUSY"
+}

@@ -1,0 +1,95 @@
+@testable import Config
+import Foundation
+@testable import Kit
+@testable import Support
+import Testing
+
+/// Push-to-talk through the daemon and the test gateway, with ALSA's `type file` PCM as the
+/// microphone fed with human speech from Debian's pocketsphinx-testdata ("go forward ten meters").
+@Suite(.serialized) struct TalkPTTTests {
+    static let goForward = "/usr/share/pocketsphinx/test/data/goforward.raw"
+
+    final class Rig: @unchecked Sendable {
+        let gw: TestGateway
+        let node: NodeUnderTest
+
+        /// `infile`: what the microphone hears (then silence).
+        init(infile: String = TalkPTTTests.goForward, device: String = "fakemic") throws {
+            gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
+            node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { talk: { enabled: true, captureDevice: '\(device)' }, " +
+                                 "camera: { enabled: false }, screen: { enabled: false }, canvas: { enabled: false } }")
+            let asoundrc = "pcm.fakemic {\n type file\n slave.pcm \"null\"\n file \"/dev/null\"\n infile \"\(infile)\"\n format \"raw\"\n}\n"
+            _ = FileManager.default.createFile(atPath: node.dir + "/.asoundrc", contents: Data(asoundrc.utf8))
+            try node.start()
+            guard gw.waitFor("hello") != nil else { throw TestFailure("no hello: \(node.log)") }
+        }
+
+        func call(_ command: String, _ paramsJSON: String? = "{}", wait: TimeInterval = 20) throws -> JSONValue {
+            try #require(gw.invoke(command, paramsJSON: paramsJSON, timeoutMs: 15_000, wait: wait), "\(node.log)")
+        }
+
+        func stop() { node.cleanup(); gw.stop() }
+    }
+
+    @Test func onceHearsSpeechAndHandsItToTheAgent() throws {
+        let r = try Rig(); defer { r.stop() }
+        let hello = try #require(r.gw.all("connect").last)
+        #expect(hello["caps"]?.arrayValue?.contains("talk") == true)
+        #expect(hello["permissions"]?["microphone"] == true && hello["permissions"]?["speechRecognition"] == true, "\(hello)")
+        let started = Date()
+        let once = try r.call("talk.ptt.once", nil)  // no params at all, as the apps' callers send
+        let p = try #require(once["payload"], "\(once)")
+        #expect(p["transcript"] == "go forward ten meters" && p["status"] == "queued", "\(p)")
+        #expect(Date().timeIntervalSince(started) < 8, "ended on silence, well before the 12 s cap")
+        let event = try #require(r.gw.waitFor("node_event") { $0["name"] == "voice.transcript" }, "\(r.node.log)")
+        #expect(event["payload"]?["text"] == "go forward ten meters")
+        #expect(event["payload"]?["eventId"] == p["captureId"] && event["payload"]?["sessionKey"]?.stringValue?.isEmpty == false, "\(event)")
+        #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+
+    @Test func startStopCancelAndTheirStatuses() throws {
+        let r = try Rig(); defer { r.stop() }
+        #expect(try r.call("talk.ptt.stop")["payload"]?["status"] == "idle")
+        #expect(try r.call("talk.ptt.cancel", "null")["payload"]?["status"] == "idle")
+        let a = try #require(try r.call("talk.ptt.start")["payload"]?["captureId"]?.stringValue)
+        #expect(try r.call("talk.ptt.start")["payload"]?["captureId"]?.stringValue == a, "start is idempotent")
+        let busy = try r.call("talk.ptt.once")
+        #expect(busy["payload"]?["status"] == "busy" && busy["payload"]?["captureId"]?.stringValue == a, "\(busy)")
+        usleep(4_000_000)  // the recording says its sentence
+        let stopped = try #require(try r.call("talk.ptt.stop")["payload"])
+        #expect(stopped["captureId"]?.stringValue == a && stopped["transcript"] == "go forward ten meters" && stopped["status"] == "queued", "\(stopped)")
+        let b = try #require(try r.call("talk.ptt.start")["payload"]?["captureId"]?.stringValue)
+        #expect(b != a)
+        let cancelled = try r.call("talk.ptt.cancel")
+        #expect(cancelled["payload"] == ["captureId": .string(b), "status": "cancelled"], "\(cancelled)")
+        #expect(r.gw.all("node_event").filter { $0["name"] == "voice.transcript" }.count == 1, "a cancelled capture sends nothing")
+        // Nobody at the device: refused like the iOS node.
+        #expect(try r.node.cli(["presence", "background"]).code == 0)
+        #expect(try r.call("talk.ptt.start")["error"]?["code"] == "NODE_BACKGROUND_UNAVAILABLE")
+    }
+
+    @Test func silenceIsEmptyAndNoGatewayIsOffline() throws {
+        let r = try Rig(infile: "/dev/zero"); defer { r.stop() }
+        _ = try r.call("talk.ptt.start")
+        usleep(1_000_000)
+        let empty = try r.call("talk.ptt.stop")
+        #expect(empty["payload"]?["status"] == "empty" && empty["payload"]?["transcript"] == nil, "\(empty)")
+        // Without a gateway the CLI's in-process invoke recognises but cannot hand it over.
+        let e = CLITests.Env("presence: { mode: 'always' }, capabilities: { talk: { enabled: true, captureDevice: 'fakemic' }, camera: { enabled: false }, screen: { enabled: false }, canvas: { enabled: false } }")
+        defer { e.cleanup() }
+        let asoundrc = "pcm.fakemic {\n type file\n slave.pcm \"null\"\n file \"/dev/null\"\n infile \"\(TalkPTTTests.goForward)\"\n format \"raw\"\n}\n"
+        _ = FileManager.default.createFile(atPath: e.dir + "/.asoundrc", contents: Data(asoundrc.utf8))
+        let offline = try e.run(["invoke", "talk.ptt.once", "--local", "--config", e.config])
+        let v = try #require(JSONValue.parse(offline.stdout), "\(offline.stdout)\(offline.stderr)")
+        #expect(v["status"] == "offline" && v["transcript"] == "go forward ten meters", "\(v)")
+    }
+
+    @Test func aMissingDeviceMeansTalkIsNotAdvertised() throws {
+        let e = CLITests.Env("capabilities: { talk: { enabled: true, captureDevice: 'nosuchpcm' } }"); defer { e.cleanup() }
+        let caps = try e.run(["caps", "--config", e.config])
+        #expect(caps.stdout.contains("- talk.ptt.start"), "\(caps.stdout)")
+        #expect(caps.stdout.contains("talk: ALSA device \"nosuchpcm\"") && caps.stdout.contains("capabilities.talk.captureDevice"), "\(caps.stdout)")
+        let r = try e.run(["invoke", "talk.ptt.start", "--local", "--config", e.config])
+        #expect(JSONValue.parse(r.stdout)?["code"] == "TALK_UNAVAILABLE", "\(r.stdout)")
+    }
+}
