@@ -44,6 +44,8 @@ let package = Package(
                        providers: [.apt(["libx11-dev", "libxtst-dev", "libxi-dev"])]),
         // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
+        // Spoken replies on the device (espeak-ng).
+        .systemLibrary(name: "CEspeak", path: "Sources/CEspeak", providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
         // Offline speech recognition for talk (pocketsphinx 0.8 and Debian's en-US model).
         .systemLibrary(name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
                        providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev", "pocketsphinx-en-us"])]),
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB"],
                 path: "Sources/Capabilities/Screen"),
         // Talk: push-to-talk with on-device recognition (pocketsphinx) and the ALSA microphone.
-        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx"], path: "Sources/Capabilities/Talk"),
+        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak"], path: "Sources/Capabilities/Talk"),
         .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
         // system.run with exec approvals: POSIX only, no libraries of its own.
         .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System"),

@@ -1,7 +1,7 @@
 import CALSA
 import Support
 
-/// The part of alsa-lib the microphone uses, bound with dlopen on first use: a node that never
+/// The part of alsa-lib the microphone and playback use, bound with dlopen on first use: a node that never
 /// records audio never maps libasound, and a system without it loses only audio (with a message
 /// naming the package) instead of every bundle that links Media. Each member has the exact C type
 /// of the alsa-lib function of the same name.
@@ -13,6 +13,9 @@ struct ALSALibrary: Sendable {
     let pcmClose: @convention(c) (PCM?) -> Int32
     let pcmStart: @convention(c) (PCM?) -> Int32
     let pcmReadi: @convention(c) (PCM?, UnsafeMutableRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    let pcmWritei: @convention(c) (PCM?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
+    let pcmDrain: @convention(c) (PCM?) -> Int32
+    let pcmDrop: @convention(c) (PCM?) -> Int32
     let pcmWait: @convention(c) (PCM?, Int32) -> Int32
     let pcmRecover: @convention(c) (PCM?, Int32, Int32) -> Int32
     let hwMalloc: @convention(c) (UnsafeMutablePointer<HW?>?) -> Int32
@@ -39,6 +42,9 @@ struct ALSALibrary: Sendable {
         pcmClose = try lib.function("snd_pcm_close")
         pcmStart = try lib.function("snd_pcm_start")
         pcmReadi = try lib.function("snd_pcm_readi")
+        pcmWritei = try lib.function("snd_pcm_writei")
+        pcmDrain = try lib.function("snd_pcm_drain")
+        pcmDrop = try lib.function("snd_pcm_drop")
         pcmWait = try lib.function("snd_pcm_wait")
         pcmRecover = try lib.function("snd_pcm_recover")
         hwMalloc = try lib.function("snd_pcm_hw_params_malloc")

@@ -13,12 +13,16 @@ import Testing
         let gw: TestGateway
         let node: NodeUnderTest
 
+        /// What the fake speaker played (raw S16_LE mono).
+        var spoken: String { node.dir + "/spoken.raw" }
+
         /// `infile`: what the microphone hears (then silence).
         init(infile: String = TalkPTTTests.goForward, device: String = "fakemic") throws {
             gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
-            node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { talk: { enabled: true, captureDevice: '\(device)' }, " +
-                                 "camera: { enabled: false }, screen: { enabled: false }, canvas: { enabled: false } }")
-            let asoundrc = "pcm.fakemic {\n type file\n slave.pcm \"null\"\n file \"/dev/null\"\n infile \"\(infile)\"\n format \"raw\"\n}\n"
+            node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { talk: { enabled: true, captureDevice: '\(device)', " +
+                                 "playbackDevice: 'fakespeaker' }, camera: { enabled: false }, screen: { enabled: false }, canvas: { enabled: false } }")
+            let asoundrc = "pcm.fakemic {\n type file\n slave.pcm \"null\"\n file \"/dev/null\"\n infile \"\(infile)\"\n format \"raw\"\n}\n" +
+                "pcm.fakespeaker {\n type file\n slave.pcm \"null\"\n file \"\(node.dir)/spoken.raw\"\n format \"raw\"\n}\n"
             _ = FileManager.default.createFile(atPath: node.dir + "/.asoundrc", contents: Data(asoundrc.utf8))
             try node.start()
             guard gw.waitFor("hello") != nil else { throw TestFailure("no hello: \(node.log)") }
@@ -45,6 +49,50 @@ import Testing
         #expect(event["payload"]?["text"] == "go forward ten meters")
         #expect(event["payload"]?["eventId"] == p["captureId"] && event["payload"]?["sessionKey"]?.stringValue?.isEmpty == false, "\(event)")
         #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+
+    /// Seconds of audio in the fake speaker's file and its loudness (RMS), once it stopped growing.
+    static func played(_ path: String, sampleRate: Int = 22_050) -> (seconds: Double, rms: Double) {
+        var last = -1
+        _ = waitUntil(timeout: 20) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            defer { last = size }
+            return size > 0 && size == last
+        }
+        guard let data = FileManager.default.contents(atPath: path), data.count >= 2 else { return (0, 0) }
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let rms = (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+        return (Double(samples.count) / Double(sampleRate), rms)
+    }
+
+    @Test func theAgentsReplyIsSpokenOnTheDevice() throws {
+        let r = try Rig(); defer { r.stop() }
+        let once = try #require(try r.call("talk.ptt.once")["payload"])
+        #expect(once["status"] == "queued", "\(once)")
+        let transcript = try #require(r.gw.waitFor("node_event") { $0["name"] == "voice.transcript" })
+        let key = try #require(transcript["payload"]?["sessionKey"]?.stringValue)
+        let sub = try #require(r.gw.waitFor("node_event") { $0["name"] == "chat.subscribe" }, "\(r.node.log)")
+        #expect(sub["payload"]?["sessionKey"] == .string(key))
+        func chat(_ run: String, _ session: String, _ state: String, _ text: String) {
+            let frame: JSONValue = ["type": "event", "event": "chat", "payload": [
+                "runId": .string(run), "sessionKey": .string(session), "seq": 1, "state": .string(state),
+                "message": ["role": "assistant", "content": [["type": "text", "text": .string(text)]]]]]
+            r.gw.command(["cmd": "raw", "text": .string(frame.jsonString())])
+        }
+        chat("other", "agent:other:main", "final", "Not for this node.")
+        chat("run-1", key, "delta", "The robot")
+        chat("run-1", key, "final", "{\"voice\":\"calm\"}\nThe robot will go forward ten meters.")
+        #expect(waitUntil(timeout: 20) { r.node.log.contains("spoke the agent's reply") }, "\(r.node.log.suffix(1500))")
+        let heard = Self.played(r.spoken)
+        #expect(heard.seconds > 1 && heard.seconds < 8 && heard.rms > 300, "\(heard)")
+        #expect(r.node.log.contains("spoke the agent's reply: 37 characters"), "the directive line is not spoken")
+        // chat.push: spoken too.
+        try? FileManager.default.removeItem(atPath: r.spoken)
+        let push = try r.call("chat.push", #"{"text":"Your coffee is ready."}"#)
+        #expect(push["payload"]?["messageId"]?.stringValue?.isEmpty == false, "\(push)")
+        let pushed = Self.played(r.spoken)
+        #expect(pushed.seconds > 0.5 && pushed.rms > 300, "\(pushed)")
+        #expect(try r.call("chat.push", #"{"speak":true}"#)["error"]?["code"] == "INVALID_REQUEST")
     }
 
     @Test func startStopCancelAndTheirStatuses() throws {

@@ -16,8 +16,21 @@ final class TalkCapability: Capability, @unchecked Sendable {
     private let lock = Lock()
     private var ptt: PushToTalk?
     private var link: GatewayLink?
+    private let replies = ReplyTracker()
+    private let speaker: AudioPlayback
 
-    init(settings: TalkSettings) { self.settings = settings }
+    init(settings: TalkSettings) {
+        self.settings = settings
+        speaker = AudioPlayback(device: settings.playbackDevice)
+    }
+
+    /// The agent's replies arrive as `chat` events on the session the transcript went to.
+    var gatewayEvents: Set<String> { ["chat"] }
+
+    func gatewayEvent(_ name: String, _ payload: JSONValue) async {
+        guard name == "chat", let text = replies.handle(payload) else { return }
+        await speak(text, why: "the agent's reply")
+    }
 
     var commands: [CommandSpec] { TalkCommands.specs(self) }
 
@@ -41,7 +54,11 @@ final class TalkCapability: Capability, @unchecked Sendable {
         return .available
     }
 
-    func gatewayConnected(_ link: GatewayLink) async { lock.withLock { self.link = link } }
+    func gatewayConnected(_ link: GatewayLink) async {
+        lock.withLock { self.link = link }
+        // The gateway forgets a node's subscriptions when it disconnects: renew a pending one.
+        if replies.isArmed, let key = replies.sessionKey { _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)]) }
+    }
     func gatewayDisconnected() async {}
     func shutdown() async { _ = lock.withLock { ptt }?.cancel() }
 
@@ -61,6 +78,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
 
     func start(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
+        speaker.interrupt()  // a new push-to-talk wins over the reply being spoken
         let started = try await Self.blocking { () throws(NodeError) in try ptt.start() }
         return ["captureId": .string(started.id)]
     }
@@ -86,6 +104,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
     func once(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
         if let active = ptt.activeCaptureId { return ["captureId": .string(active), "status": "busy"] }
+        speaker.interrupt()
         let endpoint = Endpoint()
         _ = try await Self.blocking { () throws(NodeError) in try ptt.start(onEndpoint: { endpoint.fire() }) }
         let timer = DeadlineTimer.shared.schedule(at: .now + PushToTalk.onceCap) { endpoint.fire() }
@@ -106,10 +125,49 @@ final class TalkCapability: Capability, @unchecked Sendable {
         if let link, await link.isConnected() {
             let payload: JSONValue = ["text": .string(transcript), "sessionKey": .string(link.mainSessionKey ?? "main"),
                                       "eventId": .string(id)]
-            if await link.sendEvent("voice.transcript", payload) { status = "queued" }
+            if await link.sendEvent("voice.transcript", payload) {
+                status = "queued"
+                // Follow the reply on that session and speak it when it is final.
+                let key = link.mainSessionKey ?? "main"
+                replies.arm(sessionKey: key)
+                _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)])
+            }
         }
         log.info("push-to-talk \(id.prefix(8)): \(transcript.count) characters, \(status)")
         return ["captureId": .string(id), "transcript": .string(transcript), "status": .string(status)]
+    }
+
+    /// chat.push {text, speak?}: a message for the person at the device, spoken here unless
+    /// `speak` is false.
+    func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+        let id = UUID().uuidString.lowercased()
+        if p.speak != false {
+            let text = p.text ?? ""
+            let voice = settings.voice
+            let audio = try await Self.blocking { () throws(NodeError) in try EspeakVoice.synthesize(text, voice: voice) }
+            let speaker = self.speaker
+            Task { [log] in
+                do throws(NodeError) { try await Self.blocking { () throws(NodeError) in
+                    do throws(AudioPlayback.Failure) { try speaker.play(audio.samples, sampleRate: audio.sampleRate) } catch { throw NodeError.unavailable(error.description) }
+                } } catch { log.warn("chat.push not spoken: \(error.message)") }
+            }
+        }
+        return ["messageId": .string(id)]
+    }
+
+    /// Speaks `text` with the device's voice (espeak-ng) on the playback device.
+    private func speak(_ text: String, why: String) async {
+        let voice = settings.voice, speaker = self.speaker
+        do throws(NodeError) {
+            let seconds = try await Self.blocking { () throws(NodeError) -> Double in
+                let audio = try EspeakVoice.synthesize(text, voice: voice)
+                do throws(AudioPlayback.Failure) { try speaker.play(audio.samples, sampleRate: audio.sampleRate) } catch { throw NodeError.unavailable(error.description) }
+                return Double(audio.samples.count) / Double(audio.sampleRate)
+            }
+            log.info("spoke \(why): \(text.count) characters, \((seconds).fixed(1)) s")
+        } catch {
+            log.warn("could not speak \(why): \(error.message)")
+        }
     }
 
     /// Opening and closing ALSA devices blocks for up to ~100 ms: off the cooperative pool.

@@ -18,11 +18,25 @@ public enum TalkCommands {
         CommandSpec("talk.ptt.once", capability: capabilityName, params: NoParams.self, requiresForeground: true,
                     permission: "speechRecognition", summary: "capture until speech then silence (at most 12 s), like stop",
                     handler: t.once),
+        CommandSpec("chat.push", capability: capabilityName, params: ChatPushParams.self,
+                    summary: "a message for the person at the device, spoken on it: {messageId}",
+                    paramsDoc: [("text", "string (required)"), ("speak", "bool, default true")], handler: t.push),
     ] }
 
     public static let configFields: [ConfigField] = TalkSettings.configFields
 
     public static func capability(context: CapabilityContext) -> any Capability {
         TalkCapability(settings: TalkSettings(context.config.capability(capabilityName)))
+    }
+}
+
+/// chat.push params: `{text, speak?}`.
+public struct ChatPushParams: CommandParams {
+    public var text: String?
+    public var speak: Bool?
+
+    public func validated() throws(NodeError) -> ChatPushParams {
+        guard let t = text?.trimmed(), !t.isEmpty else { throw NodeError.invalidRequest("text required") }
+        return self
     }
 }

@@ -7,18 +7,26 @@ struct TalkSettings: Sendable {
     var captureDevice = "default"
     /// pocketsphinx model directory (Debian's pocketsphinx-en-us).
     var modelDir = PocketSphinxRecognizer.defaultModelDir
+    /// Where replies are spoken (ALSA).
+    var playbackDevice = "default"
+    /// espeak-ng voice for replies spoken on the device.
+    var voice = "en"
 
     init() {}
 
     init(_ section: NodeConfig.CapabilitySection) {
         captureDevice = section.string("captureDevice") ?? "default"
         modelDir = section.string("model") ?? PocketSphinxRecognizer.defaultModelDir
+        playbackDevice = section.string("playbackDevice") ?? "default"
+        voice = section.string("voice") ?? "en"
     }
 
     static let configFields: [ConfigField] = [
         ConfigField("captureDevice", .string, default: "\"default\"", "the ALSA device to record push-to-talk from (arecord -L lists them)"),
         ConfigField("model", .string, default: "\"\(PocketSphinxRecognizer.defaultModelDir)\"",
                     "the pocketsphinx model directory (Debian: pocketsphinx-en-us)"),
+        ConfigField("playbackDevice", .string, default: "\"default\"", "the ALSA device replies are spoken on (aplay -L lists them)"),
+        ConfigField("voice", .string, default: "\"en\"", "the espeak-ng voice for replies spoken on the device (espeak-ng --voices)"),
     ]
 }
 

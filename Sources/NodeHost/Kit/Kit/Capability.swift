@@ -51,6 +51,10 @@ public protocol Capability: Sendable {
     func gatewayConnected(_ link: GatewayLink) async
     /// Called when such a session ends (computer: release held keys and buttons).
     func gatewayDisconnected() async
+    /// Gateway event names this capability wants (`chat` for spoken replies); none by default.
+    var gatewayEvents: Set<String> { get }
+    /// One such event, as the gateway sent it (daemon only).
+    func gatewayEvent(_ name: String, _ payload: JSONValue) async
     /// Releases devices/processes (SIGTERM path).
     func shutdown() async
     /// `openclaw-node doctor`'s checks beyond `availability()`: what the capability assumes at run
@@ -105,6 +109,8 @@ extension Capability {
     public func events() async -> AsyncStream<CapabilityEvent>? { nil }
     public func gatewayConnected(_ link: GatewayLink) async {}
     public func gatewayDisconnected() async {}
+    public var gatewayEvents: Set<String> { [] }
+    public func gatewayEvent(_ name: String, _ payload: JSONValue) async {}
     public func start() async -> Availability { .available }
     public func shutdown() async {}
     public func diagnose() async -> [Diagnosis] { [] }

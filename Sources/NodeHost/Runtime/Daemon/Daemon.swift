@@ -34,6 +34,14 @@ public enum Daemon {
         let advertised = runtime.registry.entries.filter(\.advertised).map(\.capability)
         // A session's end: capabilities let go of what only made sense with it (held input).
         await gateway.setOnDisconnect { Task { for c in advertised { await c.gatewayDisconnected() } } }
+        // Gateway events go to the capabilities that asked for them by name (chat, voicewake.changed).
+        var listeners: [String: [any Capability]] = [:]
+        for c in advertised { for name in c.gatewayEvents { listeners[name, default: []].append(c) } }
+        let byEvent = listeners
+        await gateway.setOnEvent { name, payload in
+            guard let targets = byEvent[name] else { return }
+            Task { for c in targets { await c.gatewayEvent(name, payload ?? .null) } }
+        }
         await gateway.setOnReady { hello in
             let link = GatewayLink(canvasHostUrl: hello.canvasHostUrl, pluginSurfaceUrls: hello.pluginSurfaceUrls,
                                    mainSessionKey: hello.mainSessionKey, nodeId: identity.deviceId,

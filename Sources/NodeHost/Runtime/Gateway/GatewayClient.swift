@@ -36,6 +36,7 @@ public actor GatewayClient {
     /// Lets tests and the benchmark observe connection milestones.
     private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
     private var onDisconnect: (@Sendable () -> Void)?
+    private var onEvent: (@Sendable (String, JSONValue?) -> Void)?
     /// Interrupts a backoff wait (network change, stop).
     private var wake: CheckedContinuation<Void, Never>?
 
@@ -78,6 +79,8 @@ public actor GatewayClient {
     }
 
     public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
+    /// Receives gateway events no one in the client handles (chat, voicewake.changed, …).
+    public func setOnEvent(_ f: @escaping @Sendable (String, JSONValue?) -> Void) { onEvent = f }
     /// Observes the end of every session that reached hello-ok.
     public func setOnDisconnect(_ f: @escaping @Sendable () -> Void) { onDisconnect = f }
 
@@ -146,7 +149,7 @@ public actor GatewayClient {
                 log.warn("trusting \(url.host ?? "") on first use\(trust == .discoveryHint ? " (its certificate matches the fingerprint discovery advertised)" : ""): " +
                          "pinned its certificate sha256:\(fp); a different certificate will be refused")
             }
-            let conn = GatewayConnection(ws: ws, log: log)
+            let conn = GatewayConnection(ws: ws, log: log, onEvent: onEvent)
             current = conn
             let (name, model, manifest, id, version) = (config.displayName, deviceInfo["modelIdentifier"]?.stringValue,
                                                         dispatcher.registry.manifest, identity, signatureVersion)

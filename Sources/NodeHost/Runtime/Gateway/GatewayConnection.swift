@@ -31,9 +31,12 @@ final class GatewayConnection: @unchecked Sendable {
     private let lastFrame = LockedInstant()
     private var restartExpectedMs: Int?
     private var maxPayload = GatewayProtocol.preAuthMaxPayload
+    /// Gateway events other than the ones handled here (chat, voicewake.changed, …), for capabilities.
+    private let onEvent: (@Sendable (String, JSONValue?) -> Void)?
 
-    init(ws: WebSocketConnection, log: Logger) {
+    init(ws: WebSocketConnection, log: Logger, onEvent: (@Sendable (String, JSONValue?) -> Void)? = nil) {
         self.ws = ws
+        self.onEvent = onEvent
         self.iterator = ws.events.makeAsyncIterator()
         self.log = log
     }
@@ -147,8 +150,10 @@ final class GatewayConnection: @unchecked Sendable {
             log.info("gateway is shutting down (\(p?["reason"]?.stringValue ?? "no reason"))\(restartExpectedMs.map { "; back in about \($0) ms" } ?? "")")
         case .event(let name, let p) where name == "device.pair.resolved" || name == "node.pair.resolved":
             log.info("\(name): \(p?["decision"]?.stringValue ?? "?")")
-        case .event:
-            break  // tick, health, presence, …: liveness only
+        case .event("tick", _), .event("health", _), .event("presence", _):
+            break  // liveness only
+        case .event(let name, let p):
+            onEvent?(name, p)
         case .response(let id, let ok, let payload, let error):
             Task { await pending.resolve(id, ok ? .success(payload) : .failure(error ?? .init(nil))) }
         case .request(let id, let method, _):

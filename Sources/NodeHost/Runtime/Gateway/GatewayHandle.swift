@@ -18,11 +18,14 @@ public actor GatewayHandle {
     private var stopped = false
     private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
     private var onDisconnect: (@Sendable () -> Void)?
+    private var onEvent: (@Sendable (String, JSONValue?) -> Void)?
 
     public init() {}
 
     /// Observes every hello-ok of the client (set before `start`).
     public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
+    /// Receives gateway events for capabilities (set before `start`).
+    public func setOnEvent(_ f: @escaping @Sendable (String, JSONValue?) -> Void) { onEvent = f }
     /// Observes the end of every session that reached hello-ok (set before `start`).
     public func setOnDisconnect(_ f: @escaping @Sendable () -> Void) { onDisconnect = f }
 
@@ -36,6 +39,7 @@ public actor GatewayHandle {
             Task { await self?.sendHeld() }
         }
         if let onDisconnect { await c.setOnDisconnect(onDisconnect) }
+        if let onEvent { await c.setOnEvent(onEvent) }
         runTask = Task { await c.run() }
     }
 

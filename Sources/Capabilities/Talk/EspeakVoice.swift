@@ -1,0 +1,43 @@
+import CEspeak
+import Glibc
+import Kit
+import Support
+
+/// Text to speech on the device with espeak-ng (the fallback voice when the gateway's talk.speak
+/// is out of reach, as on a node-only connection). espeak-ng keeps global state and is not
+/// reentrant, so one synthesis runs at a time, process-wide.
+enum EspeakVoice {
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var sampleRate: Int32 = 0
+    nonisolated(unsafe) private static var collected: [Int16] = []
+
+    /// espeak-ng hands synthesized audio to this callback in pieces (synchronous mode).
+    private static let collect: @convention(c) (UnsafeMutablePointer<Int16>?, Int32, UnsafeMutablePointer<espeak_EVENT>?) -> Int32 = { wav, n, _ in
+        if let wav, n > 0 { collected.append(contentsOf: UnsafeBufferPointer(start: wav, count: Int(n))) }
+        return 0
+    }
+
+    /// Mono 16-bit samples of `text` spoken by `voice` ("en", "de", …), and their sample rate.
+    static func synthesize(_ text: String, voice: String) throws(NodeError) -> (samples: [Int16], sampleRate: Int) {
+        try lock.withLock { () throws(NodeError) -> ([Int16], Int) in
+            if sampleRate <= 0 {
+                sampleRate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0)
+                guard sampleRate > 0 else {
+                    throw NodeError.unavailable("espeak-ng could not start (is espeak-ng-data installed? sudo apt install espeak-ng-data)")
+                }
+                espeak_SetSynthCallback(collect)
+            }
+            guard espeak_SetVoiceByName(voice) == EE_OK else {
+                throw NodeError.unavailable("espeak-ng has no voice \"\(voice)\" (espeak-ng --voices lists them); set capabilities.talk.voice")
+            }
+            collected = []
+            defer { collected = [] }
+            let bytes = Array(text.utf8CString)
+            let rc = bytes.withUnsafeBufferPointer {
+                espeak_Synth($0.baseAddress, $0.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
+            }
+            guard rc == EE_OK else { throw NodeError.unavailable("espeak-ng could not speak the text (error \(rc.rawValue))") }
+            return (collected, Int(sampleRate))
+        }
+    }
+}

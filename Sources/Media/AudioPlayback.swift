@@ -1,0 +1,69 @@
+import CALSA
+import Glibc
+import Support
+
+/// Plays 16-bit mono PCM to one ALSA device (spoken replies). Blocking: call it off the cooperative
+/// pool. `interrupt()` from another thread stops it within one period (a new push-to-talk wins
+/// over the reply being spoken).
+public final class AudioPlayback: @unchecked Sendable {
+    public struct Failure: Error, Sendable, CustomStringConvertible { public let description: String }
+
+    public let device: String
+    private let lock = Lock()
+    private var interrupted = false
+
+    public init(device: String = "default") { self.device = device }
+
+    public func interrupt() { lock.withLock { interrupted = true } }
+
+    /// Plays all of `samples` (mono, `sampleRate`) and waits until they have been heard.
+    public func play(_ samples: [Int16], sampleRate: Int) throws(Failure) {
+        let alsa: ALSALibrary
+        switch ALSALibrary.shared {
+        case .success(let lib): alsa = lib
+        case .failure(let f): throw Failure(description: "no audio output: \(f.description)")
+        }
+        lock.withLock { interrupted = false }
+        var handle: OpaquePointer?
+        var rc = alsa.pcmOpen(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
+        guard rc >= 0, let pcm = handle else {
+            throw Failure(description: "ALSA device \"\(device)\": open for playback: \(alsa.describe(rc)); set capabilities.talk.playbackDevice (aplay -L)")
+        }
+        defer { _ = alsa.pcmClose(pcm) }
+        rc = Self.configure(alsa, pcm, sampleRate: sampleRate)
+        guard rc >= 0 else { throw Failure(description: "ALSA device \"\(device)\": no S16_LE mono at \(sampleRate) Hz: \(alsa.describe(rc))") }
+        let period = max(1, sampleRate / 20)  // 50 ms per write: interrupt() is noticed quickly
+        var offset = 0
+        while offset < samples.count {
+            if lock.withLock({ interrupted }) { _ = alsa.pcmDrop(pcm); return }
+            let n = min(period, samples.count - offset)
+            let written = samples.withUnsafeBufferPointer { alsa.pcmWritei(pcm, $0.baseAddress! + offset, snd_pcm_uframes_t(n)) }
+            if written < 0 {
+                guard alsa.pcmRecover(pcm, Int32(written), 1) >= 0 else {
+                    throw Failure(description: "ALSA device \"\(device)\": playback failed: \(alsa.describe(Int32(written)))")
+                }
+                continue
+            }
+            offset += written
+        }
+        _ = alsa.pcmDrain(pcm)
+    }
+
+    private static func configure(_ alsa: ALSALibrary, _ pcm: OpaquePointer, sampleRate: Int) -> Int32 {
+        var hw: OpaquePointer?
+        var rc = alsa.hwMalloc(&hw)
+        guard rc >= 0, let hw else { return rc }
+        defer { alsa.hwFree(hw) }
+        rc = alsa.hwAny(pcm, hw)
+        if rc >= 0 { rc = alsa.hwSetAccess(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) }
+        if rc >= 0 { rc = alsa.hwSetFormat(pcm, hw, SND_PCM_FORMAT_S16_LE) }
+        var ch: UInt32 = 1
+        if rc >= 0 { rc = alsa.hwSetChannelsNear(pcm, hw, &ch) }
+        if rc >= 0, ch != 1 { return -EINVAL }
+        var rate = UInt32(sampleRate), dir: Int32 = 0
+        if rc >= 0 { rc = alsa.hwSetRateNear(pcm, hw, &rate, &dir) }
+        if rc >= 0, Int(rate) != sampleRate { return -EINVAL }  // a "plug" device resamples exactly
+        if rc >= 0 { rc = alsa.hwCommit(pcm, hw) }
+        return rc
+    }
+}
