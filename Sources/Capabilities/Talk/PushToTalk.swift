@@ -8,8 +8,9 @@ import Support
 /// and the capture ends by stop/cancel, or for `once` on speech followed by silence or at the cap.
 /// Audio is never kept: each chunk goes straight into the decoder.
 final class PushToTalk: @unchecked Sendable {
-    /// Speech, then this much silence, ends a `once` capture (the apps use about 0.7 s).
-    static let silenceAfterSpeech: UInt64 = 700_000_000
+    /// Speech, then this much silence after the decoder's end of speech, ends a `once` capture:
+    /// with the decoder's 0.25 s that is about the 0.7 s the apps use.
+    static let silenceAfterSpeech: UInt64 = 450_000_000
     /// `once` always answers inside the callers' default 15 s invoke timeout.
     static let onceCap: Duration = .seconds(12)
 

@@ -29,7 +29,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
             throw NodeError.unavailable("speech recognizer model not found (\(path)); install it: sudo apt install pocketsphinx-en-us")
         }
         // The decoder's own log is a firehose of model details on stderr; the node logs what matters.
-        let args = ["openclaw-node"] + files.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] } + ["-logfn", "/dev/null"]
+        let args = ["openclaw-node"] + files.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] } + ["-logfn", "/dev/null",
+            // End-of-speech after 0.25 s of non-speech instead of 0.5 s: push-to-talk's own silence
+            // window comes on top, and the apps answer about 0.7 s after the speaker stops.
+            "-vad_postspeech", "25"]
         var cargs = args.map { strdup($0) }
         defer { cargs.forEach { free($0) } }
         guard let config = cargs.withUnsafeMutableBufferPointer({ cps_config(Int32($0.count), $0.baseAddress) }) else {
