@@ -139,5 +139,10 @@ import Testing
         #expect(caps.stdout.contains("talk: ALSA device \"nosuchpcm\"") && caps.stdout.contains("capabilities.talk.captureDevice"), "\(caps.stdout)")
         let r = try e.run(["invoke", "talk.ptt.start", "--local", "--config", e.config])
         #expect(JSONValue.parse(r.stdout)?["code"] == "TALK_UNAVAILABLE", "\(r.stdout)")
+        // doctor checks each part and says what to do.
+        let doctor = try e.run(["doctor", "--config", e.config])
+        #expect(doctor.stdout.contains("[ok  ] talk: speech model /usr/share/pocketsphinx/model/en-us"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("talk: ALSA device \"nosuchpcm\"") && doctor.stdout.contains("arecord -L"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("espeak-ng voice \"en\""), "\(doctor.stdout)")
     }
 }

@@ -54,6 +54,33 @@ final class TalkCapability: Capability, @unchecked Sendable {
         return .available
     }
 
+    /// doctor: the model, the capture device and the playback device, each with what to do.
+    func diagnose() async -> [Diagnosis] {
+        var out: [Diagnosis] = []
+        if let missing = PocketSphinxRecognizer.missingModelFile(settings.modelDir) {
+            out.append(Diagnosis(.fail, "speech model missing (\(missing)): sudo apt install pocketsphinx-en-us"))
+        } else {
+            out.append(Diagnosis(.ok, "speech model \(settings.modelDir) (pocketsphinx, English)"))
+        }
+        do {
+            let mic = try MicrophoneCapture(device: settings.captureDevice, sampleRate: 16_000, channels: 1)
+            out.append(Diagnosis(.ok, "capture device \"\(settings.captureDevice)\" opens (\(mic.sampleRate) Hz)"))
+            _ = mic.stop()
+        } catch {
+            out.append(Diagnosis(.warn,
+                                 "\(error.description); capabilities.talk.captureDevice must name a capture device (arecord -L)"))
+        }
+        do {
+            try AudioPlayback(device: settings.playbackDevice).play([], sampleRate: 22_050)
+            out.append(Diagnosis(.ok, "playback device \"\(settings.playbackDevice)\" opens"))
+        } catch {
+            out.append(Diagnosis(.warn, "\(error.description): replies cannot be spoken"))
+        }
+        do { _ = try EspeakVoice.synthesize("ok", voice: settings.voice); out.append(Diagnosis(.ok, "espeak-ng voice \"\(settings.voice)\"")) }
+        catch { out.append(Diagnosis(.warn, "\(error.message): replies cannot be spoken")) }
+        return out
+    }
+
     func gatewayConnected(_ link: GatewayLink) async {
         lock.withLock { self.link = link }
         // The gateway forgets a node's subscriptions when it disconnects: renew a pending one.
