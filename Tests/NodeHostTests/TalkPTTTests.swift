@@ -2,6 +2,7 @@
 import Foundation
 @testable import Kit
 @testable import Support
+@testable import TalkCapability
 import Testing
 
 /// Push-to-talk through the daemon and the test gateway, with ALSA's `type file` PCM as the
@@ -17,10 +18,11 @@ import Testing
         var spoken: String { node.dir + "/spoken.raw" }
 
         /// `infile`: what the microphone hears (then silence).
-        init(infile: String = TalkPTTTests.goForward, device: String = "fakemic") throws {
+        init(infile: String = TalkPTTTests.goForward, device: String = "fakemic", wake: Bool = false) throws {
             gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
             node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { talk: { enabled: true, captureDevice: '\(device)', " +
-                                 "playbackDevice: 'fakespeaker' }, camera: { enabled: false }, screen: { enabled: false }, canvas: { enabled: false } }")
+                                 "playbackDevice: 'fakespeaker', voiceWake: { enabled: \(wake) } }, camera: { enabled: false }, " +
+                                 "screen: { enabled: false }, canvas: { enabled: false } }")
             let asoundrc = "pcm.fakemic {\n type file\n slave.pcm \"null\"\n file \"/dev/null\"\n infile \"\(infile)\"\n format \"raw\"\n}\n" +
                 "pcm.fakespeaker {\n type file\n slave.pcm \"null\"\n file \"\(node.dir)/spoken.raw\"\n format \"raw\"\n}\n"
             _ = FileManager.default.createFile(atPath: node.dir + "/.asoundrc", contents: Data(asoundrc.utf8))
@@ -93,6 +95,65 @@ import Testing
         let pushed = Self.played(r.spoken)
         #expect(pushed.seconds > 0.5 && pushed.rms > 300, "\(pushed)")
         #expect(try r.call("chat.push", #"{"speak":true}"#)["error"]?["code"] == "INVALID_REQUEST")
+    }
+
+    /// Voice wake: the gateway's phrases arrive as voicewake.changed; the recording says "go forward
+    /// ten meters", so "forward" wakes the node and "ten meters" goes to the agent; "computer" never fires.
+    @Test func voiceWakeFiresOnItsPhraseOnly() throws {
+        let r = try Rig(wake: true); defer { r.stop() }
+        let hello = try #require(r.gw.all("connect").last)
+        #expect(hello["caps"]?.arrayValue?.contains("voiceWake") == true, "\(hello)")
+        func send(_ event: String, _ payload: JSONValue) {
+            r.gw.command(["cmd": "raw", "text": .string((["type": "event", "event": .string(event), "payload": payload] as JSONValue).jsonString())])
+        }
+        send("voicewake.changed", ["triggers": ["computer", "openclaw"]])
+        #expect(waitUntil(timeout: 10) { r.node.log.contains("for voice wake: \"computer\"") }, "\(r.node.log.suffix(1500))")
+        #expect(r.node.log.contains("cannot listen for \"openclaw\""), "an unpronounceable phrase is named")
+        usleep(5_000_000)  // the whole recording plays: no "computer" in it
+        #expect(r.gw.all("node_event").filter { $0["name"] == "voice.transcript" }.isEmpty, "no false wake")
+        send("voicewake.routing.changed", ["config": ["version": 1, "defaultTarget": ["mode": "current"],
+                                                     "routes": [["trigger": "forward", "target": ["sessionKey": "agent:main:robot"]]]]])
+        send("voicewake.changed", ["triggers": ["forward"]])
+        let event = try #require(r.gw.waitFor("node_event", timeout: 15) { $0["name"] == "voice.transcript" }, "\(r.node.log.suffix(2000))")
+        #expect(event["payload"]?["text"] == "ten meters" && event["payload"]?["sessionKey"] == "agent:main:robot", "\(event)")
+        #expect(r.node.log.contains("wake phrase \"forward\" heard"))
+        // Wake never listens in the background.
+        #expect(try r.node.cli(["presence", "background"]).code == 0)
+        func opens() -> Int { r.node.log.components(separatedBy: "microphone open").count - 1 }
+        func closes() -> Int { r.node.log.components(separatedBy: "microphone closed").count - 1 }
+        // The capability hears of the change a moment after the CLI returns (a listener opening in
+        // that moment is closed at once): give it that moment, then nothing may open any more.
+        usleep(1_500_000)
+        #expect(opens() == closes(), "the microphone is closed in the background: \(r.node.log.suffix(1500))")
+        let openedBefore = opens()
+        usleep(4_000_000)
+        #expect(opens() == openedBefore, "and stays closed: \(r.node.log.suffix(2500))")
+    }
+
+    @Test func keywordSpottingOnRealSpeech() throws {
+        let audio = try TalkRecognizerTests.samples(TalkPTTTests.goForward)
+        let dir = TestPaths.tempDir("kws")
+        func spots(_ phrase: String) throws -> String? {
+            let k = try KeywordSpotter(phrases: [phrase], modelDir: PocketSphinxRecognizer.defaultModelDir, keywordFile: dir + "/k.txt")
+            var heard: String?
+            audio.withUnsafeBufferPointer { all in
+                var i = 0
+                while i < all.count, heard == nil {
+                    let n = min(320, all.count - i)
+                    heard = k.feed(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
+                    i += n
+                }
+            }
+            return heard
+        }
+        #expect(try spots("forward") == "forward")
+        #expect(try spots("computer") == nil)
+        #expect(KeywordSpotter.spottable(["Computer", "OpenClaw", "hey robot"], modelDir: PocketSphinxRecognizer.defaultModelDir)
+                == (usable: ["computer", "hey robot"], unknown: ["OpenClaw"]))
+        #expect(TalkCapability.command(after: "forward", in: "go forward ten meters") == "ten meters")
+        #expect(TalkCapability.command(after: "hey robot", in: "hey robot stop") == "stop")
+        #expect(TalkCapability.command(after: "forward", in: "go forward") == "")
+        try? FileManager.default.removeItem(atPath: dir)
     }
 
     @Test func startStopCancelAndTheirStatuses() throws {

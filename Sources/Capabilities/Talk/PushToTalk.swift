@@ -72,7 +72,26 @@ final class PushToTalk: @unchecked Sendable {
         }
     }
 
-    private func feed(_ chunk: AudioChunk, _ capture: Capture) {
+    /// Turns an open microphone (voice wake's, which heard its phrase) into the active capture: the
+    /// recognizer starts with `preamble` (the audio just before and including the phrase), and the
+    /// owner forwards every further chunk to `feed`. PTT_BUSY unless idle.
+    func adopt(mic: MicrophoneCapture, preamble: [Int16], onEndpoint: @escaping @Sendable () -> Void) throws(NodeError) -> Capture {
+        try lock.withLock { () throws(NodeError) -> Capture in
+            guard case .idle = state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
+            let capture = Capture(id: UUID().uuidString.lowercased(), mic: mic)
+            capture.onEndpoint = onEndpoint
+            try decoderLock.withLock { () throws(NodeError) in
+                try recognizer.begin()
+                try preamble.withUnsafeBufferPointer { (b) throws(NodeError) in try recognizer.feed(b) }
+            }
+            capture.heardSpeech = true
+            capture.lastSpeechNs = monotonicNowNs()
+            state = .capturing(capture)
+            return capture
+        }
+    }
+
+    func feed(_ chunk: AudioChunk, _ capture: Capture) {
         let inSpeech = decoderLock.withLock { () -> Bool in
             chunk.samples.withUnsafeBufferPointer { try? recognizer.feed($0) }
             return recognizer.hearsSpeech

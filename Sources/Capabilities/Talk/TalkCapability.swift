@@ -18,18 +18,66 @@ final class TalkCapability: Capability, @unchecked Sendable {
     private var link: GatewayLink?
     private let replies = ReplyTracker()
     private let speaker: AudioPlayback
+    private var wake: VoiceWake!
+    /// voicewake.routing.changed: trigger phrase → session key.
+    private var routes: [String: String] = [:]
 
-    init(settings: TalkSettings) {
+    init(settings: TalkSettings, stateDir: String) {
         self.settings = settings
         speaker = AudioPlayback(device: settings.playbackDevice)
+        wake = VoiceWake(settings: settings, keywordFile: stateDir + "/voice-wake-phrases.txt") { [weak self] trigger, transcript in
+            await self?.wakeCommand(trigger: trigger, transcript: transcript)
+        }
     }
 
-    /// The agent's replies arrive as `chat` events on the session the transcript went to.
-    var gatewayEvents: Set<String> { ["chat"] }
+    /// Advertised while voice wake is on and its recognizer is loaded.
+    var extraCaps: [String] { settings.voiceWake && lock.withLock({ ptt != nil }) ? ["voiceWake"] : [] }
+
+    /// The agent's replies arrive as `chat` events on the session the transcript went to; the
+    /// gateway pushes its wake phrases and their routes after every connect and on change.
+    var gatewayEvents: Set<String> { ["chat", "voicewake.changed", "voicewake.routing.changed"] }
 
     func gatewayEvent(_ name: String, _ payload: JSONValue) async {
-        guard name == "chat", let text = replies.handle(payload) else { return }
-        await speak(text, why: "the agent's reply")
+        switch name {
+        case "chat":
+            if let text = replies.handle(payload) { await speak(text, why: "the agent's reply") }
+        case "voicewake.changed":
+            wake.setTriggers(payload["triggers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        case "voicewake.routing.changed":
+            var map: [String: String] = [:]
+            for r in payload["config"]?["routes"]?.arrayValue ?? [] {
+                if let t = r["trigger"]?.stringValue, let key = r["target"]?["sessionKey"]?.stringValue { map[t.lowercased()] = key }
+            }
+            lock.withLock { routes = map }
+        default:
+            break
+        }
+    }
+
+    func presenceChanged(foreground: Bool) async { wake.setForeground(foreground) }
+
+    /// A wake phrase and what followed it: the words after the phrase go to the agent.
+    private func wakeCommand(trigger: String, transcript: String) async {
+        let command = Self.command(after: trigger, in: transcript)
+        guard !command.isEmpty else {
+            log.info("voice wake: nothing recognised after \"\(trigger)\"")
+            log.debug("voice wake heard: \(transcript)")
+            return
+        }
+        let route = lock.withLock { routes[trigger.lowercased()] }
+        let status = await handOver(command, eventId: UUID().uuidString.lowercased(), sessionKey: route)
+        log.info("voice wake \"\(trigger)\": \(command.count) characters, \(status)")
+    }
+
+    /// The words after the last occurrence of `trigger` in `transcript` ("" when it is not there).
+    static func command(after trigger: String, in transcript: String) -> String {
+        let words = transcript.lowercased().split(separator: " ").map(String.init)
+        let phrase = trigger.lowercased().split(separator: " ").map(String.init)
+        guard !phrase.isEmpty, words.count > phrase.count else { return "" }
+        for start in stride(from: words.count - phrase.count, through: 0, by: -1) where Array(words[start..<(start + phrase.count)]) == phrase {
+            return words[(start + phrase.count)...].joined(separator: " ")
+        }
+        return ""
     }
 
     var commands: [CommandSpec] { TalkCommands.specs(self) }
@@ -50,7 +98,9 @@ final class TalkCapability: Capability, @unchecked Sendable {
 
     /// The daemon loads the recognizer once (about a second) so the first push-to-talk is quick.
     func start() async -> Availability {
-        do { _ = try session() } catch { return .unavailable(error.message) }
+        let ptt: PushToTalk
+        do { ptt = try session() } catch { return .unavailable(error.message) }
+        if settings.voiceWake { wake.attach(ptt) }
         return .available
     }
 
@@ -87,7 +137,10 @@ final class TalkCapability: Capability, @unchecked Sendable {
         if replies.isArmed, let key = replies.sessionKey { _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)]) }
     }
     func gatewayDisconnected() async {}
-    func shutdown() async { _ = lock.withLock { ptt }?.cancel() }
+    func shutdown() async {
+        wake.stop()
+        _ = lock.withLock { ptt }?.cancel()
+    }
 
     private func session() throws(NodeError) -> PushToTalk {
         try lock.withLock { () throws(NodeError) -> PushToTalk in
@@ -106,12 +159,15 @@ final class TalkCapability: Capability, @unchecked Sendable {
     func start(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
         speaker.interrupt()  // a new push-to-talk wins over the reply being spoken
-        let started = try await Self.blocking { () throws(NodeError) in try ptt.start() }
+        wake.pause()         // and over voice wake, which gives the microphone back
+        let started: (id: String, new: Bool)
+        do { started = try await Self.blocking { () throws(NodeError) in try ptt.start() } } catch { wake.resume(); throw error }
         return ["captureId": .string(started.id)]
     }
 
     func stop(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
+        defer { wake.resume() }
         guard let done = try await Self.blocking({ () throws(NodeError) in try ptt.stop() }) else {
             return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
         }
@@ -120,6 +176,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
 
     func cancel(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
+        defer { wake.resume() }
         guard let id = try await Self.blocking({ () throws(NodeError) in ptt.cancel() }) else {
             return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
         }
@@ -132,6 +189,8 @@ final class TalkCapability: Capability, @unchecked Sendable {
         let ptt = try session()
         if let active = ptt.activeCaptureId { return ["captureId": .string(active), "status": "busy"] }
         speaker.interrupt()
+        wake.pause()
+        defer { wake.resume() }
         let endpoint = Endpoint()
         _ = try await Self.blocking { () throws(NodeError) in try ptt.start(onEndpoint: { endpoint.fire() }) }
         let timer = DeadlineTimer.shared.schedule(at: .now + PushToTalk.onceCap) { endpoint.fire() }
@@ -147,21 +206,22 @@ final class TalkCapability: Capability, @unchecked Sendable {
     /// is no connection to send it on, `empty` when nothing was recognised.
     private func submit(_ id: String, _ transcript: String) async -> JSONValue {
         guard !transcript.isEmpty else { return ["captureId": .string(id), "status": "empty"] }
-        let link = lock.withLock { self.link }
-        var status = "offline"
-        if let link, await link.isConnected() {
-            let payload: JSONValue = ["text": .string(transcript), "sessionKey": .string(link.mainSessionKey ?? "main"),
-                                      "eventId": .string(id)]
-            if await link.sendEvent("voice.transcript", payload) {
-                status = "queued"
-                // Follow the reply on that session and speak it when it is final.
-                let key = link.mainSessionKey ?? "main"
-                replies.arm(sessionKey: key)
-                _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)])
-            }
-        }
+        let status = await handOver(transcript, eventId: id, sessionKey: nil)
         log.info("push-to-talk \(id.prefix(8)): \(transcript.count) characters, \(status)")
         return ["captureId": .string(id), "transcript": .string(transcript), "status": .string(status)]
+    }
+
+    /// Sends `text` to the agent as voice.transcript and follows the reply to speak it: "queued",
+    /// or "offline" when there is no connection to send it on. `sessionKey` nil = the main session.
+    private func handOver(_ text: String, eventId: String, sessionKey: String?) async -> String {
+        guard let link = lock.withLock({ self.link }), await link.isConnected() else { return "offline" }
+        let key = sessionKey ?? link.mainSessionKey ?? "main"
+        let payload: JSONValue = ["text": .string(text), "sessionKey": .string(key), "eventId": .string(eventId)]
+        guard await link.sendEvent("voice.transcript", payload) else { return "offline" }
+        // Follow the reply on that session and speak it when it is final.
+        replies.arm(sessionKey: key)
+        _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)])
+        return "queued"
     }
 
     /// chat.push {text, speak?}: a message for the person at the device, spoken here unless

@@ -26,7 +26,7 @@ public enum TalkCommands {
     public static let configFields: [ConfigField] = TalkSettings.configFields
 
     public static func capability(context: CapabilityContext) -> any Capability {
-        TalkCapability(settings: TalkSettings(context.config.capability(capabilityName)))
+        TalkCapability(settings: TalkSettings(context.config.capability(capabilityName)), stateDir: context.config.stateDir)
     }
 }
 

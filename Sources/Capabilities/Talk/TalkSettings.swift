@@ -11,6 +11,8 @@ struct TalkSettings: Sendable {
     var playbackDevice = "default"
     /// espeak-ng voice for replies spoken on the device.
     var voice = "en"
+    /// capabilities.talk.voiceWake.enabled: listen for the gateway's trigger phrases.
+    var voiceWake = false
 
     init() {}
 
@@ -19,6 +21,7 @@ struct TalkSettings: Sendable {
         modelDir = section.string("model") ?? PocketSphinxRecognizer.defaultModelDir
         playbackDevice = section.string("playbackDevice") ?? "default"
         voice = section.string("voice") ?? "en"
+        voiceWake = section.settings["voiceWake"]?["enabled"]?.boolValue ?? false
     }
 
     static let configFields: [ConfigField] = [
@@ -27,6 +30,10 @@ struct TalkSettings: Sendable {
                     "the pocketsphinx model directory (Debian: pocketsphinx-en-us)"),
         ConfigField("playbackDevice", .string, default: "\"default\"", "the ALSA device replies are spoken on (aplay -L lists them)"),
         ConfigField("voice", .string, default: "\"en\"", "the espeak-ng voice for replies spoken on the device (espeak-ng --voices)"),
+        ConfigField("voiceWake", .object([
+            ConfigField("enabled", .bool, default: "false",
+                        "listen for the gateway's wake phrases while someone is at the device (English phrases only)"),
+        ]), "voice wake"),
     ]
 }
 

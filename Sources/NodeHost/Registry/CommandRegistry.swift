@@ -90,6 +90,7 @@ public struct CommandRegistry: Sendable {
             }
             guard e.advertised else { continue }
             caps.append(e.capability.name)
+            caps.append(contentsOf: e.capability.extraCaps)
             commands.append(contentsOf: e.commands.map(\.name))
         }
         return Manifest(caps: caps, commands: commands, permissions: permissions)

@@ -55,6 +55,10 @@ public protocol Capability: Sendable {
     var gatewayEvents: Set<String> { get }
     /// One such event, as the gateway sent it (daemon only).
     func gatewayEvent(_ name: String, _ payload: JSONValue) async
+    /// Caps advertised besides `name` while the capability is advertised (talk: "voiceWake").
+    var extraCaps: [String] { get }
+    /// Whether someone is at the device, at the daemon's start and on every change (daemon only).
+    func presenceChanged(foreground: Bool) async
     /// Releases devices/processes (SIGTERM path).
     func shutdown() async
     /// `openclaw-node doctor`'s checks beyond `availability()`: what the capability assumes at run
@@ -111,6 +115,8 @@ extension Capability {
     public func gatewayDisconnected() async {}
     public var gatewayEvents: Set<String> { [] }
     public func gatewayEvent(_ name: String, _ payload: JSONValue) async {}
+    public var extraCaps: [String] { [] }
+    public func presenceChanged(foreground: Bool) async {}
     public func start() async -> Availability { .available }
     public func shutdown() async {}
     public func diagnose() async -> [Diagnosis] { [] }

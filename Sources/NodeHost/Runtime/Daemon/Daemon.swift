@@ -34,6 +34,15 @@ public enum Daemon {
         let advertised = runtime.registry.entries.filter(\.advertised).map(\.capability)
         // A session's end: capabilities let go of what only made sense with it (held input).
         await gateway.setOnDisconnect { Task { for c in advertised { await c.gatewayDisconnected() } } }
+        // Presence reaches the capabilities that act on their own (voice wake listens only in the foreground).
+        let presenceWatch = Task {
+            let first = await runtime.presence.refresh().presence == .foreground
+            for c in advertised { await c.presenceChanged(foreground: first) }
+            for await s in await runtime.presence.transitions() {
+                for c in advertised { await c.presenceChanged(foreground: s.presence == .foreground) }
+            }
+        }
+        defer { presenceWatch.cancel() }
         // Gateway events go to the capabilities that asked for them by name (chat, voicewake.changed).
         var listeners: [String: [any Capability]] = [:]
         for c in advertised { for name in c.gatewayEvents { listeners[name, default: []].append(c) } }
