@@ -133,22 +133,26 @@ import Testing
     @Test func keywordSpottingOnRealSpeech() throws {
         let audio = try TalkRecognizerTests.samples(TalkPTTTests.goForward)
         let dir = TestPaths.tempDir("kws")
+        // One decoder: spotting, then recognition, then spotting again.
+        let r = try PocketSphinxRecognizer()
         func spots(_ phrase: String) throws -> String? {
-            let k = try KeywordSpotter(phrases: [phrase], modelDir: PocketSphinxRecognizer.defaultModelDir, keywordFile: dir + "/k.txt")
+            try r.setWakePhrases([phrase], file: dir + "/k.txt")
+            try r.beginSpotting()
             var heard: String?
             audio.withUnsafeBufferPointer { all in
                 var i = 0
                 while i < all.count, heard == nil {
                     let n = min(320, all.count - i)
-                    heard = k.feed(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
+                    heard = r.spot(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
                     i += n
                 }
             }
             return heard
         }
         #expect(try spots("forward") == "forward")
+        #expect(try TalkRecognizerTests.decode(r, audio).text == "go forward ten meters", "recognition after spotting")
         #expect(try spots("computer") == nil)
-        #expect(KeywordSpotter.spottable(["Computer", "OpenClaw", "hey robot"], modelDir: PocketSphinxRecognizer.defaultModelDir)
+        #expect(WakePhrases.spottable(["Computer", "OpenClaw", "hey robot"], modelDir: PocketSphinxRecognizer.defaultModelDir)
                 == (usable: ["computer", "hey robot"], unknown: ["OpenClaw"]))
         #expect(TalkCapability.command(after: "forward", in: "go forward ten meters") == "ten meters")
         #expect(TalkCapability.command(after: "hey robot", in: "hey robot stop") == "stop")

@@ -72,6 +72,29 @@ final class PushToTalk: @unchecked Sendable {
         }
     }
 
+    /// The phrases the decoder's wake search was last given.
+    private var wakePhrases: [String] = []
+
+    /// Points the recognizer at wake-phrase spotting (voice wake listening): one decoder, one model
+    /// in memory for both. PTT_BUSY unless idle.
+    func beginSpotting(phrases: [String], file: String) throws(NodeError) {
+        try lock.withLock { () throws(NodeError) in
+            guard case .idle = state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
+            try decoderLock.withLock { () throws(NodeError) in
+                if phrases != wakePhrases {
+                    try recognizer.setWakePhrases(phrases, file: file)
+                    wakePhrases = phrases
+                }
+                try recognizer.beginSpotting()
+            }
+        }
+    }
+
+    /// Feeds wake listening's audio; the phrase heard, if one was.
+    func spot(_ samples: [Int16]) -> String? {
+        decoderLock.withLock { samples.withUnsafeBufferPointer { recognizer.spot($0) } }
+    }
+
     /// Turns an open microphone (voice wake's, which heard its phrase) into the active capture: the
     /// recognizer starts with `preamble` (the audio just before and including the phrase), and the
     /// owner forwards every further chunk to `feed`. PTT_BUSY unless idle.

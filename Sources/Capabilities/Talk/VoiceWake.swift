@@ -6,8 +6,9 @@ import Support
 
 /// Voice wake: while enabled, someone is at the device, the gateway has sent its trigger phrases and
 /// push-to-talk is not using the microphone, one microphone listens and a keyword search looks for
-/// the phrases. On a hit the same microphone keeps recording the command into push-to-talk's
-/// recognizer (the audio of the last few seconds first) until speech is followed by silence (or 10 s).
+/// the phrases — with push-to-talk's own decoder, switched to its keyword search, so the model is in
+/// memory once. On a hit the same microphone keeps recording the command into that recognizer (the
+/// audio of the last few seconds first) until speech is followed by silence (or 10 s).
 final class VoiceWake: @unchecked Sendable {
     /// What a hit leads to: the phrase heard and the command's transcript (owner hands it over).
     typealias CommandHandler = @Sendable (_ trigger: String, _ transcript: String) async -> Void
@@ -43,7 +44,7 @@ final class VoiceWake: @unchecked Sendable {
 
     /// `voicewake.changed`: the gateway's trigger phrases.
     func setTriggers(_ triggers: [String]) {
-        let split = KeywordSpotter.spottable(triggers, modelDir: settings.modelDir)
+        let split = WakePhrases.spottable(triggers, modelDir: settings.modelDir)
         if !split.unknown.isEmpty {
             log.warn("voice wake cannot listen for \(split.unknown.map { "\"\($0)\"" }.joined(separator: ", ")): not in the English pronunciation dictionary")
         }
@@ -101,8 +102,8 @@ final class VoiceWake: @unchecked Sendable {
         }
         guard lock.withLock({ listener == nil }), let current, current.activeCaptureId == nil else { return }
         do {
-            let l = try Listener(device: settings.captureDevice, phrases: wanted, modelDir: settings.modelDir,
-                                 keywordFile: keywordFile, ptt: current) { [weak self] trigger, capture in
+            let l = try Listener(device: settings.captureDevice, phrases: wanted, keywordFile: keywordFile,
+                                 ptt: current) { [weak self] trigger, capture in
                 self?.commandStarted(trigger, capture)
             }
             lock.withLock { listener = l }
@@ -139,14 +140,14 @@ final class VoiceWake: @unchecked Sendable {
         private var ring: [Int16] = []
         private var command: PushToTalk.Capture?
 
-        init(device: String, phrases: [String], modelDir: String, keywordFile: String, ptt: PushToTalk,
+        init(device: String, phrases: [String], keywordFile: String, ptt: PushToTalk,
              onHit: @escaping @Sendable (String, PushToTalk.Capture) -> Void) throws(NodeError) {
-            let spotter = try KeywordSpotter(phrases: phrases, modelDir: modelDir, keywordFile: keywordFile)
+            try ptt.beginSpotting(phrases: phrases, file: keywordFile)
             do { mic = try MicrophoneCapture(device: device, sampleRate: 16_000, channels: 1) }
             catch { throw NodeError.unavailable(error.description) }
-            mic.start { [self, spotter] chunk in
+            mic.start { [self] chunk in
                 if let capture = lock.withLock({ command }) { ptt.feed(chunk, capture); return }
-                let heard = chunk.samples.withUnsafeBufferPointer { spotter.feed($0) }
+                let heard = ptt.spot(chunk.samples)
                 let preamble = lock.withLock { () -> [Int16] in
                     ring.append(contentsOf: chunk.samples)
                     if ring.count > VoiceWake.preambleSamples { ring.removeFirst(ring.count - VoiceWake.preambleSamples) }

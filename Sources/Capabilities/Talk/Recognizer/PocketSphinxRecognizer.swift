@@ -12,6 +12,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
     private let config: OpaquePointer
     private let decoder: OpaquePointer
     private var inUtterance = false
+    /// The language-model search pocketsphinx set up from the model (recognition).
+    private let lmSearch: String
+    private static let wakeSearch = "wake"
+    private var hasWakeSearch = false
 
     static func modelFiles(_ modelDir: String) -> [String: String] {
         ["-hmm": modelDir + "/en-us", "-lm": modelDir + "/en-us.lm.bin", "-dict": modelDir + "/cmudict-en-us.dict"]
@@ -44,6 +48,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         }
         self.config = config
         self.decoder = decoder
+        lmSearch = ps_get_search(decoder).map { String(cString: $0) } ?? "_default"
     }
 
     deinit {
@@ -53,6 +58,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
 
     public func begin() throws(NodeError) {
         if inUtterance { ps_end_utt(decoder) }
+        inUtterance = false
+        guard ps_set_search(decoder, lmSearch) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot switch to recognition") }
         guard ps_start_utt(decoder) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot start an utterance") }
         inUtterance = true
     }
@@ -73,5 +80,40 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         var score: Int32 = 0
         guard let hyp = ps_get_hyp(decoder, &score) else { return "" }
         return String(cString: hyp).trimmed()
+    }
+
+    public func setWakePhrases(_ phrases: [String], file: String) throws(NodeError) {
+        guard !phrases.isEmpty else { throw NodeError.invalidRequest("no wake phrases") }
+        // One phrase per line with its detection threshold (1e-20: measured on Debian's recordings).
+        let list = phrases.map { "\($0) /1e-20/" }.joined(separator: "\n") + "\n"
+        guard FileManager.default.createFile(atPath: file, contents: Data(list.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw NodeError.unavailable("cannot write the wake phrase list \(file)")
+        }
+        if inUtterance { ps_end_utt(decoder); inUtterance = false }
+        guard ps_set_kws(decoder, Self.wakeSearch, file) >= 0 else {
+            throw NodeError.unavailable("voice wake: pocketsphinx refused the phrases \(phrases)")
+        }
+        hasWakeSearch = true
+    }
+
+    public func beginSpotting() throws(NodeError) {
+        guard hasWakeSearch else { throw NodeError.unavailable("voice wake: no phrases to listen for") }
+        if inUtterance { ps_end_utt(decoder) }
+        inUtterance = false
+        guard ps_set_search(decoder, Self.wakeSearch) >= 0, ps_start_utt(decoder) >= 0 else {
+            throw NodeError.unavailable("voice wake: cannot start listening")
+        }
+        inUtterance = true
+    }
+
+    public func spot(_ samples: UnsafeBufferPointer<Int16>) -> String? {
+        guard inUtterance, let base = samples.baseAddress, !samples.isEmpty,
+              ps_process_raw(decoder, base, samples.count, 0, 0) >= 0 else { return nil }
+        var score: Int32 = 0
+        guard let hyp = ps_get_hyp(decoder, &score), hyp.pointee != 0 else { return nil }
+        let heard = String(cString: hyp).trimmed()
+        ps_end_utt(decoder)
+        ps_start_utt(decoder)
+        return heard.isEmpty ? nil : heard
     }
 }

@@ -14,4 +14,13 @@ public protocol SpeechRecognizer: AnyObject {
     var hearsSpeech: Bool { get }
     /// Ends the utterance and returns what was said ("" when nothing was recognised).
     func finish() throws(NodeError) -> String
+
+    // Wake-phrase spotting on the same decoder (one model in memory for both): the phrases are set
+    // once, spotting runs between utterances, and `begin()` switches back to recognition.
+    /// Sets the phrases to spot (written to `file`, a list the decoder reads).
+    func setWakePhrases(_ phrases: [String], file: String) throws(NodeError)
+    /// Starts spotting (ends any utterance in progress).
+    func beginSpotting() throws(NodeError)
+    /// Feeds samples while spotting; the phrase heard, when one was (spotting then starts over).
+    func spot(_ samples: UnsafeBufferPointer<Int16>) -> String?
 }
