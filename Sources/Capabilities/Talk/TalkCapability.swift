@@ -99,7 +99,8 @@ final class TalkCapability: Capability, @unchecked Sendable {
     /// The daemon loads the recognizer once (about a second) so the first push-to-talk is quick.
     func start() async -> Availability {
         let ptt: PushToTalk
-        do { ptt = try session() } catch { return .unavailable(error.message) }
+        // Loading the model reads tens of megabytes: off the cooperative pool.
+        do { ptt = try await Self.blocking { [self] () throws(NodeError) in try session() } } catch { return .unavailable(error.message) }
         if settings.voiceWake { wake.attach(ptt) }
         return .available
     }
