@@ -73,16 +73,25 @@ struct ComputerActPlan: Sendable {
             return "\(direction) \(amount)"
         case .type:
             let text = p.text ?? ""
-            for c in text.unicodeScalars {
-                let ks = KeyNames.keysym(for: c)
-                if !input.tap(ks) {
-                    // Every spare keycode is lent out: let clients read them, give them back, go on.
-                    input.restoreSpares()
-                    guard input.tap(ks) else {
-                        throw NodeError(ComputerError.driverError, "cannot type U+\(c.value.upperHex(4)): the keymap has no free keycode to map it to")
-                    }
+            let syms = text.unicodeScalars.map { KeyNames.keysym(for: $0) }
+            var i = 0
+            while i < syms.count {
+                // Lend keycodes for the characters ahead first, then give clients a moment to read
+                // the new keymap before any of those keys arrive: a client that looks the keymap up
+                // later than the key (Chromium does) would otherwise miss the character.
+                var end = i, lent = false
+                while end < syms.count, let k = input.keycode(for: syms[end]) { lent = lent || k.newlyMapped; end += 1 }
+                guard end > i else {
+                    throw NodeError(ComputerError.driverError, "cannot type U+\(text.unicodeScalars.map(\.value)[i].upperHex(4)): the keymap has no free keycode to map it to")
                 }
-                usleep(3000)
+                if lent { input.sync(); usleep(100_000) }
+                for s in syms[i..<end] {
+                    _ = input.tap(s)
+                    usleep(3000)
+                }
+                i = end
+                // Every spare keycode is lent out: let clients read them, give them back, go on.
+                if i < syms.count { input.restoreSpares() }
             }
             input.restoreSpares()
             input.sync()

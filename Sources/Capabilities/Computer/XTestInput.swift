@@ -61,8 +61,8 @@ final class XTestInput: @unchecked Sendable {
     // MARK: keyboard
 
     /// The keycode that produces `keysym`, and whether Shift is needed for it; a spare keycode
-    /// mapped to it when the keymap has none.
-    func keycode(for keysym: KeySym) -> (code: KeyCode, shift: Bool, remapped: Bool)? {
+    /// mapped to it when the keymap has none (`newlyMapped` when this call lent it).
+    func keycode(for keysym: KeySym) -> (code: KeyCode, shift: Bool, newlyMapped: Bool)? {
         let code = XKeysymToKeycode(display, keysym)
         if code != 0 {
             var per: Int32 = 0
@@ -73,7 +73,7 @@ final class XTestInput: @unchecked Sendable {
             }
             return (code, false, false)
         }
-        if let code = borrowed[keysym] { return (code, false, true) }
+        if let code = borrowed[keysym] { return (code, false, false) }
         if spareKeycodes == nil { spareKeycodes = findSpareKeycodes() }
         let inUse = Set(borrowed.values)
         guard let spare = spareKeycodes?.first(where: { !inUse.contains($0) }) else { return nil }
