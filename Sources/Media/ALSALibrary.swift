@@ -64,4 +64,24 @@ struct ALSALibrary: Sendable {
     }
 
     func describe(_ rc: Int32) -> String { strerror(rc).map { String(cString: $0) } ?? "error \(rc)" }
+
+    /// Configures `pcm` for interleaved S16_LE with the channel count and rate nearest the request
+    /// (and, if given, a buffer time near `bufferUs`). Returns a negative alsa-lib code when the
+    /// device refuses, else what it settled on; callers decide whether that is acceptable.
+    func configureS16(_ pcm: PCM, rate: Int, channels: Int, bufferUs: UInt32? = nil) -> (rc: Int32, rate: Int, channels: Int) {
+        var hw: HW?
+        var rc = hwMalloc(&hw)
+        guard rc >= 0, let hw else { return (rc, 0, 0) }
+        defer { hwFree(hw) }
+        rc = hwAny(pcm, hw)
+        if rc >= 0 { rc = hwSetAccess(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) }
+        if rc >= 0 { rc = hwSetFormat(pcm, hw, SND_PCM_FORMAT_S16_LE) }
+        var ch = UInt32(channels)
+        if rc >= 0 { rc = hwSetChannelsNear(pcm, hw, &ch) }
+        var r = UInt32(rate), dir: Int32 = 0
+        if rc >= 0 { rc = hwSetRateNear(pcm, hw, &r, &dir) }
+        if rc >= 0, var us = bufferUs { _ = hwSetBufferTimeNear(pcm, hw, &us, &dir) }
+        if rc >= 0 { rc = hwCommit(pcm, hw) }
+        return (rc, Int(r), Int(ch))
+    }
 }

@@ -50,20 +50,9 @@ public final class AudioPlayback: @unchecked Sendable {
     }
 
     private static func configure(_ alsa: ALSALibrary, _ pcm: OpaquePointer, sampleRate: Int) -> Int32 {
-        var hw: OpaquePointer?
-        var rc = alsa.hwMalloc(&hw)
-        guard rc >= 0, let hw else { return rc }
-        defer { alsa.hwFree(hw) }
-        rc = alsa.hwAny(pcm, hw)
-        if rc >= 0 { rc = alsa.hwSetAccess(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) }
-        if rc >= 0 { rc = alsa.hwSetFormat(pcm, hw, SND_PCM_FORMAT_S16_LE) }
-        var ch: UInt32 = 1
-        if rc >= 0 { rc = alsa.hwSetChannelsNear(pcm, hw, &ch) }
-        if rc >= 0, ch != 1 { return -EINVAL }
-        var rate = UInt32(sampleRate), dir: Int32 = 0
-        if rc >= 0 { rc = alsa.hwSetRateNear(pcm, hw, &rate, &dir) }
-        if rc >= 0, Int(rate) != sampleRate { return -EINVAL }  // a "plug" device resamples exactly
-        if rc >= 0 { rc = alsa.hwCommit(pcm, hw) }
-        return rc
+        let got = alsa.configureS16(pcm, rate: sampleRate, channels: 1)
+        // Mono at exactly this rate ("plug" devices resample); anything else would play wrongly.
+        if got.rc >= 0, got.channels != 1 || got.rate != sampleRate { return -EINVAL }
+        return got.rc
     }
 }

@@ -129,22 +129,9 @@ public final class MicrophoneCapture: @unchecked Sendable {
     /// request (a "plug" PCM resamples to it exactly; a bare hw device may give e.g. 44.1 kHz),
     /// and a ~100 ms buffer. Returns a negative alsa-lib code when the device refuses.
     private static func configure(_ alsa: ALSALibrary, _ pcm: OpaquePointer, sampleRate: Int, channels: Int) -> Int32 {
-        var hw: OpaquePointer?
-        var rc = alsa.hwMalloc(&hw)
-        guard rc >= 0, let hw else { return rc }
-        defer { alsa.hwFree(hw) }
-        rc = alsa.hwAny(pcm, hw)
-        if rc >= 0 { rc = alsa.hwSetAccess(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) }
-        if rc >= 0 { rc = alsa.hwSetFormat(pcm, hw, SND_PCM_FORMAT_S16_LE) }
-        var ch = UInt32(min(2, max(1, channels)))
-        if rc >= 0 { rc = alsa.hwSetChannelsNear(pcm, hw, &ch) }
-        if rc >= 0, ch > 2 { return -EINVAL }  // more channels than an AAC mono/stereo track takes
-        var rate = UInt32(sampleRate), dir: Int32 = 0
-        if rc >= 0 { rc = alsa.hwSetRateNear(pcm, hw, &rate, &dir) }
-        var bufferUs: UInt32 = 100_000
-        if rc >= 0 { _ = alsa.hwSetBufferTimeNear(pcm, hw, &bufferUs, &dir) }
-        if rc >= 0 { rc = alsa.hwCommit(pcm, hw) }
-        return rc
+        let got = alsa.configureS16(pcm, rate: sampleRate, channels: min(2, max(1, channels)), bufferUs: 100_000)
+        if got.rc >= 0, got.channels > 2 { return -EINVAL }  // more channels than an AAC mono/stereo track takes
+        return got.rc
     }
 
     /// Rate and channels the device was configured with (0 when it cannot tell).

@@ -68,8 +68,8 @@ enum DesktopEntries {
         }
         guard keys["Type"] == "Application", keys["Hidden"] != "true", keys["NoDisplay"] != "true" else { return nil }
         if let tryExec = keys["TryExec"], !tryExec.isEmpty {
-            let found = tryExec.hasPrefix("/") ? access(tryExec, X_OK) == 0
-                : (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains { access("\($0)/\(tryExec)", X_OK) == 0 }
+            let found = tryExec.hasPrefix("/") ? Subprocess.isExecutableFile(tryExec)
+                : Subprocess.findExecutable(tryExec, path: env["PATH"] ?? "/usr/bin:/bin") != nil
             guard found else { return nil }
         }
         guard let label = localized("Name", keys, locale), !label.isEmpty else { return nil }

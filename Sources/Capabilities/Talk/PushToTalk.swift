@@ -131,13 +131,18 @@ final class PushToTalk: @unchecked Sendable {
         fire?()
     }
 
-    /// Ends the capture and returns (captureId, transcript), or nil when none was active.
-    func stop() throws(NodeError) -> (id: String, transcript: String)? {
-        guard let capture = lock.withLock({ () -> Capture? in
+    /// The active capture, now finishing (nil when none was active).
+    private func takeCapture() -> Capture? {
+        lock.withLock { () -> Capture? in
             guard case .capturing(let c) = state else { return nil }
             state = .finishing(c.id)
             return c
-        }) else { return nil }
+        }
+    }
+
+    /// Ends the capture and returns (captureId, transcript), or nil when none was active.
+    func stop() throws(NodeError) -> (id: String, transcript: String)? {
+        guard let capture = takeCapture() else { return nil }
         defer { lock.withLock { state = .idle } }
         let failure = capture.mic.stop()
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)))")
@@ -149,11 +154,7 @@ final class PushToTalk: @unchecked Sendable {
 
     /// Drops the capture (nothing is recognised or sent); the id, or nil when none was active.
     func cancel() -> String? {
-        guard let capture = lock.withLock({ () -> Capture? in
-            guard case .capturing(let c) = state else { return nil }
-            state = .finishing(c.id)
-            return c
-        }) else { return nil }
+        guard let capture = takeCapture() else { return nil }
         defer { lock.withLock { state = .idle } }
         _ = capture.mic.stop()
         _ = decoderLock.withLock { try? recognizer.finish() }
