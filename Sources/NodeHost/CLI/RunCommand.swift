@@ -16,6 +16,13 @@ enum RunCommand {
         Runs the node until SIGTERM or SIGINT. Logs go to stderr (journald under systemd);
         OPENCLAW_NODE_LOG=debug for more.
 
+        SIGHUP (systemctl reload openclaw-node) reads the config file again: capabilities and
+        plugins that were enabled, disabled or changed are started, stopped or restarted; the rest
+        keep running. The gateway session stays up unless the gateway settings changed or the
+        node's command list did (a gateway learns a node's commands only when it connects, so the
+        node reconnects at once, with its device token). A config with errors is logged and the
+        running one kept. node.stateDir and presence changes need a restart.
+
         Which gateway: gateway.url (or OPENCLAW_GATEWAY_URL, or gateway.setupCode) when set — then
         discovery is skipped. Otherwise the node browses for gateways (LAN via avahi-daemon,
         wide-area DNS-SD when gateway.discovery.wideAreaDomain is set) and connects to the one named
@@ -24,11 +31,11 @@ enum RunCommand {
         view.
         """
 
-    static func main(_ args: [String], capabilities: CLI.CapabilityFactory) async throws -> Int32 {
+    static func main(_ args: [String], capabilities: @escaping CLI.CapabilityFactory) async throws -> Int32 {
         let a = try Arguments(args, valued: ["config"], known: [])
         if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
         let config = try CLI.loadConfig(a)
-        try await Daemon.run(config: config, capabilities: try capabilities(config))
+        try await Daemon.run(config: config, capabilities: capabilities)
         return ExitCode.ok.rawValue
     }
 }

@@ -3,8 +3,9 @@ import HostPresence
 import Kit
 import Support
 
-/// The capabilities loaded into this node and the command table they form. Built once at start-up:
-/// each capability's enabled flag comes from config and its availability from the device.
+/// The capabilities loaded into this node and the command table they form. Built at start-up and
+/// again on each config reload: each capability's enabled flag comes from config and its
+/// availability from the device.
 public struct CommandRegistry: Sendable {
     public struct Entry: Sendable {
         public let capability: any Capability
@@ -31,7 +32,10 @@ public struct CommandRegistry: Sendable {
     /// starts, with a log line naming both; the first keeps working.
     /// With `start` (the daemon), each available capability's `start()` runs too, and one that
     /// cannot start is not advertised.
+    /// `carried`: entries of the registry this one replaces (config reload) whose capability is in
+    /// `capabilities` unchanged; they keep their availability and are neither probed nor started again.
     public static func load(_ capabilities: [any Capability], enabled: (String) -> Bool, start: Bool = false,
+                            carried: [String: Entry] = [:],
                             log: Logger = Logger(component: "registry")) async -> CommandRegistry {
         var entries: [Entry] = []
         var owner: [String: String] = [:]  // command → capability that declared it
@@ -49,6 +53,7 @@ public struct CommandRegistry: Sendable {
                 continue
             }
             for spec in commands { owner[spec.name] = cap.name }
+            if let kept = carried[cap.name] { entries.append(kept); continue }
             let on = enabled(cap.name)
             // Availability is only probed for enabled capabilities: a disabled camera is never opened.
             var avail: Availability = on ? await cap.availability() : .unavailable("disabled in config")

@@ -10,7 +10,11 @@ import Support
 /// handler under a deadline. The gateway session and the local control socket both call this,
 /// so `openclaw-node invoke` exercises exactly the path a gateway invoke takes.
 public actor Dispatcher {
-    public nonisolated let registry: CommandRegistry
+    /// The command table in force. A config reload (SIGHUP) installs a new one; an invoke uses the
+    /// table it found at its start, so one already running finishes on the capability it began on.
+    public nonisolated var registry: CommandRegistry { table.withLock { current } }
+    private nonisolated let table = Lock()
+    nonisolated(unsafe) private var current: CommandRegistry
     private let presence: PresenceMonitor
     public nonisolated let maxInFlight: Int
     /// Used when the request carries no timeoutMs (the gateway's own default).
@@ -20,7 +24,7 @@ public actor Dispatcher {
 
     public init(registry: CommandRegistry, presence: PresenceMonitor, maxInFlight: Int = 8,
                 defaultTimeoutMs: Int = 30_000, log: Logger = Logger(component: "dispatch")) {
-        self.registry = registry
+        self.current = registry
         self.presence = presence
         self.maxInFlight = maxInFlight
         self.defaultTimeoutMs = defaultTimeoutMs
@@ -28,6 +32,9 @@ public actor Dispatcher {
     }
 
     public var inFlightCount: Int { inFlight.count }
+
+    /// Puts a reloaded command table in force for the invokes that start from now on.
+    public nonisolated func install(_ registry: CommandRegistry) { table.withLock { current = registry } }
 
     /// Runs `command` and returns its payload or error. Never throws: every failure is a NodeError.
     /// `maxPayloadBytes` is what the caller's transport accepts (a gateway's `policy.maxPayload`,
@@ -91,6 +98,7 @@ public actor Dispatcher {
 
     /// The static gates: unknown, disabled, unavailable.
     private func gate(_ command: String) -> Result<CommandSpec, NodeError> {
+        let registry = self.registry
         guard let spec = registry.spec(command), let entry = registry.entry(forCapability: spec.capability) else {
             // A capability that is not loaded (disabled, or its bundle missing/refused) has no rows;
             // its commands are known by their "<capability>." prefix and answered with the reason.

@@ -109,6 +109,11 @@ final class NodeUnderTest: @unchecked Sendable {
     init(gatewaySection: String, extra: String = "") {
         dir = TestPaths.tempDir("node")
         configPath = dir + "/config.json5"
+        rewriteConfig(gatewaySection: gatewaySection, extra: extra)
+    }
+
+    /// Writes the config file again (a reload test edits it under the running node).
+    func rewriteConfig(gatewaySection: String, extra: String = "") {
         let text = """
             { gateway: { \(gatewaySection) },
               node: { stateDir: '\(dir)/state', displayName: 'Test Node' },

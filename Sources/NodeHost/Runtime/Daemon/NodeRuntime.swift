@@ -13,8 +13,9 @@ public final class NodeRuntime: Sendable {
     public let config: NodeConfig
     public let store: StateStore
     public let presence: PresenceMonitor
-    public let registry: CommandRegistry
     public let dispatcher: Dispatcher
+    /// The command table in force (replaced by a config reload).
+    public var registry: CommandRegistry { dispatcher.registry }
 
     /// `daemon`: start the capabilities' background work (`Capability.start`); one-shot CLI
     /// commands leave it off and start only what their one invoke needs.
@@ -24,7 +25,7 @@ public final class NodeRuntime: Sendable {
         self.store = try StateStore(stateDir: config.stateDir)
         self.presence = PresenceMonitor(mode: config.presence.mode,
                                         source: presenceSource ?? PresenceSources.make(config.presence))
-        self.registry = await CommandRegistry.load(capabilities, enabled: { config.isEnabled($0) }, start: daemon)
+        let registry = await CommandRegistry.load(capabilities, enabled: { config.isEnabled($0) }, start: daemon)
         self.dispatcher = Dispatcher(registry: registry, presence: presence)
     }
 

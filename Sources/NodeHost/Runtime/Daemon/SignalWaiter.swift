@@ -29,6 +29,20 @@ enum SignalWaiter {
     }
 }
 
+extension SignalWaiter {
+    /// Every arrival of `signal`, from now on (SIGHUP → reload). The signal is ignored as a
+    /// process-killing default before this returns.
+    static func stream(for signal: Int32) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        Glibc.signal(signal, SIG_IGN)
+        let src = DispatchSource.makeSignalSource(signal: signal, queue: DispatchQueue(label: "signal \(signal)"))
+        src.setEventHandler { continuation.yield() }
+        src.resume()
+        SignalSources.keep([src])
+        return stream
+    }
+}
+
 /// Keeps signal sources alive for the process lifetime.
 enum SignalSources {
     nonisolated(unsafe) private static var held: [DispatchSourceSignal] = []

@@ -28,6 +28,8 @@ public actor GatewayClient {
     private var pairingBackoff = Backoff(initial: .seconds(1), cap: .seconds(5))
     private var current: GatewayConnection?
     private var stopped = false
+    /// Set by `reannounce`: the session it closes ends in an immediate reconnect, not a backoff.
+    private var reannouncing = false
     private var lastLoggedRequestId: String?
     private let deviceInfo: JSONValue
     /// The TLS fingerprint a discovered gateway advertised (TXT gatewayTlsSha256): checked on the
@@ -89,6 +91,18 @@ public actor GatewayClient {
         current?.ws.close(code: 1000, reason: "node stopping")
         wake?.resume()
         wake = nil
+    }
+
+    /// The node now serves other caps/commands than it declared (config reload). A gateway takes
+    /// a node's caps, commands and permissions only in `connect` (no method updates them on a live
+    /// session; the iOS and Android apps reconnect too), so close this session and connect again at
+    /// once, with the same device token. New commands then wait for the operator's approval of
+    /// the node's command surface (`openclaw nodes pending` / `approve`).
+    public func reannounce() {
+        guard let conn = current else { reconnectSoon(); return }
+        reannouncing = true
+        log.info("the node's command list changed; reconnecting so the gateway sees it")
+        conn.ws.close(code: 1000, reason: "node command list changed")
     }
 
     /// Cuts a backoff wait short (network came back, resume from suspend).
@@ -201,6 +215,7 @@ public actor GatewayClient {
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)
         if stopped { return }
+        if reannouncing { reannouncing = false; backoff.reset(); return }
         // Stable = the gateway kept the connection for at least one tick interval after hello-ok.
         // A gateway that drops us sooner (crash loop) keeps growing the backoff.
         if ContinuousClock.now - connectedAt >= .milliseconds(hello.tickIntervalMs) { backoff.reset() }

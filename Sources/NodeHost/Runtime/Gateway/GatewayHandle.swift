@@ -75,6 +75,19 @@ public actor GatewayHandle {
     public func networkChanged() async { await client?.networkChanged() }
     public func systemResumed() async { await client?.systemResumed() }
 
+    /// Ends the current client's session and loop (config reload with new gateway settings); the
+    /// handle stays usable: `start` takes the next client, held events wait for it.
+    public func stopClient() async {
+        await client?.stop()
+        await runTask?.value
+        client = nil
+        runTask = nil
+    }
+
+    /// The node's command list changed: renew the session so the gateway sees it (see
+    /// `GatewayClient.reannounce`).
+    public func reannounce() async { await client?.reannounce() }
+
     /// Stops the client and waits for its loop to end.
     public func stop() async {
         stopped = true

@@ -12,10 +12,13 @@ public final class PluginCapability: Capability {
     public let commands: [CommandSpec]
     let process: PluginProcess
     public let manifest: PluginManifest
+    /// Its `plugins.entries.<id>.config`, handed to the process at hello (a reload compares it).
+    public let settings: JSONValue
     public var origin: String { "plugin \(manifest.id) in \(manifest.directory)" }
 
     public init(manifest: PluginManifest, config: JSONValue) {
         self.manifest = manifest
+        self.settings = config
         self.name = manifest.capability
         let process = PluginProcess(manifest: manifest, config: config)
         self.process = process
