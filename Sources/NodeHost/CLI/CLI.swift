@@ -13,17 +13,19 @@ import Support
 public enum CLI {
     public typealias CapabilityFactory = NodeRuntime.CapabilityFactory
 
-    static let commands: [(name: String, summary: String)] = [
-        ("run", "run the node daemon (connects to the gateway, serves the control socket)"),
-        ("invoke", "run one command through the node's dispatcher and print its payload"),
-        ("caps", "show the capabilities and commands this node advertises"),
-        ("status", "show device id, state directory, gateways and pairing state"),
-        ("discover", "list the gateways found on the LAN (avahi) and by wide-area DNS-SD"),
-        ("config check", "validate a config file"),
-        ("presence", "set foreground/background on the running daemon"),
-        ("doctor", "check config, state, capabilities and the gateway; print the allowlist snippet"),
-        ("service", "install or remove a systemd unit that runs the node"),
-        ("approvals", "show or edit the exec approvals that decide what system.run may run"),
+    /// The command table: `--help`, the man page and the bash completion are all made from it.
+    static let commands: [(name: String, summary: String, help: String)] = [
+        ("run", "run the node daemon (connects to the gateway, serves the control socket)", RunCommand.help),
+        ("invoke", "run one command through the node's dispatcher and print its payload", InvokeCommand.help),
+        ("caps", "show the capabilities and commands this node advertises", CapsCommand.help),
+        ("status", "show device id, state directory, gateways and pairing state", StatusCommand.help),
+        ("discover", "list the gateways found on the LAN (avahi) and by wide-area DNS-SD", DiscoverCommand.help),
+        ("config check", "validate a config file", ConfigCommand.help),
+        ("presence", "set foreground/background on the running daemon", PresenceCommand.help),
+        ("doctor", "check config, state, capabilities and the gateway; say what the gateway allows", DoctorCommand.help),
+        ("service", "install or remove a systemd unit that runs the node", ServiceCommand.help),
+        ("approvals", "show or edit the exec approvals that decide what system.run may run", ApprovalsCommand.help),
+        ("completion", "print the bash completion script (source <(openclaw-node completion bash))", CompletionCommand.help),
     ]
 
     public static func main(_ args: [String],
@@ -43,6 +45,8 @@ public enum CLI {
             case "doctor": return try await DoctorCommand.main(rest, capabilities: capabilities)
             case "service": return try ServiceCommand.main(rest)
             case "approvals": return try await ApprovalsCommand.main(rest, capabilities: capabilities)
+            case "completion": return try CompletionCommand.main(rest)
+            case "help" where rest.first == "--man": Out.line(ManPage.text); return ExitCode.ok.rawValue
             case "help", "--help", "-h":
                 if let topic = rest.first { return await main([topic, "--help"], capabilities: capabilities) }
                 Out.line(usage); return ExitCode.ok.rawValue
@@ -67,12 +71,24 @@ public enum CLI {
 
     /// `--version`: the version, the protocol range spoken, and the bundles this installation has.
     static var versionText: String {
-        var lines = ["openclaw-node \(NodeVersion.version) (build \(NodeVersion.build), bundle ABI \(BundleLoader.abi))",
+        var lines = ["openclaw-node \(NodeVersion.version) (build \(NodeVersion.build), commit \(buildCommit ?? "unknown"), bundle ABI \(BundleLoader.abi))",
                      "gateway protocol \(GatewayProtocol.minProtocol)–\(GatewayProtocol.maxProtocol)"]
         let found = BundleLoader.installed()
         lines.append("bundles: " + (found.isEmpty ? "none found in \(BundleLoader.searchDirectories.joined(separator: ", "))"
                                                   : found.map { "\($0.name) (\($0.directory))" }.joined(separator: ", ")))
         return lines.joined(separator: "\n")
+    }
+
+    /// The source commit, from `openclaw-node.commit` beside the bundles: scripts/build writes it
+    /// (a file, so that a new commit does not rebuild every module), scripts/package ships it.
+    static var buildCommit: String? {
+        for dir in BundleLoader.searchDirectories {
+            if let text = try? String(contentsOfFile: PathName.join(dir, "openclaw-node.commit"), encoding: .utf8) {
+                let c = text.trimmed()
+                if !c.isEmpty { return c }
+            }
+        }
+        return nil
     }
 
     static var usage: String {

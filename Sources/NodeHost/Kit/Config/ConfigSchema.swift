@@ -67,7 +67,7 @@ public enum ConfigSchema {
         ]), "the OpenClaw gateway to pair with"),
         ConfigField("node", .object([
             ConfigField("displayName", .string, default: "\"Linux Node (<hostname>)\"", "name shown in `openclaw nodes list`"),
-            ConfigField("stateDir", .string, default: "\"~/.local/state/openclaw-node\"", "where the SQLite state (device key, tokens) and the control socket live"),
+            ConfigField("stateDir", .string, default: "\"~/.local/state/openclaw-node\"", "where the SQLite state (device key, tokens) and the control socket live; under systemd's StateDirectory= (the package's unit) $STATE_DIRECTORY"),
         ]), "this node"),
         ConfigField("presence", .object([
             ConfigField("mode", .enumeration(PresenceMode.allCases.map(\.rawValue)), default: "\"auto\"",

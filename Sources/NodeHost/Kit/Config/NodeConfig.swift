@@ -124,7 +124,10 @@ public struct NodeConfig: Sendable {
         if gateway.wideAreaDomain == nil, let d = env["OPENCLAW_WIDE_AREA_DOMAIN"], !d.isEmpty { gateway.wideAreaDomain = d }
     }
 
+    /// systemd's `StateDirectory=` (the package's unit: /var/lib/openclaw-node) first, then the
+    /// XDG state directory of the daemon's user.
     static func defaultStateDir(_ env: [String: String]) -> String {
+        if let sd = env["STATE_DIRECTORY"]?.split(separator: ":").first, sd.hasPrefix("/") { return String(sd) }
         if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/openclaw-node" }
         return expandHome("~/.local/state/openclaw-node", env)
     }
