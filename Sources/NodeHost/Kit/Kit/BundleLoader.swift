@@ -71,7 +71,11 @@ public enum BundleLoader {
         }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "unknown error"
-            return .failure(Failure(description: "\(name): cannot load bundle \(path): \(why)"))
+            // The Debian package recommends, not requires, what each bundle links: say so.
+            let hint = why.contains("cannot open shared object file")
+                ? "; a library it needs is not installed: install openclaw-node's recommended packages (apt install --install-recommends openclaw-node) or the package that ships it, or disable capabilities.\(name)"
+                : ""
+            return .failure(Failure(description: "\(name): cannot load bundle \(path): \(why)\(hint)"))
         }
         let entry = OPENCLAW_NODE_BUNDLE_SYMBOL_PREFIX + name
         guard let symbol = dlsym(handle, entry) else {
