@@ -97,3 +97,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: unitDir + "/openclaw-node.service"))
     }
 }
+
+@Suite struct PackagedUnitTests {
+    /// The package's units come from the same generator as `service install`; the system one runs
+    /// as the dedicated account with systemd managing its state directory.
+    @Test func packagedUnitsAreHardenedAndVerify() throws {
+        let e = CLITests.Env(); defer { e.cleanup() }
+        let system = try runProcess(TestPaths.nodeBinary, ["service", "unit", "--packaged"])
+        #expect(system.code == 0, "\(system.stderr)")
+        for line in ["ExecStart=/usr/bin/openclaw-node run --config /etc/openclaw-node/config.json5", "Type=notify",
+                     "WatchdogSec=30", "ExecReload=/bin/kill -HUP $MAINPID", "User=openclaw-node",
+                     "SupplementaryGroups=video audio input", "StateDirectory=openclaw-node", "StateDirectoryMode=0700",
+                     "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
+                     "DeviceAllow=char-video4linux rw", "DeviceAllow=char-fb rw", "DeviceAllow=char-alsa rw",
+                     "DeviceAllow=char-input r", "Documentation=man:openclaw-node(1)"] {
+            #expect(system.stdout.split(separator: "\n").contains(Substring(line)), "missing \(line)")
+        }
+        let user = try runProcess(TestPaths.nodeBinary, ["service", "unit", "--packaged", "--user"])
+        #expect(user.stdout.contains("ExecStart=/usr/bin/openclaw-node run\n") && !user.stdout.contains("User="), "\(user.stdout)")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            // Verified as installed, with this build standing in for /usr/bin/openclaw-node.
+            for (name, text) in [("system", system.stdout), ("user", user.stdout)] {
+                let path = e.dir + "/\(name)/openclaw-node.service"
+                try FileManager.default.createDirectory(atPath: e.dir + "/\(name)", withIntermediateDirectories: true)
+                try text.replacingOccurrences(of: "/usr/bin/openclaw-node", with: TestPaths.nodeBinary)
+                    .write(toFile: path, atomically: true, encoding: .utf8)
+                let v = try runProcess("/usr/bin/systemd-analyze", ["verify", "--man=no", path])
+                #expect(!v.stderr.contains("openclaw-node.service:"), "\(name): \(v.stderr)")
+            }
+        }
+    }
+}

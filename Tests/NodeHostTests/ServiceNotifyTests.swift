@@ -68,3 +68,32 @@ import Testing
         #expect(node.stop() == 0)
     }
 }
+
+/// Under systemd, stderr is the journal: lines carry their syslog priority (`journalctl -p warning`
+/// then works) and no timestamp of their own.
+@Suite struct JournalLogTests {
+    @Test func journalStreamLinesCarryPriorities() throws {
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }")
+        defer { node.cleanup() }
+        let log = node.dir + "/journal.txt"
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        // As systemd does: JOURNAL_STREAM names the device:inode that stderr is.
+        let script = "export JOURNAL_STREAM=$(stat -c '%d:%i' '\(log)'); exec '\(TestPaths.nodeBinary)' run --config '\(node.configPath)' 2>>'\(log)'"
+        let p = try BackgroundProcess("/bin/sh", ["-c", script], env: node.env)
+        defer { p.stop() }
+        #expect(waitUntil(timeout: 20) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("no gateway") })
+        p.stop()
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        let lines = text.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("<6>node: openclaw-node") }, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("<4>") && $0.contains("no gateway") }, "\(text)")
+        #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(text)")
+        #expect(!text.contains(" INFO "), "\(text)")
+    }
+
+    @Test func elsewhereLinesCarryTimestampAndLevel() {
+        let line = Logger.format(.warn, component: "gateway", message: "a\nb", journal: false)
+        #expect(line.contains(" WARN  gateway: a\nb\n"))
+        #expect(Logger.format(.error, component: "x", message: "a\nb", journal: true) == "<3>x: a\n<3>x: b\n")
+    }
+}

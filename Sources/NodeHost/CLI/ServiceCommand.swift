@@ -60,8 +60,8 @@ enum ServiceCommand {
         let binary = absolute(CommandLine.arguments[0])
         if a.flag("packaged") {
             // The package's files: /usr/bin/openclaw-node; the system unit reads the conffile.
-            Out.line(a.flag("user") ? ServiceUnit(binary: "/usr/bin/openclaw-node", config: nil, kind: .user).text
-                     : ServiceUnit(binary: "/usr/bin/openclaw-node", config: "/etc/openclaw-node/config.json5", kind: .packagedSystem).text)
+            Out.line(a.flag("user") ? ServiceUnit(binary: "/usr/bin/openclaw-node", config: nil, kind: .user, packaged: true).text
+                     : ServiceUnit(binary: "/usr/bin/openclaw-node", config: "/etc/openclaw-node/config.json5", kind: .packagedSystem, packaged: true).text)
             return ExitCode.ok.rawValue
         }
         // A user unit without --config keeps the daemon's own lookup (XDG, then /etc).

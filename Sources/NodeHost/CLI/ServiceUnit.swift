@@ -16,6 +16,8 @@ struct ServiceUnit {
     /// nil: the daemon's own lookup (XDG config, then /etc/openclaw-node/config.json5).
     let config: String?
     let kind: Kind
+    /// Installed with the package, whose man page the unit can point to.
+    var packaged = false
 
     static let packagedAccount = "openclaw-node"
 
@@ -24,9 +26,9 @@ struct ServiceUnit {
         var lines = [
             "[Unit]",
             "Description=OpenClaw node: this device's camera, screen, location, canvas and more for OpenClaw agents",
-            "Documentation=man:openclaw-node(1)",
             "Wants=network-online.target",
             "After=network-online.target",
+        ] + (packaged ? ["Documentation=man:openclaw-node(1)"] : []) + [
             "",
             "[Service]",
             // READY=1 once the control socket serves, STATUS= as the connection changes, and

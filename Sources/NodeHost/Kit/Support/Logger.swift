@@ -2,12 +2,15 @@ import FoundationEssentials
 import Glibc
 
 /// Plain, readable log lines on stderr ("2026-11-30T10:00:00.123Z INFO  gateway: connected …").
-/// stderr goes to journald under systemd; lines are written whole so a killed process loses nothing.
+/// stderr goes to journald under systemd, where each line carries its syslog priority instead of
+/// the timestamp; lines are written whole so a killed process loses nothing.
 public struct Logger: Sendable {
     public enum Level: Int, Sendable, Comparable {
         case debug = 0, info, warn, error
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
         var label: String { ["DEBUG", "INFO ", "WARN ", "ERROR"][rawValue] }
+        /// syslog priority, as journald reads it from a `<N>` line prefix.
+        var syslogPriority: Int { [7, 6, 4, 3][rawValue] }
     }
 
     public let component: String
@@ -30,11 +33,30 @@ public struct Logger: Sendable {
 
     private func write(_ level: Level, _ msg: () -> String) {
         guard level >= Logger.threshold else { return }
-        let line = "\(Logger.timestamp()) \(level.label) \(component): \(msg())\n"
-        // One write(2) per line: whole lines even when threads log at once.
-        var bytes = Array(line.utf8)
+        let text = Logger.format(level, component: component, message: msg(), journal: Logger.toJournal)
+        // One write(2) per message: whole lines even when threads log at once.
+        var bytes = Array(text.utf8)
         _ = Glibc.write(2, &bytes, bytes.count)
     }
+
+    /// A message as written. For the journal every line carries the priority (journald takes each
+    /// line as an entry) and no timestamp (journald keeps its own); elsewhere a timestamp and level.
+    static func format(_ level: Level, component: String, message: String, journal: Bool) -> String {
+        guard journal else { return "\(timestamp()) \(level.label) \(component): \(message)\n" }
+        return message.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { "<\(level.syslogPriority)>\(component): \($0)\n" }.joined()
+    }
+
+    /// Whether stderr is systemd's journal stream: `JOURNAL_STREAM` ("device:inode") names the
+    /// stream systemd connected, and stderr is still it (not redirected by a wrapper).
+    static let toJournal: Bool = {
+        guard let v = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] else { return false }
+        let parts = v.split(separator: ":")
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(2, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    }()
 
     static func timestamp() -> String {
         var ts = timespec()
