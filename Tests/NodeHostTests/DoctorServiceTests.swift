@@ -53,14 +53,47 @@ import Testing
         #expect(r.stdout.contains("All checks passed."))
         let j = try #require(JSONValue.parse(try e.run(["doctor", "--json", "--config", e.config]).stdout))
         #expect(j["allowCommands"] == ["device.info", "device.status"])
+        #expect(j["gatewayPolicy"]?["device.info"] == "allowlist")
         // The snippet is valid JSON5 and lists exactly the filtered commands, under both key names.
         let snippet = try #require(j["allowlistSnippet"]?.stringValue)
         let docs = snippet.split(separator: "\n").filter { !$0.hasPrefix("//") }
         #expect(docs.count == 2)
-        let old = try JSON5Parser.parse(String(docs[0])).plain
-        let new = try JSON5Parser.parse(String(docs[1])).plain
+        let new = try JSON5Parser.parse(String(docs[0])).plain
+        let old = try JSON5Parser.parse(String(docs[1])).plain
         #expect(old["gateway"]?["nodes"]?["allowCommands"] == ["device.info", "device.status"])
         #expect(new["gateway"]?["nodes"]?["commands"]?["allow"] == ["device.info", "device.status"])
+    }
+
+    /// Per command, what the newest gateway's Linux policy does (docs/PROTOCOL.md §5): the snippet
+    /// holds only what needs an allow entry, and the text says how to get the rest approved.
+    @Test func doctorSpeaksTheGatewayPolicy() throws {
+        let e = CLITests.Env("""
+            capabilities: { screen: { enabled: false }, camera: { enabled: false }, canvas: { enabled: false },
+                            system: { enabled: true } },
+            plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { 'system-notify': { enabled: true }, sensors: { enabled: true } } }
+            """)
+        defer { e.cleanup() }
+        let j = try #require(JSONValue.parse(try e.run(["doctor", "--json", "--config", e.config]).stdout))
+        let p = try #require(j["gatewayPolicy"])
+        #expect(p["system.notify"] == "allowedByDefault")
+        #expect(p["system.run"] == "afterSurfaceApproval" && p["system.execApprovals.set"] == "afterSurfaceApproval")
+        #expect(p["sensors.read"] == "allowlist" && p["device.status"] == "allowlist")
+        #expect(j["allowCommands"] == ["device.info", "device.status", "sensors.read"], "\(j)")
+        #expect(j["allowCommandsOlderGateways"]?.arrayValue?.contains("system.run") == true)
+        let text = try e.run(["doctor", "--config", e.config]).stdout
+        #expect(text.contains("allowed once an operator approves this node's command surface"), "\(text)")
+        #expect(text.contains("openclaw nodes approve"), "\(text)")
+    }
+
+    @Test func dangerousAndCanvasCommandsAreNamedSo() {
+        let m = CommandRegistry.Manifest(caps: ["camera", "canvas", "talk"], commands: ["camera.snap", "camera.list", "canvas.eval", "talk.ptt.once", "computer.act"], permissions: [:])
+        let c = Dictionary(uniqueKeysWithValues: GatewayAllowlist.classify(m, dangerous: ["camera.snap"]).map { ($0.command, $0.policy) })
+        #expect(c["camera.snap"] == .allowlistDangerous)
+        #expect(c["camera.list"] == .allowlist)
+        #expect(c["canvas.eval"] == .canvasPlugin)
+        #expect(c["talk.ptt.once"] == .allowedByDefault)
+        #expect(c["computer.act"] == .allowedByDefault)
+        #expect(GatewayAllowlist.needsAllow(m, dangerous: ["camera.snap"]) == ["camera.snap", "camera.list"])
     }
 
     @Test func looseStatePermissionsFail() throws {

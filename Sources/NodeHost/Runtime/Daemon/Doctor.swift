@@ -27,6 +27,8 @@ public enum Doctor {
         public let findings: [Finding]
         /// What this node would advertise (nil when the config did not load).
         public let manifest: CommandRegistry.Manifest?
+        /// Its commands in the gateway's dangerous set (the table's `dangerous` column).
+        public var dangerousCommands: Set<String> = []
         public var failed: Bool { findings.contains { $0.level == .fail } }
     }
 
@@ -67,7 +69,8 @@ public enum Doctor {
             ? "none enabled (plugins.dirs: \(config.pluginDirs.joined(separator: ", ")); enable with plugins.entries.<id>.enabled)"
             : "enabled: \(plugins.map { "\($0.manifest.id) \($0.manifest.version)" }.joined(separator: ", "))"))
         findings += await gatewayFindings(config)
-        return Report(findings: findings, manifest: registry.manifest)
+        return Report(findings: findings, manifest: registry.manifest,
+                      dangerousCommands: Set(registry.allSpecs.filter(\.dangerous).map(\.name)))
     }
 
     static func stateFindings(_ config: NodeConfig) -> [Finding] {
