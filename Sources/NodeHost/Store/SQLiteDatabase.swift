@@ -30,11 +30,17 @@ final class SQLiteDatabase {
     private var db: OpaquePointer?
     let path: String
 
-    init(path: String) throws(SQLiteError) {
+    /// `readOnlyImmutable`: for a file on a read-only mount, opened without locks or WAL index.
+    init(path: String, readOnlyImmutable: Bool = false) throws(SQLiteError) {
         self.path = path
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        let rc: Int32
+        if readOnlyImmutable {
+            let uri = "file:" + path.replacing("%", with: "%25").replacing("?", with: "%3f").replacing("#", with: "%23") + "?mode=ro&immutable=1"
+            rc = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        } else {
+            rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        }
         guard rc == SQLITE_OK, let handle else {
             let msg = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(handle)

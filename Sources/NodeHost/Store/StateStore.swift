@@ -17,7 +17,9 @@ public final class StateStore: @unchecked Sendable {
         public var description: String {
             switch self {
             case .directory(let m): return m
-            case .database(let path, let e): return "\(path): \(e.message)"
+            case .database(let path, let e):
+                let hint = StorageCondition.hint(code: e.code, directory: PathName.directory(path))
+                return "\(path): \(e.message)" + (hint.map { "; \($0)" } ?? "")
             case .tooNew(let path, let v):
                 return "\(path) has schema version \(v), newer than this openclaw-node understands (\(Migrations.latest)); upgrade openclaw-node"
             case .crypto(let m): return m
@@ -84,6 +86,29 @@ public final class StateStore: @unchecked Sendable {
     }
 
     private static func openAndMigrate(_ path: String) throws(Failure) -> SQLiteDatabase {
+        do {
+            return try openReadWrite(path)
+        } catch Failure.database(_, let e) where [SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_IOERR].contains(e.code & 0xff)
+                    && StorageCondition.of(directory: PathName.directory(path)) == .readOnly {
+            // A state directory on a read-only mount: reads (status, caps, doctor) still work;
+            // every write fails and says why. Nothing can write the file meanwhile, so SQLite may
+            // treat it as immutable (no WAL index to create).
+            do {
+                let db = try SQLiteDatabase(path: path, readOnlyImmutable: true)
+                let version = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+                guard version == Migrations.latest else { throw Failure.database(path: path, e) }
+                return db
+            } catch let e2 as SQLiteError {
+                throw .database(path: path, e2)
+            } catch let f as Failure {
+                throw f
+            } catch {
+                throw .database(path: path, e)
+            }
+        }
+    }
+
+    private static func openReadWrite(_ path: String) throws(Failure) -> SQLiteDatabase {
         do {
             let db = try SQLiteDatabase(path: path)
             // A damaged or foreign file fails here, before anything is written to it.

@@ -8,8 +8,11 @@
   slowstart sleeps 2 s before saying hello
   nohello   never says hello
   event     answers and also emits a node event
+  flood     after hello, writes events and log lines as fast as it can, forever (and answers)
+  crashloop says hello, then exits with code 4 at once, every time it is started
+  ticker    after hello, emits behave.tick {n} every 50 ms (a steady event stream) and answers
 """
-import json, sys, time
+import json, sys, threading, time
 
 mode = sys.argv[1]
 
@@ -33,6 +36,26 @@ for line in sys.stdin:
         sys.stderr.flush()
         send({"type": "hello", "protocol": 1})
         send({"type": "log", "level": "info", "message": "hello from behave"})
+        if mode == "crashloop":
+            sys.exit(4)
+        if mode in ("flood", "ticker"):
+            lock = threading.Lock()
+            _send = send
+
+            def send(obj):
+                with lock:
+                    _send(obj)
+
+            def stream():
+                n = 0
+                while True:
+                    n += 1
+                    send({"type": "event", "event": "behave.tick", "payload": {"n": n}})
+                    if mode == "flood":
+                        send({"type": "log", "level": "info", "message": "flood %d" % n})
+                    else:
+                        time.sleep(0.05)
+            threading.Thread(target=stream, daemon=True).start()
     elif msg["type"] == "invoke":
         if mode == "crash":
             sys.exit(3)

@@ -31,6 +31,10 @@ actor PluginProcess {
     private var stopping = false
     private(set) var gaveUp: String?
     private let eventSink: AsyncStream<CapabilityEvent>.Continuation
+    /// Events go to the gateway, logs to the journal: a plugin gets a fair share of each.
+    private var eventLimit = RateLimiter(perSecond: PluginProcess.eventsPerSecond, burst: 100)
+    private var logLimit = RateLimiter(perSecond: 20, burst: 100)
+    static let eventsPerSecond: Double = 20
     nonisolated let events: AsyncStream<CapabilityEvent>
 
     init(manifest: PluginManifest, config: JSONValue) {
@@ -185,8 +189,14 @@ actor PluginProcess {
                 c.resume(returning: .failure(NodeError(NodeError.Code(rawValue: code), v["error"]?["message"]?.stringValue ?? "plugin error")))
             }
         case "event":
+            if let n = eventLimit.takeDropped() {
+                log.warn("dropped \(n) events: the plugin sends more than \(Int(Self.eventsPerSecond)) per second")
+            }
+            guard eventLimit.allow() else { return }
             if let name = v["event"]?.stringValue { eventSink.yield(CapabilityEvent(event: name, payload: v["payload"] ?? .object([:]))) }
         case "log":
+            if let n = logLimit.takeDropped() { log.warn("dropped \(n) log lines: the plugin logs more than 20 per second") }
+            guard logLimit.allow() else { return }
             let msg = v["message"]?.stringValue ?? ""
             switch v["level"]?.stringValue { case "error": log.error(msg); case "warn": log.warn(msg); case "debug": log.debug(msg); default: log.info(msg) }
         default:

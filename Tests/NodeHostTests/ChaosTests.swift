@@ -1,0 +1,277 @@
+@testable import Config
+import Foundation
+@testable import Kit
+@testable import Runtime
+@testable import Support
+import Testing
+
+/// The fault campaign of issue #16 on the real daemon: gateway churn, power cuts while state is
+/// written, a full or read-only disk, a long soak, and plugins that flood or crash. Each scenario
+/// is small here and full size under `scripts/chaos` (Chaos.scale), where it also leaves figures.
+@Suite(.serialized) struct ChaosTests {
+    static let plugins = "\(TestPaths.repoRoot)/Tests/plugins"
+
+    /// The gateway SIGKILLed and restarted while 8 invokes are in flight and plugin events flow.
+    @Test func gatewayChurn() throws {
+        let cycles = Chaos.size(5, full: 100)
+        let state = TestPaths.tempDir("gw") + "/gateway.json"
+        let args = ["--auto-approve", "--tick-ms", "200"]
+        var gw = try TestGateway(stateFile: state, args: args)
+        let port = gw.port
+        let node = NodeUnderTest(gatewayURL: gw.url,
+                                 extra: "plugins: { dirs: ['\(Self.plugins)'], entries: { 'behave-ticker': { enabled: true } } }")
+        defer { node.cleanup() }
+        try node.start()
+        _ = try #require(gw.waitFor("hello"), "\(node.log)")
+        _ = try #require(gw.waitFor("node_event", timeout: 10) { $0["name"] == "behave.tick" }, "no plugin events\n\(node.log)")
+        Thread.sleep(forTimeInterval: 1)
+        let pid = node.process!.pid
+        let baseline = try #require(ProcStats(pid: pid))
+
+        var worstMs = 0.0, failures = 0, duplicates = 0, answered = 0, sent = 0
+        var earlierIds = Set<String>()
+        for cycle in 0..<cycles {
+            let ids = (0..<8).map { "churn-\(cycle)-\($0)" }
+            for (i, id) in ids.enumerated() {
+                // Half answer at once, half are still running when the gateway dies.
+                let params = i % 2 == 0 ? #"{"n":1}"# : nil
+                gw.command(["cmd": "invoke", "id": .string(id), "command": i % 2 == 0 ? "behaveticker.echo" : "device.status",
+                            "paramsJSON": params.map { .string($0) } ?? .null])
+            }
+            sent += ids.count
+            usleep(UInt32.random(in: 0...20_000))
+            gw.kill9()
+            let results = gw.all("invoke_result").compactMap { $0["id"]?.stringValue }.filter { ids.contains($0) }
+            answered += Set(results).count
+            if results.count != Set(results).count { duplicates += results.count - Set(results).count }
+            let t0 = Date()
+            gw = try TestGateway(port: port, stateFile: state, args: args)
+            guard let hello = gw.waitFor("hello", timeout: 40) else {
+                failures += 1
+                Issue.record("cycle \(cycle): no reconnect\n\(node.log.suffix(3000))")
+                break
+            }
+            worstMs = max(worstMs, Date().timeIntervalSince(t0) * 1000)
+            if hello["auth"] != ["deviceToken"] { failures += 1; Issue.record("cycle \(cycle): connected with \(hello["auth"] ?? nil)") }
+            // Events flow again on the new session.
+            if gw.waitFor("node_event", timeout: 5, where: { $0["name"] == "behave.tick" }) == nil {
+                failures += 1; Issue.record("cycle \(cycle): no events after the reconnect")
+            }
+            // A result from before the kill never reaches the next gateway.
+            earlierIds.formUnion(ids)
+            let late = gw.all("invoke_result").compactMap { $0["id"]?.stringValue }.filter { earlierIds.contains($0) }
+            duplicates += late.count
+            // Stay one tick so the session counts as stable (the backoff resets), then kill again.
+            usleep(250_000)
+        }
+        let pairings = gw.all("pairing_requested").count
+        #expect(gw.invoke("device.status")?["ok"] == true)
+        Thread.sleep(forTimeInterval: 1.5)
+        let end = try #require(ProcStats(pid: pid))
+        #expect(failures == 0 && duplicates == 0 && pairings == 0, "failures \(failures), duplicates \(duplicates), pairings \(pairings)")
+        // Back to baseline: sockets, pipes and threads of dead sessions are gone.
+        #expect(end.fds <= baseline.fds + 2, "fds \(baseline.fds) → \(end.fds)")
+        #expect(end.threads <= baseline.threads + 4, "threads \(baseline.threads) → \(end.threads)")
+        // Within the reconnect backoff's first steps (1 s, jittered) plus the gateway's own start.
+        #expect(worstMs < 10_000, "worst reconnect \(worstMs) ms")
+        #expect(node.isRunning)
+        Chaos.report("gateway-churn", ["iterations": .number(Double(cycles)), "failures": .number(Double(failures + duplicates + pairings)),
+                                       "worstRecoveryMs": .number(worstMs.rounded()), "invokesSent": .number(Double(sent)),
+                                       "answeredBeforeKill": .number(Double(answered)), "duplicates": .number(Double(duplicates)),
+                                       "fdDrift": .number(Double(end.fds - baseline.fds)), "threadDrift": .number(Double(end.threads - baseline.threads))])
+        gw.stop()
+    }
+
+    /// The node SIGKILLed at random moments while it writes state (identity, device token, gateway
+    /// record, exec approvals written by the CLI at the same time): the database stays intact, the
+    /// identity never changes, every approval the CLI reported written survives, the token works.
+    @Test func powerCuts() throws {
+        let cuts = Chaos.size(10, full: 200)
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve", "--tick-ms", "200"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { system: { enabled: true } }")
+        defer { node.cleanup() }
+        let db = node.dir + "/state/state.db"
+        try node.start()
+        _ = try #require(gw.waitFor("hello"), "\(node.log)")
+        node.stop()
+        let deviceId = try #require(try node.status()?["deviceId"]?.stringValue)
+
+        var committed: [String] = [], failures = 0
+        for cut in 0..<cuts {
+            try node.start()
+            // The CLI writes an approval while the daemon connects (token, gateway record).
+            let pattern = "/usr/bin/chaos-\(cut)"
+            let writer = try BackgroundProcess(TestPaths.nodeBinary, ["approvals", "allow", pattern, "--config", node.configPath], env: node.env)
+            usleep(UInt32.random(in: 0...400_000))
+            kill(node.process!.pid, SIGKILL)
+            if Bool.random() { kill(writer.pid, SIGKILL) }
+            node.stop()
+            if writer.stop() == 0 { committed.append(pattern) }
+            let check = try runProcess("/usr/bin/python3", ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])", db])
+            if check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "ok" {
+                failures += 1; Issue.record("cut \(cut): integrity_check says \(check.stdout)\(check.stderr)")
+            }
+        }
+        #expect(try node.status()?["deviceId"]?.stringValue == deviceId, "the device identity changed")
+        let shown = try node.cli(["approvals", "show", "--json"]).stdout
+        let lost = committed.filter { !shown.contains($0) }
+        #expect(lost.isEmpty, "approvals reported written but lost: \(lost)")
+        // The newest token the node committed still opens the gateway: no second pairing.
+        try node.start()
+        let hello = try #require(gw.waitFor("hello", timeout: 20), "\(node.log)")
+        #expect(hello["auth"] == ["deviceToken"])
+        #expect(gw.all("pairing_requested").count <= 1)
+        #expect(failures == 0)
+        Chaos.report("power-cuts", ["iterations": .number(Double(cuts)), "failures": .number(Double(failures + lost.count)),
+                                    "approvalsCommitted": .number(Double(committed.count))])
+    }
+
+    /// The state directory on a 1 MiB tmpfs: filled up, then read-only. Writes fail with a message
+    /// that says why, nothing is corrupted, and writing works again once there is room.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func diskFullAndReadOnly() throws {
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }", extra: "capabilities: { system: { enabled: true } }")
+        defer { node.cleanup() }
+        let stateDir = node.dir + "/state"
+        try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
+        #expect(try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", stateDir]).code == 0)
+        defer { _ = try? runProcess("/bin/umount", ["-l", stateDir]) }
+        #expect(try node.cli(["approvals", "allow", "/usr/bin/before"]).code == 0)
+        let deviceId = try node.status()?["deviceId"]?.stringValue
+
+        // Full: a filler takes every free block.
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(stateDir)/filler", "bs=4096"], timeout: 30)
+        let full = try node.cli(["approvals", "allow", "/usr/bin/" + String(repeating: "x", count: 100_000)])
+        #expect(full.code != 0)
+        #expect(full.stderr.lowercased().contains("full") || full.stdout.lowercased().contains("full"), "\(full.stdout)\(full.stderr)")
+        try FileManager.default.removeItem(atPath: stateDir + "/filler")
+        #expect(try node.cli(["approvals", "allow", "/usr/bin/after"]).code == 0)
+        #expect(try node.status()?["deviceId"]?.stringValue == deviceId)
+
+        // Read-only: refused with the reason, reads still work, and writes come back with rw.
+        #expect(try runProcess("/bin/mount", ["-o", "remount,ro", stateDir]).code == 0)
+        let ro = try node.cli(["approvals", "allow", "/usr/bin/readonly"])
+        #expect(ro.code != 0)
+        #expect((ro.stderr + ro.stdout).lowercased().contains("read-only") || (ro.stderr + ro.stdout).lowercased().contains("readonly"), "\(ro.stdout)\(ro.stderr)")
+        #expect(try node.status()?["deviceId"]?.stringValue == deviceId)
+        #expect(try runProcess("/bin/mount", ["-o", "remount,rw", stateDir]).code == 0)
+        #expect(try node.cli(["approvals", "allow", "/usr/bin/writable-again"]).code == 0)
+        let shown = try node.cli(["approvals", "show", "--json"]).stdout
+        #expect(shown.contains("/usr/bin/before") && shown.contains("/usr/bin/after") && shown.contains("/usr/bin/writable-again"))
+        let check = try runProcess("/usr/bin/python3", ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])", stateDir + "/state.db"])
+        #expect(check.stdout.hasPrefix("ok"), "\(check.stdout)")
+        Chaos.report("disk-full-read-only", ["iterations": 2])
+    }
+
+    /// Many invokes through the gateway and the control socket: memory, fds and threads flat after
+    /// warm-up, the tail latency at the end like at the start.
+    @Test func soak() throws {
+        // Gateway invokes to reach, in rounds of `roundSeconds`; at most 40 rounds.
+        let target = Chaos.size(5_000, full: 1_000_000)
+        let roundSeconds = Chaos.full ? 25.0 : 2.0
+        let controlInvokes = Chaos.size(2_000, full: 100_000)
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url)
+        defer { node.cleanup() }
+        try node.start()
+        _ = try #require(gw.waitFor("hello"), "\(node.log)")
+        let pid = node.process!.pid
+        func bench(_ seconds: Double) -> JSONValue? {
+            // 6 at a time from the gateway and 1 from the control socket: under the node's limit of
+            // 8 in flight, so every refusal counted here is a fault, not NODE_BUSY.
+            gw.command(["cmd": "bench", "command": "device.info", "n": 300, "concurrency": 6, "seconds": .number(seconds)])
+            return gw.waitFor("bench", timeout: seconds + 60)
+        }
+        let warm = try #require(bench(2))
+        let start = try #require(ProcStats(pid: pid))
+        var total = Int(warm["invokesPerSecond"]?.doubleValue ?? 0) * 2
+        var failures = Int(warm["failures"]?.doubleValue ?? 0)
+        var last = warm
+        // The control socket, from another thread, meanwhile.
+        let socketDone = DispatchSemaphore(value: 0)
+        let socketFailures = Counter()
+        DispatchQueue.global().async {
+            defer { socketDone.signal() }
+            guard let client = ControlClient.connect(stateDir: node.dir + "/state") else { socketFailures.add(controlInvokes); return }
+            for i in 0..<controlInvokes {
+                let r = try? client.request(["op": "invoke", "id": .string("s-\(i)"), "command": "device.info", "params": [:]])
+                if r?["ok"] != true { socketFailures.add(1) }
+            }
+        }
+        var rounds = 0
+        while total < target && rounds < 40 {
+            rounds += 1
+            guard let b = bench(roundSeconds) else { failures += 1; break }
+            total += Int((b["invokesPerSecond"]?.doubleValue ?? 0) * roundSeconds)
+            failures += Int(b["failures"]?.doubleValue ?? 0)
+            last = b
+        }
+        socketDone.wait()
+        Thread.sleep(forTimeInterval: 1)
+        let end = try #require(ProcStats(pid: pid))
+        let growthMiB = Double(end.rssKiB - start.rssKiB) / 1024
+        let p99Start = warm["p99Ms"]?.doubleValue ?? 0, p99End = last["p99Ms"]?.doubleValue ?? 0
+        #expect(failures == 0 && socketFailures.value == 0, "gateway failures \(failures), control socket failures \(socketFailures.value)")
+        #expect(end.fds <= start.fds + 2 && end.threads <= start.threads + 4, "fds \(start.fds) → \(end.fds), threads \(start.threads) → \(end.threads)")
+        if Chaos.full {
+            #expect(growthMiB <= 2, "RSS grew \(growthMiB) MiB")
+            #expect(p99End <= max(1.5 * p99Start, p99Start + 0.5), "p99 \(p99Start) → \(p99End) ms")
+        }
+        Chaos.report("soak", ["iterations": .number(Double(total + controlInvokes)), "failures": .number(Double(failures + socketFailures.value)),
+                              "gatewayInvokes": .number(Double(total)), "controlSocketInvokes": .number(Double(controlInvokes)),
+                              "rssGrowthMiB": .number((growthMiB * 10).rounded() / 10), "p99StartMs": .number(p99Start), "p99EndMs": .number(p99End),
+                              "fdDrift": .number(Double(end.fds - start.fds)), "threadDrift": .number(Double(end.threads - start.threads))])
+    }
+
+    /// One plugin floods stdout with events and log lines, another crashes each time it starts:
+    /// the gateway gets the flood's events at the plugin rate limit, the daemon keeps answering,
+    /// and the crashing one is restarted with backoff and then given up on, without a busy loop.
+    @Test func pluginFloodAndCrashLoop() throws {
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url,
+                                 extra: "plugins: { dirs: ['\(Self.plugins)'], entries: { 'behave-flood': { enabled: true }, 'behave-crashloop': { enabled: true } } }")
+        defer { node.cleanup() }
+        try node.start()
+        _ = try #require(gw.waitFor("hello"), "\(node.log)")
+        let pid = node.process!.pid
+        let before = try #require(ProcStats(pid: pid))
+        _ = gw.all("node_event")
+        let window = Chaos.full ? 20.0 : 5.0
+        let t0 = Date()
+        var worstMs = 0.0, failures = 0, invokes = 0
+        while Date().timeIntervalSince(t0) < window {
+            let s = Date()
+            if gw.invoke("device.info", wait: 10)?["ok"] != true { failures += 1 }
+            worstMs = max(worstMs, Date().timeIntervalSince(s) * 1000)
+            invokes += 1
+            usleep(100_000)
+        }
+        let elapsed = Date().timeIntervalSince(t0)
+        let after = try #require(ProcStats(pid: pid))
+        let events = gw.all("node_event").filter { $0["name"] == "behave.tick" }.count
+        let cpu = Double(after.cpuTicks - before.cpuTicks) / ProcStats.ticksPerSecond / elapsed
+        let restarts = node.log.components(separatedBy: "plugin behave-crashloop").filter { $0.contains("restarting in") }.count
+        // At most the rate limit's share, plus its burst, reached the gateway.
+        #expect(events <= Int(20 * elapsed) + 100 + 20, "\(events) events in \(elapsed) s")
+        #expect(events > 0)
+        #expect(node.log.contains("dropped") && node.log.contains("the plugin sends more than 20 per second"), "\(node.log.suffix(2000))")
+        #expect(failures == 0, "\(failures) of \(invokes) invokes failed while flooded")
+        #expect(restarts >= 1 && restarts <= 8, "\(restarts) restarts of the crashing plugin in \(elapsed) s")
+        #expect(node.isRunning)
+        Chaos.report("plugin-flood-crash-loop", ["iterations": .number(Double(invokes)), "failures": .number(Double(failures)),
+                                                 "worstInvokeMs": .number(worstMs.rounded()), "eventsForwarded": .number(Double(events)),
+                                                 "seconds": .number(elapsed.rounded()), "daemonCpuShare": .number((cpu * 1000).rounded() / 1000),
+                                                 "crashRestarts": .number(Double(restarts))])
+    }
+}
+
+/// A thread-safe count.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func add(_ k: Int) { lock.withLock { n += k } }
+    var value: Int { lock.withLock { n } }
+}
