@@ -42,6 +42,12 @@ let package = Package(
         // XTest input injection for computer.act; XInput2 to notice a person at the desk.
         .systemLibrary(name: "CXTest", path: "Sources/CXTest", pkgConfig: "x11 xtst xi",
                        providers: [.apt(["libx11-dev", "libxtst-dev", "libxi-dev"])]),
+        // Wayland: libwayland-client, and the protocol glue wayland-scanner generated from the XML in
+        // Sources/CWaylandProtocols/protocols (scripts/wayland-protocols; committed, checked by a test).
+        .systemLibrary(name: "CWaylandClient", path: "Sources/CWaylandClient", pkgConfig: "wayland-client",
+                       providers: [.apt(["libwayland-dev"])]),
+        .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], path: "Sources/CWaylandProtocols",
+                exclude: ["protocols"], publicHeadersPath: "include"),
         // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
         // Spoken replies on the device (espeak-ng).
@@ -52,7 +58,7 @@ let package = Package(
 
         .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera"),
         .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location"),
-        .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB"],
+        .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB", "CWaylandClient", "CWaylandProtocols"],
                 path: "Sources/Capabilities/Screen"),
         // Talk: push-to-talk with on-device recognition (pocketsphinx) and the ALSA microphone.
         .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak"], path: "Sources/Capabilities/Talk"),

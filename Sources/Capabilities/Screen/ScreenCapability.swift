@@ -27,9 +27,9 @@ public struct ScreenCapability: Capability {
         let result = try? await BlockingThread.run("screen.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
             sources.probe()
         }
-        if result == .available, let wayland = sources.settings.wayland, sources.settings.backend != .fbdev {
+        if result == .available, let wayland = sources.settings.wayland, sources.settings.backend == .x11 {
             log.warn("Wayland session (\(wayland)): capturing X display \(sources.settings.display ?? "?") shows only X11 " +
-                     "(XWayland) windows; Wayland capture is not supported yet")
+                     "(XWayland) windows; use backend \"wayland\" or \"auto\" on a wlroots compositor")
         }
         return result ?? .unavailable("screen probe was cancelled")
     }

@@ -81,8 +81,9 @@ public enum ScreenCommands {
     /// `capabilities.screen`).
     /// The keys of `capabilities.screen` besides `enabled` (checked when the bundle loads).
     public static let configFields: [ConfigField] = [
-        ConfigField("backend", .enumeration(["auto", "x11", "fbdev"]), default: "\"auto\"", "capture backend"),
+        ConfigField("backend", .enumeration(["auto", "x11", "wayland", "fbdev"]), default: "\"auto\"", "capture backend"),
         ConfigField("display", .string, default: "$DISPLAY", "X display to capture"),
+        ConfigField("waylandDisplay", .string, default: "$WAYLAND_DISPLAY", "Wayland compositor socket to capture (a name in $XDG_RUNTIME_DIR or a path)"),
         ConfigField("fbdev", .string, default: "\"/dev/fb0\"", "framebuffer device"),
     ]
 

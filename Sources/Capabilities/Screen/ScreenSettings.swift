@@ -6,25 +6,28 @@ import Support
 
 /// `capabilities.screen` plus the environment it depends on, read once at start-up.
 struct ScreenSettings: Sendable {
-    enum Backend: String, Sendable { case auto, x11, fbdev }
+    enum Backend: String, Sendable { case auto, x11, wayland, fbdev }
 
     var backend: Backend = .auto
     /// X display to capture: `capabilities.screen.display`, else $DISPLAY.
     var display: String?
     var framebuffer = "/dev/fb0"
+    /// Wayland compositor socket: `capabilities.screen.waylandDisplay`, else $WAYLAND_DISPLAY.
+    var waylandDisplay: String?
     /// MIT-SHM capture (falls back to XGetImage by itself when the server refuses it).
     /// OPENCLAW_NODE_SCREEN_NO_SHM=1 forces XGetImage, for remote displays and tests.
     var useSharedMemory = true
     /// How we know this is a Wayland session ("WAYLAND_DISPLAY=wayland-0"); nil when it is not.
-    /// Only used to explain why there is nothing to capture.
+    /// Used to explain why X11 capture shows only XWayland windows.
     var wayland: String?
     /// ALSA PCM for screen.record's includeAudio: $OPENCLAW_NODE_AUDIO_DEVICE, else "default".
     /// (Not a config key: the config schema has no audio device yet.)
     var audioDevice = "default"
 
     init(backend: Backend = .auto, display: String? = nil, framebuffer: String = "/dev/fb0",
-         useSharedMemory: Bool = true, wayland: String? = nil, audioDevice: String = "default") {
+         useSharedMemory: Bool = true, wayland: String? = nil, audioDevice: String = "default", waylandDisplay: String? = nil) {
         self.backend = backend
+        self.waylandDisplay = waylandDisplay
         self.display = display
         self.framebuffer = framebuffer
         self.useSharedMemory = useSharedMemory
@@ -37,6 +40,7 @@ struct ScreenSettings: Sendable {
         backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
         display = section.string("display").flatMap { $0.isEmpty ? nil : $0 } ?? env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         framebuffer = section.string("fbdev").flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/fb0"
+        waylandDisplay = section.string("waylandDisplay").flatMap { $0.isEmpty ? nil : $0 } ?? env["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         useSharedMemory = !["1", "true", "yes"].contains(env["OPENCLAW_NODE_SCREEN_NO_SHM"]?.lowercased() ?? "")
         wayland = ScreenSettings.waylandEvidence(env)
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"

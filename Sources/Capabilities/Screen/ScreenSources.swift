@@ -5,15 +5,16 @@ import Kit
 import Support
 import X11Support
 
-/// Opens a grabber on the configured backend. `auto` takes X11 when the display answers, else the
-/// framebuffer; when neither works the error lists what was tried and what to change (including
-/// that Wayland-only sessions cannot be captured yet).
+/// Opens a grabber on the configured backend. `auto` takes the Wayland compositor when one is known
+/// and offers wlr-screencopy, else X11 when the display answers, else the framebuffer; when none
+/// works the error lists what was tried and what to change.
 struct ScreenSources: Sendable {
     let settings: ScreenSettings
 
     /// What a capture would use right now; X11 comes with its open connection.
     private enum Resolved {
         case x11(X11Connection)
+        case wayland(WaylandConnection)
         case framebuffer(String)
     }
 
@@ -21,6 +22,8 @@ struct ScreenSources: Sendable {
         switch try resolve() {
         case .x11(let connection):
             return try X11Grabber(connection: connection, screenIndex: screenIndex, useSharedMemory: settings.useSharedMemory)
+        case .wayland(let connection):
+            return try WaylandGrabber(connection: connection, screenIndex: screenIndex)
         case .framebuffer(let path):
             return try FramebufferGrabber(path: path, screenIndex: screenIndex)
         }
@@ -33,6 +36,8 @@ struct ScreenSources: Sendable {
             switch try resolve() {
             case .x11(let connection):
                 if X11Targets.list(connection.display).isEmpty { return .unavailable("X display \(connection.name) has no screens") }
+            case .wayland(let connection):
+                if connection.orderedOutputs.isEmpty { return .unavailable("the Wayland compositor at \(connection.socket) has no outputs") }
             case .framebuffer(let path):
                 _ = try FramebufferDevice(path: path).visible()
             }
@@ -50,10 +55,25 @@ struct ScreenSources: Sendable {
                                               "and capabilities.screen.display is not configured" + waylandNote)
             }
             return .x11(try X11Connection(name: display))
+        case .wayland:
+            guard let socket = settings.waylandDisplay else {
+                throw ScreenError.unavailable("capabilities.screen.backend is \"wayland\" but no compositor is known: WAYLAND_DISPLAY is unset " +
+                                              "and capabilities.screen.waylandDisplay is not configured")
+            }
+            let c = try WaylandConnection(socket: socket)
+            guard c.screencopy != nil else { throw WaylandScreen.noScreencopy(c) }
+            return .wayland(c)
         case .fbdev:
             return .framebuffer(settings.framebuffer)
         case .auto:
             var tried: [String] = []
+            if let socket = settings.waylandDisplay {
+                do throws(NodeError) {
+                    let c = try WaylandConnection(socket: socket)
+                    if c.screencopy != nil { return .wayland(c) }
+                    tried.append(WaylandScreen.noScreencopy(c).message)
+                } catch { tried.append(error.message) }
+            }
             if let display = settings.display {
                 do throws(NodeError) { return .x11(try X11Connection(name: display)) }
                 catch { tried.append("X display \(display) is not reachable (is it running; may this user connect: XAUTHORITY?)") }
@@ -67,8 +87,8 @@ struct ScreenSources: Sendable {
     }
 
     private var waylandNote: String {
-        guard let wayland = settings.wayland else { return "" }
-        return ". This looks like a Wayland session (\(wayland)): Wayland screen capture is not supported " +
-               "yet; point capabilities.screen.display at an X server (XWayland shows only X11 windows) or use backend \"fbdev\""
+        guard let wayland = settings.wayland, settings.waylandDisplay == nil else { return "" }
+        return ". This looks like a Wayland session (\(wayland)) but WAYLAND_DISPLAY is unset: set capabilities.screen.waylandDisplay " +
+               "to the compositor's socket (e.g. \"wayland-0\") to capture it"
     }
 }

@@ -1,0 +1,202 @@
+import CWaylandClient
+import CWaylandProtocols
+import Glibc
+import Kit
+import Support
+
+/// One connection to a Wayland compositor: the globals it offers, its outputs (with the name and
+/// logical position xdg-output gives), and an event loop with a deadline. Used by one thread at
+/// a time; the compositor's events are dispatched only inside `wait(until:)`.
+final class WaylandConnection {
+    struct Global { let name: UInt32; let interface: String; let version: UInt32 }
+
+    /// An output and what the compositor said about it.
+    final class Output {
+        let globalName: UInt32
+        let proxy: OpaquePointer
+        var xdg: OpaquePointer?
+        var name = ""
+        var x = 0, y = 0
+        var width = 0, height = 0   // current mode, in pixels
+        var scale = 1
+        var transform = 0
+        init(globalName: UInt32, proxy: OpaquePointer) { self.globalName = globalName; self.proxy = proxy }
+        /// What displayFrameId is derived from: a different value means a different picture geometry.
+        var identity: String { "wayland:\(name):\(width)x\(height)@\(x),\(y):t\(transform):s\(scale)" }
+    }
+
+    let socket: String
+    let display: OpaquePointer
+    private let registry: OpaquePointer
+    private(set) var globals: [Global] = []
+    private(set) var outputs: [Output] = []
+    private(set) var shm: OpaquePointer?
+    private(set) var screencopy: OpaquePointer?
+    private(set) var screencopyVersion: UInt32 = 0
+    private var xdgOutputManager: OpaquePointer?
+
+    /// `socket`: a name in $XDG_RUNTIME_DIR ("wayland-1") or an absolute path.
+    init(socket: String) throws(NodeError) {
+        self.socket = socket
+        guard let d = wl_display_connect(socket) else {
+            throw ScreenError.unavailable("cannot connect to the Wayland compositor at \(socket) (\(String(cString: strerror(errno)))); " +
+                                          "is it running, and is XDG_RUNTIME_DIR the session's?")
+        }
+        display = d
+        guard let r = wl_display_get_registry(d) else { wl_display_disconnect(d); throw ScreenError.unavailable("Wayland registry unavailable") }
+        registry = r
+        wl_registry_add_listener(r, WaylandListeners.registry, Unmanaged.passUnretained(self).toOpaque())
+        // First round trip: the globals; the second: each output's geometry, mode and name.
+        try roundtrip()
+        try roundtrip()
+    }
+
+    deinit {
+        for o in outputs { if let x = o.xdg { zxdg_output_v1_destroy(x) }; wl_proxy_destroy(o.proxy) }
+        if let screencopy { zwlr_screencopy_manager_v1_destroy(screencopy) }
+        if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
+        if let shm { wl_proxy_destroy(shm) }
+        wl_proxy_destroy(registry)
+        wl_display_disconnect(display)
+    }
+
+    var isAlive: Bool { wl_display_get_error(display) == 0 }
+
+    /// Outputs in screenIndex order: left to right, then top to bottom, as the compositor lays them out.
+    var orderedOutputs: [Output] { outputs.filter { $0.width > 0 }.sorted { ($0.x, $0.y, $0.globalName) < ($1.x, $1.y, $1.globalName) } }
+
+    /// Dispatches the compositor's events until `done()` holds or the deadline passes.
+    func wait(until done: () -> Bool, timeout: Duration, what: String) throws(NodeError) {
+        let deadline = ContinuousClock.now + timeout
+        while !done() {
+            while wl_display_prepare_read(display) != 0 { _ = wl_display_dispatch_pending(display) }
+            if done() { wl_display_cancel_read(display); return }
+            _ = wl_display_flush(display)
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { wl_display_cancel_read(display); throw ScreenError.unavailable("the Wayland compositor did not answer (\(what)) in time") }
+            var pfd = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+            let ms = Int32(min(1000, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            let r = poll(&pfd, 1, ms)
+            if r <= 0 { wl_display_cancel_read(display); if r < 0 && errno != EINTR { throw lost() }; continue }
+            guard wl_display_read_events(display) == 0, wl_display_dispatch_pending(display) >= 0 else { throw lost() }
+        }
+    }
+
+    /// Sends what is queued and waits for the compositor to have handled it (and answered).
+    func roundtrip() throws(NodeError) {
+        guard let cb = wl_display_sync(display) else { throw lost() }
+        let flag = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
+        flag.initialize(to: false)
+        defer { wl_callback_destroy(cb); flag.deallocate() }
+        wl_callback_add_listener(cb, WaylandListeners.callback, flag)
+        try wait(until: { flag.pointee }, timeout: .seconds(5), what: "sync")
+    }
+
+    func lost() -> NodeError {
+        ScreenError.unavailable("the Wayland connection to \(socket) was lost (\(String(cString: strerror(wl_display_get_error(display)))))")
+    }
+
+    // MARK: registry events
+
+    fileprivate func announce(name: UInt32, interface: String, version: UInt32) {
+        globals.append(Global(name: name, interface: interface, version: version))
+        switch interface {
+        case "wl_shm":
+            shm = bind(name, ocn_wl_shm_interface(), 1)
+        case "wl_output":
+            guard let p = bind(name, ocn_wl_output_interface(), min(version, 4)) else { return }
+            let o = Output(globalName: name, proxy: p)
+            outputs.append(o)
+            wl_output_add_listener(p, WaylandListeners.output, Unmanaged.passUnretained(o).toOpaque())
+            attachXdg(o)
+        case "zxdg_output_manager_v1":
+            xdgOutputManager = bind(name, ocn_xdg_output_manager_interface(), min(version, 3))
+            for o in outputs where o.xdg == nil { attachXdg(o) }
+        case "zwlr_screencopy_manager_v1":
+            screencopyVersion = min(version, 3)
+            screencopy = bind(name, ocn_screencopy_manager_interface(), screencopyVersion)
+        default:
+            break
+        }
+    }
+
+    fileprivate func remove(name: UInt32) {
+        globals.removeAll { $0.name == name }
+        if let i = outputs.firstIndex(where: { $0.globalName == name }) {
+            let o = outputs.remove(at: i)
+            if let x = o.xdg { zxdg_output_v1_destroy(x) }
+            wl_proxy_destroy(o.proxy)
+        }
+    }
+
+    private func bind(_ name: UInt32, _ interface: UnsafePointer<wl_interface>?, _ version: UInt32) -> OpaquePointer? {
+        wl_registry_bind(registry, name, interface, version).map { OpaquePointer($0) }
+    }
+
+    private func attachXdg(_ o: Output) {
+        guard let manager = xdgOutputManager, let x = zxdg_output_manager_v1_get_xdg_output(manager, o.proxy) else { return }
+        o.xdg = x
+        zxdg_output_v1_add_listener(x, WaylandListeners.xdgOutput, Unmanaged.passUnretained(o).toOpaque())
+    }
+}
+
+/// The C listener tables: static, non-capturing functions that find their Swift object through the
+/// proxy's user data.
+enum WaylandListeners {
+    nonisolated(unsafe) static let registry: UnsafeMutablePointer<wl_registry_listener> = make(wl_registry_listener(
+        global: { data, _, name, interface, version in
+            guard let data, let interface else { return }
+            Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue()
+                .announce(name: name, interface: String(cString: interface), version: version)
+        },
+        global_remove: { data, _, name in
+            guard let data else { return }
+            Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue().remove(name: name)
+        }))
+
+    nonisolated(unsafe) static let output: UnsafeMutablePointer<wl_output_listener> = make(wl_output_listener(
+        geometry: { data, _, _, _, _, _, _, _, _, transform in
+            guard let data else { return }
+            Unmanaged<WaylandConnection.Output>.fromOpaque(data).takeUnretainedValue().transform = Int(transform)
+        },
+        mode: { data, _, flags, width, height, _ in
+            guard let data, flags & UInt32(WL_OUTPUT_MODE_CURRENT.rawValue) != 0 else { return }
+            let o = Unmanaged<WaylandConnection.Output>.fromOpaque(data).takeUnretainedValue()
+            o.width = Int(width); o.height = Int(height)
+        },
+        done: { _, _ in },
+        scale: { data, _, factor in
+            guard let data else { return }
+            Unmanaged<WaylandConnection.Output>.fromOpaque(data).takeUnretainedValue().scale = Int(factor)
+        },
+        name: { data, _, name in
+            guard let data, let name else { return }
+            let o = Unmanaged<WaylandConnection.Output>.fromOpaque(data).takeUnretainedValue()
+            if o.name.isEmpty { o.name = String(cString: name) }
+        },
+        description: { _, _, _ in }))
+
+    nonisolated(unsafe) static let xdgOutput: UnsafeMutablePointer<zxdg_output_v1_listener> = make(zxdg_output_v1_listener(
+        logical_position: { data, _, x, y in
+            guard let data else { return }
+            let o = Unmanaged<WaylandConnection.Output>.fromOpaque(data).takeUnretainedValue()
+            o.x = Int(x); o.y = Int(y)
+        },
+        logical_size: { _, _, _, _ in },
+        done: { _, _ in },
+        name: { data, _, name in
+            guard let data, let name else { return }
+            Unmanaged<WaylandConnection.Output>.fromOpaque(data).takeUnretainedValue().name = String(cString: name)
+        },
+        description: { _, _, _ in }))
+
+    /// wl_callback.done: sets the Bool its user data points to.
+    nonisolated(unsafe) static let callback: UnsafeMutablePointer<wl_callback_listener> = make(wl_callback_listener(
+        done: { data, _, _ in data?.assumingMemoryBound(to: Bool.self).pointee = true }))
+
+    static func make<T>(_ value: T) -> UnsafeMutablePointer<T> {
+        let p = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        p.initialize(to: value)
+        return p
+    }
+}

@@ -1,0 +1,171 @@
+import CWaylandClient
+import CWaylandProtocols
+import FoundationEssentials
+import Glibc
+import Kit
+import Media
+import Support
+
+/// Captures one Wayland output through wlr-screencopy into a shared-memory buffer (memfd), which is
+/// kept between grabs while the frame size and format stay the same.
+final class WaylandGrabber: ScreenGrabber {
+    let connection: WaylandConnection
+    private let output: WaylandConnection.Output
+    private var buffer: ShmBuffer?
+
+    init(connection: WaylandConnection, screenIndex: Int) throws(NodeError) {
+        self.connection = connection
+        guard connection.screencopy != nil, connection.shm != nil else { throw WaylandScreen.noScreencopy(connection) }
+        let outputs = connection.orderedOutputs
+        guard outputs.indices.contains(screenIndex) else {
+            throw NodeError.invalidRequest("screenIndex \(screenIndex) does not exist: the compositor has \(outputs.count) output(s) " +
+                                           "(\(outputs.map(\.name).joined(separator: ", ")))")
+        }
+        output = outputs[screenIndex]
+    }
+
+    var width: Int { output.width }
+    var height: Int { output.height }
+    var method: String { "wlr-screencopy" }
+
+    func grab<T>(includePointer: Bool, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T {
+        guard let manager = connection.screencopy, let frame = zwlr_screencopy_manager_v1_capture_output(manager, includePointer ? 1 : 0, output.proxy) else {
+            throw connection.lost()
+        }
+        let state = FrameState()
+        defer { zwlr_screencopy_frame_v1_destroy(frame) }
+        zwlr_screencopy_frame_v1_add_listener(frame, FrameState.listener, Unmanaged.passUnretained(state).toOpaque())
+        // Version 3 lists every buffer type, then buffer_done; older ones send only the shm one.
+        let v3 = connection.screencopyVersion >= 3
+        try connection.wait(until: { state.failed || (state.shm != nil && (!v3 || state.bufferDone)) }, timeout: .seconds(5), what: "frame buffer")
+        guard !state.failed, let info = state.shm else { throw ScreenError.unavailable("the compositor refused to capture output \(output.name)") }
+        guard let layout = Self.layout(info.format) else {
+            throw ScreenError.unavailable("the compositor offers output \(output.name) only in shm format 0x\(info.format.hex()), which this node cannot read")
+        }
+        if buffer.map({ !$0.fits(info) }) ?? true {
+            buffer = nil
+            buffer = try ShmBuffer(connection: connection, info: info)
+        }
+        guard let buffer else { throw connection.lost() }
+        zwlr_screencopy_frame_v1_copy(frame, buffer.wlBuffer)
+        try connection.wait(until: { state.failed || state.ready }, timeout: .seconds(5), what: "frame copy")
+        guard state.ready else { throw ScreenError.unavailable("the compositor could not copy output \(output.name) (it may have gone away)") }
+        let view = PixelView(base: UnsafeRawPointer(buffer.memory), width: Int(info.width), height: Int(info.height),
+                             bytesPerRow: Int(info.stride), layout: layout)
+        if state.flags & 1 == 0 { return try body(view) }
+        // y_invert: the rows arrive bottom-up; hand out a top-down copy.
+        return try buffer.flipped(view, body)
+    }
+
+    func isStillValid(screenIndex: Int) -> Bool {
+        guard connection.isAlive, (try? connection.roundtrip()) != nil else { return false }
+        let outputs = connection.orderedOutputs
+        return outputs.indices.contains(screenIndex) && outputs[screenIndex] === output && output.width > 0
+    }
+
+    func liveIdentity(screenIndex: Int) -> String? {
+        guard (try? connection.roundtrip()) != nil else { return nil }
+        let outputs = connection.orderedOutputs
+        return outputs.indices.contains(screenIndex) ? outputs[screenIndex].identity : nil
+    }
+
+    /// wl_shm formats are little-endian words: XRGB8888 is B, G, R, X in memory.
+    static func layout(_ format: UInt32) -> PixelLayout? {
+        switch format {
+        case WL_SHM_FORMAT_ARGB8888.rawValue, WL_SHM_FORMAT_XRGB8888.rawValue: return .bgrx
+        case WL_SHM_FORMAT_ABGR8888.rawValue, WL_SHM_FORMAT_XBGR8888.rawValue: return .rgbx
+        default: return nil
+        }
+    }
+}
+
+/// What the compositor said about one frame.
+final class FrameState {
+    struct Shm: Equatable { let format: UInt32; let width: UInt32; let height: UInt32; let stride: UInt32 }
+    var shm: Shm?
+    var bufferDone = false
+    var flags: UInt32 = 0
+    var ready = false
+    var failed = false
+
+    private static func state(_ data: UnsafeMutableRawPointer?) -> FrameState? {
+        data.map { Unmanaged<FrameState>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    nonisolated(unsafe) static let listener: UnsafeMutablePointer<zwlr_screencopy_frame_v1_listener> = WaylandListeners.make(
+        zwlr_screencopy_frame_v1_listener(
+            buffer: { data, _, format, width, height, stride in
+                state(data)?.shm = Shm(format: format, width: width, height: height, stride: stride)
+            },
+            flags: { data, _, flags in state(data)?.flags = flags },
+            ready: { data, _, _, _, _ in state(data)?.ready = true },
+            failed: { data, _ in state(data)?.failed = true },
+            damage: { _, _, _, _, _, _ in },
+            linux_dmabuf: { _, _, _, _, _ in },
+            buffer_done: { data, _ in state(data)?.bufferDone = true }))
+}
+
+/// A wl_buffer over anonymous shared memory (memfd) the compositor copies a frame into.
+final class ShmBuffer {
+    /// Held so the display outlives the buffer's proxies (destroying a proxy needs the connection).
+    private let connection: WaylandConnection
+    let info: FrameState.Shm
+    let memory: UnsafeMutableRawPointer
+    let wlBuffer: OpaquePointer
+    private let size: Int
+    private let pool: OpaquePointer
+    private var flipSpace: UnsafeMutableRawPointer?
+
+    init(connection: WaylandConnection, info: FrameState.Shm) throws(NodeError) {
+        self.connection = connection
+        self.info = info
+        size = Int(info.stride) * Int(info.height)
+        let fd = ocn_wl_memfd()
+        guard fd >= 0, ftruncate(fd, off_t(size)) == 0 else {
+            if fd >= 0 { close(fd) }
+            throw ScreenError.unavailable("cannot allocate \(size) bytes of shared memory for the frame: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }  // the pool keeps its own reference
+        guard let m = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), m != MAP_FAILED else {
+            throw ScreenError.unavailable("cannot map the frame's shared memory: \(String(cString: strerror(errno)))")
+        }
+        guard let shm = connection.shm, let p = wl_shm_create_pool(shm, fd, Int32(size)),
+              let b = wl_shm_pool_create_buffer(p, 0, Int32(info.width), Int32(info.height), Int32(info.stride), info.format) else {
+            munmap(m, size)
+            throw connection.lost()
+        }
+        memory = m
+        pool = p
+        wlBuffer = b
+    }
+
+    deinit {
+        wl_buffer_destroy(wlBuffer)
+        wl_shm_pool_destroy(pool)
+        munmap(memory, size)
+        flipSpace?.deallocate()
+    }
+
+    func fits(_ other: FrameState.Shm) -> Bool { info == other }
+
+    /// The frame with its rows in top-down order, in memory of its own.
+    func flipped<T>(_ view: PixelView, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T {
+        let space = flipSpace ?? UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        flipSpace = space
+        let row = view.bytesPerRow
+        for y in 0..<view.height {
+            (space + y * row).copyMemory(from: view.base + (view.height - 1 - y) * row, byteCount: row)
+        }
+        return try body(PixelView(base: UnsafeRawPointer(space), width: view.width, height: view.height, bytesPerRow: row, layout: view.layout))
+    }
+}
+
+/// What the Wayland backend says when it cannot capture.
+enum WaylandScreen {
+    static func noScreencopy(_ c: WaylandConnection) -> NodeError {
+        let desktop = ProcessInfo.processInfo.environment["XDG_CURRENT_DESKTOP"].map { " (\($0))" } ?? ""
+        return ScreenError.unavailable("the Wayland compositor at \(c.socket)\(desktop) offers no wlr-screencopy, so its screen cannot be " +
+            "captured: wlroots compositors (sway, wayfire, labwc — Raspberry Pi OS's desktop) have it, GNOME and KDE do not " +
+            "(capture through xdg-desktop-portal is not supported yet); on those, log in to an X11 session or use backend \"fbdev\"")
+    }
+}

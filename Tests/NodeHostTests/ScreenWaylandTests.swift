@@ -1,0 +1,88 @@
+@testable import Config
+import Foundation
+@testable import Kit
+import Media
+@testable import ScreenCapability
+@testable import Support
+import Testing
+
+/// screen.snapshot and screen.record on a real wlroots compositor (sway, headless backend) through
+/// wlr-screencopy: each output is a screenIndex, pixels are what the compositor shows.
+@Suite(.serialized, .enabled(if: Sway.available, "needs root and Debian's sway (scripts/setup installs it)"))
+struct ScreenWaylandTests {
+    static func capability(_ sway: Sway, backend: ScreenSettings.Backend = .wayland) -> ScreenCapability {
+        ScreenCapability(settings: ScreenSettings(backend: backend, waylandDisplay: sway.socket))
+    }
+
+    @Test func twoOutputsAreTwoScreenIndexesWithTheirOwnPixels() async throws {
+        let sway = try Sway(outputs: [(640, 480, "#ff0000"), (320, 240, "#00ff00")])
+        defer { sway.stop() }
+        let cap = Self.capability(sway)
+        #expect(await cap.availability() == .available)
+        let left = try await ScreenTest.invoke(cap, .snapshot, #"{"screenIndex": 0, "format": "png", "includePointer": false}"#)
+        let right = try await ScreenTest.invoke(cap, .snapshot, #"{"screenIndex": 1, "format": "png", "includePointer": false}"#)
+        #expect(left["width"] == 640 && left["height"] == 480, "\(left["width"] ?? nil)x\(left["height"] ?? nil)")
+        #expect(right["width"] == 320 && right["height"] == 240)
+        let a = try ScreenTest.image(left), b = try ScreenTest.image(right)
+        // Solid colours, every pixel: compare a grid of them exactly (PNG is lossless).
+        for y in stride(from: 0, to: 480, by: 37) { for x in stride(from: 0, to: 640, by: 41) { #expect(ScreenTest.near(a.pixel(x: x, y: y), 0xff0000, tolerance: 0), "(\(x),\(y))") } }
+        for y in stride(from: 0, to: 240, by: 23) { for x in stride(from: 0, to: 320, by: 29) { #expect(ScreenTest.near(b.pixel(x: x, y: y), 0x00ff00, tolerance: 0), "(\(x),\(y))") } }
+        #expect(left["displayFrameId"] != right["displayFrameId"])
+        do { _ = try await ScreenTest.invoke(cap, .snapshot, #"{"screenIndex": 2}"#); Issue.record("expected an error") } catch {
+            #expect(error.message.contains("2 output(s)"), "\(error.message)")
+        }
+        // A new colour is seen by the warm (cached) grabber.
+        try sway.paint(output: 1, "#0000ff")
+        try await Task.sleep(for: .milliseconds(500))
+        let again = try ScreenTest.image(try await ScreenTest.invoke(cap, .snapshot, #"{"screenIndex": 0, "format": "png", "includePointer": false}"#))
+        #expect(ScreenTest.near(again.pixel(x: 100, y: 100), 0x0000ff, tolerance: 0))
+    }
+
+    @Test func autoPicksTheCompositorAndJPEGIsClose() async throws {
+        let sway = try Sway(outputs: [(800, 600, "#336699")])
+        defer { sway.stop() }
+        let cap = Self.capability(sway, backend: .auto)
+        let jpeg = try ScreenTest.image(try await ScreenTest.invoke(cap, .snapshot, #"{"includePointer": false}"#))
+        #expect(ScreenTest.near(jpeg.pixel(x: 400, y: 300), 0x336699, tolerance: 12))
+    }
+
+    @Test func recordingFollowsWhatTheCompositorShows() async throws {
+        let sway = try Sway(outputs: [(320, 240, "#ff0000")])
+        defer { sway.stop() }
+        let changer = Thread {
+            usleep(700_000); try? sway.paint(output: 1, "#00ff00")
+            usleep(700_000); try? sway.paint(output: 1, "#0000ff")
+        }
+        changer.start()
+        let payload = try await ScreenTest.invoke(Self.capability(sway), .record, #"{"durationMs": 2000, "fps": 10}"#, timeoutMs: 30_000)
+        let file = try ScreenRecordTests.write(payload)
+        let probe = try ScreenTest.ffprobe(file)
+        let stream = probe["streams"]?.arrayValue?.first
+        #expect(stream?["codec_name"] == "h264" && stream?["width"] == 320 && stream?["height"] == 240)
+        #expect(ScreenTest.near(try ScreenTest.frame(of: file, at: 0).pixel(x: 60, y: 60), 0xff0000, tolerance: 40))
+        #expect(ScreenTest.near(try ScreenTest.frame(of: file, at: -0.2).pixel(x: 60, y: 60), 0x0000ff, tolerance: 40))
+    }
+
+    /// Through the real binary and its config: backend auto with waylandDisplay.
+    @Test func binaryCapturesTheConfiguredCompositor() throws {
+        let sway = try Sway(outputs: [(640, 360, "#ffffff")])
+        defer { sway.stop() }
+        let e = CLITests.Env("capabilities: { screen: { enabled: true, waylandDisplay: '\(sway.socket)' } }")
+        defer { e.cleanup() }
+        let r = try e.run(["invoke", "screen.snapshot", "--local", "--params", #"{"format":"png","includePointer":false}"#, "--config", e.config])
+        #expect(r.code == 0, "\(r.stdout.prefix(300))\(r.stderr)")
+        let v = try #require(JSONValue.parse(r.stdout))
+        #expect(v["width"] == 640 && v["height"] == 360)
+        #expect(ScreenTest.near(try ScreenTest.image(v).pixel(x: 10, y: 10), 0xffffff, tolerance: 0))
+    }
+}
+
+/// The protocol glue in Sources/CWaylandProtocols is wayland-scanner's output for the XML kept
+/// beside it (scripts/wayland-protocols); this fails when someone edits one without the other.
+@Suite struct WaylandProtocolsTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/wayland-scanner"), "needs wayland-scanner (libwayland-bin)"))
+    func generatedCodeMatchesTheProtocolXML() throws {
+        let r = try runProcess("/bin/bash", [TestPaths.repoRoot + "/scripts/wayland-protocols", "--check"])
+        #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+    }
+}
