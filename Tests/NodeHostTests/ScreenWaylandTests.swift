@@ -74,6 +74,10 @@ struct ScreenWaylandTests {
         let v = try #require(JSONValue.parse(r.stdout))
         #expect(v["width"] == 640 && v["height"] == 360)
         #expect(ScreenTest.near(try ScreenTest.image(v).pixel(x: 10, y: 10), 0xffffff, tolerance: 0))
+        // doctor names what the compositor offers and what it enables.
+        let doctor = try e.run(["doctor", "--config", e.config])
+        #expect(doctor.stdout.contains("zwlr_screencopy_manager_v1 v3 (screen.snapshot and screen.record)"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("HEADLESS-1 640x360"), "\(doctor.stdout)")
     }
 }
 

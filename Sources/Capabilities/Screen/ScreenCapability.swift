@@ -34,6 +34,14 @@ public struct ScreenCapability: Capability {
         return result ?? .unavailable("screen probe was cancelled")
     }
 
+    /// For doctor: on Wayland, what the compositor offers of the protocols the node uses.
+    public func diagnose() async -> [Diagnosis] {
+        guard let socket = sources.settings.waylandDisplay, sources.settings.backend != .x11, sources.settings.backend != .fbdev else { return [] }
+        return (try? await BlockingThread.run("screen.doctor") { (_: CancelFlag) throws(NodeError) -> [Diagnosis] in
+            WaylandProtocolReport.diagnose(socket: socket)
+        }) ?? []
+    }
+
     func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
         let log = self.log, maxPayload = context.maxPayloadBytes
         return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
