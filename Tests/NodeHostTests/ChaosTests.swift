@@ -82,6 +82,98 @@ import Testing
         gw.stop()
     }
 
+    /// Gateways that misbehave on the wire (accept and stay silent, drip the upgrade or the first
+    /// frame at 1 byte/s, send 64 KiB + 1 before hello): each attempt ends within its bound with a
+    /// log line that says what happened, and the node tries again. Then the link itself is cut
+    /// without a reset (the gateway's side of a veth pair goes down): tick liveness notices, and
+    /// the node is back within seconds of the link returning.
+    @Test func networkFaults() throws {
+        let cases: [(mode: String, expect: String, bound: Double)] = [
+            ("silent", "accepted the connection but sent nothing within 10.0 seconds", 12),
+            ("drip-http", "upgrade response was still incomplete after 10.0 seconds", 12),
+            // 15 s for the challenge, then up to 2 s for the peer to answer the close.
+            ("drip-frame", "no connect.challenge within 15.0 seconds", 19),
+            ("oversize", "sent a 65537-byte frame before hello-ok (at most 65536)", 3),
+        ]
+        var worst = 0.0, failures = 0
+        var running: [(mode: String, expect: String, bound: Double, server: PythonServer, node: NodeUnderTest, started: Date)] = []
+        defer { for r in running { r.node.cleanup(); r.server.stop() } }
+        for c in cases {
+            let server = try PythonServer(script: "bad_gateway.py", args: [c.mode])
+            let node = NodeUnderTest(gatewayURL: "ws://127.0.0.1:\(server.port)")
+            try node.start()
+            running.append((c.mode, c.expect, c.bound, server, node, Date()))
+        }
+        // Watch all of them at once: when did each one's failure line first appear?
+        var firstSeen: [Int: Double] = [:]
+        let deadline = Date().addingTimeInterval(25)
+        while firstSeen.count < running.count && Date() < deadline {
+            for (i, r) in running.enumerated() where firstSeen[i] == nil && r.node.log.contains(r.expect) {
+                firstSeen[i] = Date().timeIntervalSince(r.started)
+            }
+            usleep(50_000)
+        }
+        for (i, r) in running.enumerated() {
+            let took = firstSeen[i] ?? .infinity
+            worst = max(worst, took.isFinite ? took : 0)
+            if took > r.bound { failures += 1 }
+            #expect(firstSeen[i] != nil, "\(r.mode): no \"\(r.expect)\" in\n\(r.node.log.suffix(1500))")
+            #expect(took <= r.bound, "\(r.mode): took \(took) s (bound \(r.bound) s)")
+            // And it tries again (a second connection reaches the server).
+            #expect(waitUntil(timeout: 10) { Self.connections(r.server) >= 2 }, "\(r.mode): no retry")
+            #expect(r.node.isRunning)
+        }
+        var cut: [String: JSONValue] = [:]
+        if getuid() == 0 { cut = try linkCut() }
+        Chaos.report("network-faults", ["iterations": .number(Double(cases.count + (cut.isEmpty ? 0 : 1))), "failures": .number(Double(failures)),
+                                        "worstRecoveryMs": .number((worst * 1000).rounded())].merging(cut) { a, _ in a })
+    }
+
+    /// Connections a bad_gateway.py accepted so far.
+    static func connections(_ server: PythonServer) -> Int {
+        var n = 0
+        while let line = server.nextLine(timeout: 0.05) { if line.contains("\"conn\"") { n += 1 } }
+        seen[server.pid, default: 0] += n
+        return seen[server.pid]!
+    }
+    nonisolated(unsafe) static var seen: [Int32: Int] = [:]
+
+    /// The node in a network namespace of its own, reaching the test gateway over a veth pair;
+    /// the gateway's end goes down (packets vanish, no RST) and comes back.
+    func linkCut() throws -> [String: JSONValue] {
+        let ns = "ocn-cut-\(getpid())"
+        func ip(_ args: [String]) throws {
+            let r = try runProcess("/usr/sbin/ip", args)
+            guard r.code == 0 else { throw TestFailure("ip \(args.joined(separator: " ")): \(r.stderr)") }
+        }
+        try ip(["netns", "add", ns])
+        defer { _ = try? runProcess("/usr/sbin/ip", ["link", "del", "ocnc-h"]); _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns]) }
+        try ip(["link", "add", "ocnc-h", "type", "veth", "peer", "name", "ocnc-n", "netns", ns])
+        try ip(["addr", "add", "10.213.77.1/30", "dev", "ocnc-h"]); try ip(["link", "set", "ocnc-h", "up"])
+        try ip(["-n", ns, "addr", "add", "10.213.77.2/30", "dev", "ocnc-n"]); try ip(["-n", ns, "link", "set", "ocnc-n", "up"])
+        try ip(["-n", ns, "link", "set", "lo", "up"])
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve", "--tick-ms", "300", "--host", "10.213.77.1"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: "ws://10.213.77.1:\(gw.port)")
+        defer { node.cleanup() }
+        let p = try BackgroundProcess("/usr/sbin/ip", ["netns", "exec", ns, TestPaths.nodeBinary, "run", "--config", node.configPath], env: node.env)
+        defer { p.stop() }
+        _ = try #require(gw.waitFor("hello"), "\(p.log)")
+        let cutAt = Date()
+        try ip(["link", "set", "ocnc-h", "down"])
+        let noticed = waitUntil(timeout: 10) { p.log.contains("nothing from the gateway") }
+        let detectMs = Date().timeIntervalSince(cutAt) * 1000
+        #expect(noticed, "the dead link was not noticed\n\(p.log.suffix(1500))")
+        Thread.sleep(forTimeInterval: 2)
+        let upAt = Date()
+        try ip(["link", "set", "ocnc-h", "up"])
+        let back = gw.waitFor("hello", timeout: 40)
+        let recoverMs = Date().timeIntervalSince(upAt) * 1000
+        #expect(back?["auth"] == ["deviceToken"], "no reconnect after the link came back\n\(p.log.suffix(1500))")
+        #expect(detectMs < 3000, "dead link noticed after \(detectMs) ms (tick 300 ms)")
+        return ["linkCutDetectMs": .number(detectMs.rounded()), "linkBackReconnectMs": .number(recoverMs.rounded())]
+    }
+
     /// The node SIGKILLed at random moments while it writes state (identity, device token, gateway
     /// record, exec approvals written by the CLI at the same time): the database stays intact, the
     /// identity never changes, every approval the CLI reported written survives, the token works.
@@ -164,8 +256,9 @@ import Testing
         Chaos.report("disk-full-read-only", ["iterations": 2])
     }
 
-    /// Many invokes through the gateway and the control socket: memory, fds and threads flat after
-    /// warm-up, the tail latency at the end like at the start.
+    /// Many invokes through the gateway and the control socket (one in 50 of those a screen.snapshot
+    /// of an Xvfb): memory, fds and threads flat after warm-up, the tail latency at the end like at
+    /// the start.
     @Test func soak() throws {
         // Gateway invokes to reach, in rounds of `roundSeconds`; at most 40 rounds.
         let target = Chaos.size(5_000, full: 1_000_000)
@@ -173,7 +266,10 @@ import Testing
         let controlInvokes = Chaos.size(2_000, full: 100_000)
         let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve"])
         defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url)
+        // Screen snapshots are mixed into the control-socket stream (an X server to capture).
+        let x = try Xvfb(screens: ["640x480x24"])
+        defer { x.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { screen: { enabled: true, backend: 'x11', display: '\(x.display)' } }")
         defer { node.cleanup() }
         try node.start()
         _ = try #require(gw.waitFor("hello"), "\(node.log)")
@@ -191,13 +287,16 @@ import Testing
         var last = warm
         // The control socket, from another thread, meanwhile.
         let socketDone = DispatchSemaphore(value: 0)
-        let socketFailures = Counter()
+        let socketFailures = Counter(), snapshots = Counter()
         DispatchQueue.global().async {
             defer { socketDone.signal() }
             guard let client = ControlClient.connect(stateDir: node.dir + "/state") else { socketFailures.add(controlInvokes); return }
             for i in 0..<controlInvokes {
-                let r = try? client.request(["op": "invoke", "id": .string("s-\(i)"), "command": "device.info", "params": [:]])
+                let snapshot = i % 50 == 0
+                let r = try? client.request(["op": "invoke", "id": .string("s-\(i)"), "command": snapshot ? "screen.snapshot" : "device.info",
+                                             "params": snapshot ? ["maxWidth": 640] : [:]])
                 if r?["ok"] != true { socketFailures.add(1) }
+                if snapshot { snapshots.add(1) }
             }
         }
         var rounds = 0
@@ -220,7 +319,7 @@ import Testing
             #expect(p99End <= max(1.5 * p99Start, p99Start + 0.5), "p99 \(p99Start) → \(p99End) ms")
         }
         Chaos.report("soak", ["iterations": .number(Double(total + controlInvokes)), "failures": .number(Double(failures + socketFailures.value)),
-                              "gatewayInvokes": .number(Double(total)), "controlSocketInvokes": .number(Double(controlInvokes)),
+                              "gatewayInvokes": .number(Double(total)), "controlSocketInvokes": .number(Double(controlInvokes)), "screenSnapshots": .number(Double(snapshots.value)),
                               "rssGrowthMiB": .number((growthMiB * 10).rounded() / 10), "p99StartMs": .number(p99Start), "p99EndMs": .number(p99End),
                               "fdDrift": .number(Double(end.fds - start.fds)), "threadDrift": .number(Double(end.threads - start.threads))])
     }

@@ -425,6 +425,7 @@ class Gateway:
 async def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--host", default="127.0.0.1", help="address to listen on (a test network namespace's veth)")
     ap.add_argument("--state")
     ap.add_argument("--schema", default=os.path.join(HERE, "protocol.schema.json"))
     ap.add_argument("--tick-ms", type=int, default=30000)
@@ -447,7 +448,7 @@ async def main():
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(args.cert, args.key)
         fp = hashlib.sha256(ssl.PEM_cert_to_DER_cert(open(args.cert).read())).hexdigest()
-    async with websockets.serve(gw.handler, "127.0.0.1", args.port, ssl=ctx, max_size=args.max_payload,
+    async with websockets.serve(gw.handler, args.host, args.port, ssl=ctx, max_size=args.max_payload,
                                 compression=None, ping_interval=None, reuse_address=True) as server:
         emit({"event": "listening", "port": server.sockets[0].getsockname()[1], "fingerprint": fp})
         loop = asyncio.get_running_loop()

@@ -32,7 +32,7 @@ enum HTTPUpgrade {
             switch step {
             case .bytes(let n): out.removeFirst(n)
             case .wouldBlock(let ww):
-                guard deadline > .now else { throw TransportError("upgrade request timed out") }
+                guard deadline > .now else { throw TransportError("the WebSocket upgrade request could not be sent within \(timeout) (the server does not read)") }
                 _ = pollOnce(stream.fd, events: Int16(ww ? POLLOUT : POLLIN), timeout: deadline - .now)
             case .eof: throw TransportError("the server closed the connection during the upgrade")
             case .failed(let why): throw TransportError(why)
@@ -50,7 +50,10 @@ enum HTTPUpgrade {
                 if let r = find(terminator, in: buf) { headerEnd = r }
                 else if buf.count > maxHeaderBytes { throw TransportError("upgrade response headers too large") }
             case .wouldBlock(let ww):
-                guard deadline > .now else { throw TransportError("no upgrade response within the timeout") }
+                guard deadline > .now else {
+                    throw TransportError(buf.isEmpty ? "the server accepted the connection but sent nothing within \(timeout) (not an OpenClaw gateway, or hung)"
+                                                     : "the server's upgrade response was still incomplete after \(timeout) (\(buf.count) bytes)")
+                }
                 if !stream.hasBufferedInput { _ = pollOnce(stream.fd, events: Int16(ww ? POLLOUT : POLLIN), timeout: deadline - .now) }
             case .eof: throw TransportError("the server closed the connection instead of upgrading")
             case .failed(let why): throw TransportError(why)
