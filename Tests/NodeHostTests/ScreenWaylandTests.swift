@@ -90,3 +90,32 @@ struct ScreenWaylandTests {
         #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
     }
 }
+
+/// presence.mode "wayland": the compositor's idle protocol (org_kde_kwin_idle on sway 1.7) turns
+/// the node background after presence.idleSeconds without input, and input (a virtual keyboard,
+/// as a person typing) brings it back; foreground-only commands follow.
+@Suite(.serialized, .enabled(if: Sway.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/wtype"), "needs root, sway and wtype"))
+struct WaylandPresenceTests {
+    @Test func idleSeatIsBackgroundAndTypingBringsItBack() throws {
+        let sway = try Sway(outputs: [(320, 240, "#808080")])
+        defer { sway.stop() }
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }",
+                                 extra: "capabilities: { screen: { enabled: true, waylandDisplay: '\(sway.socket)' } }")
+        defer { node.cleanup() }
+        // NodeUnderTest's presence is manual; this test's config says wayland.
+        let text = try String(contentsOfFile: node.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "presence: { mode: 'manual' }", with: "presence: { mode: 'wayland', display: '\(sway.socket)', idleSeconds: 2 }")
+        try text.write(toFile: node.configPath, atomically: true, encoding: .utf8)
+        try node.start()
+        func presence() -> String? { (try? node.status())?["daemon"]?["presence"]?.stringValue }
+        #expect(waitUntil(timeout: 15) { presence() == "background" }, "never idle: \(String(describing: try? node.status()))\n\(node.log.suffix(1500))")
+        let refused = try node.cli(["invoke", "screen.snapshot"])
+        #expect(refused.stdout.contains("NODE_BACKGROUND_UNAVAILABLE"), "\(refused.stdout)\(refused.stderr)")
+        #expect(try node.status()?["daemon"]?["presenceReason"]?.stringValue?.contains("org_kde_kwin_idle") == true)
+        // A person types: the seat is active again.
+        let typed = try runProcess("/usr/bin/wtype", ["-s", "50", "hi"], env: ["WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": sway.runtimeDir])
+        #expect(typed.code == 0, "\(typed.stderr)")
+        #expect(waitUntil(timeout: 3) { presence() == "foreground" }, "typing did not count as presence\n\(node.log.suffix(1500))")
+        #expect(node.stop() == 0)
+    }
+}

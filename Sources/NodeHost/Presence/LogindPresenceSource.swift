@@ -140,6 +140,16 @@ public enum PresenceSources {
             case .failure(let f):
                 return FixedPresenceSource(.background, reason: "presence.mode is x11, but \(f.description)")
             }
+        case .wayland:
+            // The Wayland client code lives in the screen bundle (libopenclaw-screen.so), loaded
+            // only for this mode, so the core itself never maps libwayland-client.
+            switch BundleLoader.load("screen") {
+            case .success(let exports):
+                if let make = exports.presenceSource { return make(config) }
+                return FixedPresenceSource(.background, reason: "libopenclaw-screen.so provides no presence source")
+            case .failure(let f):
+                return FixedPresenceSource(.background, reason: "presence.mode is wayland, but \(f.description)")
+            }
         case .always: return FixedPresenceSource(.foreground, reason: "presence.mode is always")
         case .never: return FixedPresenceSource(.background, reason: "presence.mode is never")
         case .manual: return FixedPresenceSource(.foreground, reason: "presence.mode is manual (default foreground)")

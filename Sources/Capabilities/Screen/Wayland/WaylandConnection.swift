@@ -34,6 +34,10 @@ final class WaylandConnection {
     private(set) var screencopy: OpaquePointer?
     private(set) var screencopyVersion: UInt32 = 0
     private var xdgOutputManager: OpaquePointer?
+    private(set) var seat: OpaquePointer?
+    /// ext_idle_notifier_v1 (newer compositors) and org_kde_kwin_idle (sway 1.7): presence.
+    private(set) var idleNotifier: OpaquePointer?
+    private(set) var kdeIdle: OpaquePointer?
 
     /// `socket`: a name in $XDG_RUNTIME_DIR ("wayland-1") or an absolute path.
     init(socket: String) throws(NodeError) {
@@ -56,6 +60,9 @@ final class WaylandConnection {
         if let screencopy { zwlr_screencopy_manager_v1_destroy(screencopy) }
         if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
         if let shm { wl_proxy_destroy(shm) }
+        if let idleNotifier { ext_idle_notifier_v1_destroy(idleNotifier) }
+        if let kdeIdle { wl_proxy_destroy(kdeIdle) }
+        if let seat { wl_proxy_destroy(seat) }
         wl_proxy_destroy(registry)
         wl_display_disconnect(display)
     }
@@ -80,6 +87,19 @@ final class WaylandConnection {
             if r <= 0 { wl_display_cancel_read(display); if r < 0 && errno != EINTR { throw lost() }; continue }
             guard wl_display_read_events(display) == 0, wl_display_dispatch_pending(display) >= 0 else { throw lost() }
         }
+    }
+
+    /// Dispatches whatever the compositor has sent, without waiting. False when the connection is gone.
+    func pump() -> Bool {
+        while wl_display_prepare_read(display) != 0 { if wl_display_dispatch_pending(display) < 0 { return false } }
+        _ = wl_display_flush(display)
+        var pfd = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+        if poll(&pfd, 1, 0) > 0 {
+            guard wl_display_read_events(display) == 0 else { return false }
+        } else {
+            wl_display_cancel_read(display)
+        }
+        return wl_display_dispatch_pending(display) >= 0 && isAlive
     }
 
     /// Sends what is queued and waits for the compositor to have handled it (and answered).
@@ -112,6 +132,12 @@ final class WaylandConnection {
         case "zxdg_output_manager_v1":
             xdgOutputManager = bind(name, ocn_xdg_output_manager_interface(), min(version, 3))
             for o in outputs where o.xdg == nil { attachXdg(o) }
+        case "wl_seat" where seat == nil:
+            seat = bind(name, ocn_wl_seat_interface(), 1)
+        case "ext_idle_notifier_v1":
+            idleNotifier = bind(name, ocn_idle_notifier_interface(), 1)
+        case "org_kde_kwin_idle":
+            kdeIdle = bind(name, ocn_kde_idle_interface(), 1)
         case "zwlr_screencopy_manager_v1":
             screencopyVersion = min(version, 3)
             screencopy = bind(name, ocn_screencopy_manager_interface(), screencopyVersion)

@@ -71,8 +71,9 @@ public enum ConfigSchema {
         ]), "this node"),
         ConfigField("presence", .object([
             ConfigField("mode", .enumeration(PresenceMode.allCases.map(\.rawValue)), default: "\"auto\"",
-                        "auto (logind session) | x11 (screensaver) | always | never | manual (openclaw-node presence …)"),
-            ConfigField("display", .string, default: "$DISPLAY", "X display for mode x11"),
+                        "auto (logind session) | x11 (screensaver) | wayland (compositor idle) | always | never | manual (openclaw-node presence …)"),
+            ConfigField("display", .string, default: "$DISPLAY / $WAYLAND_DISPLAY", "X display for mode x11, Wayland compositor socket for mode wayland"),
+            ConfigField("idleSeconds", .integer(1...86_400), default: "300", "mode wayland: background after this long without input"),
         ]), "when foreground-only commands (camera, screen, canvas) may run"),
         ConfigField("capabilities", .object(NodeConfig.knownCapabilities.map { c in
             let enabled = ConfigField("enabled", .bool, default: c.enabledByDefault ? "true" : "false", c.commands)

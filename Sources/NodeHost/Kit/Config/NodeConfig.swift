@@ -22,6 +22,8 @@ public struct NodeConfig: Sendable {
     public struct Presence: Sendable {
         public var mode: PresenceMode = .auto
         public var display: String?
+        /// Mode wayland: how long without input counts as nobody at the device.
+        public var idleSeconds = 300
     }
 
     /// One `capabilities.<name>` section: the enabled flag plus the capability's own keys.
@@ -101,6 +103,7 @@ public struct NodeConfig: Sendable {
         if let dir = v["node"]?["stateDir"]?.stringValue, !dir.isEmpty { stateDir = NodeConfig.expandHome(dir, env) }
         if let m = v["presence"]?["mode"]?.stringValue, let mode = PresenceMode(rawValue: m) { presence.mode = mode }
         presence.display = v["presence"]?["display"]?.stringValue
+        if let idle = v["presence"]?["idleSeconds"]?.intValue, idle > 0 { presence.idleSeconds = idle }
         for (name, section) in v["capabilities"]?.objectValue ?? [:] {
             var settings = section.objectValue ?? [:]
             let enabled = settings.removeValue(forKey: "enabled")?.boolValue ?? NodeConfig.enabledByDefault[name] ?? true

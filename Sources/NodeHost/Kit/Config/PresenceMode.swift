@@ -2,5 +2,5 @@ import Support
 
 /// `presence.mode` in config: how the node decides whether someone is at the device.
 public enum PresenceMode: String, Sendable, CaseIterable {
-    case auto, x11, always, never, manual
+    case auto, x11, wayland, always, never, manual
 }
