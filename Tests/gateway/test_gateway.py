@@ -106,6 +106,7 @@ class Gateway:
         self.schema = Schema(args.schema)
         self.state = State(args.state)
         self.sessions = {}        # deviceId -> ws
+        self.previous_tokens = {} # deviceId -> the token issued before the current one (--rotate-tokens)
         self.pending_invokes = {}
         self.waiters = {}         # invoke id -> future (benchmark)
         self.counts = {"connects": 0, "frames": 0, "schema_errors": 0, "invoke_results": 0}
@@ -217,7 +218,10 @@ class Gateway:
         d = dev["id"]
         issue_token = False
         if "deviceToken" in auth:
-            if self.state.tokens.get(d) != auth["deviceToken"]:
+            # With --rotate-tokens the token issued just before the current one is still accepted:
+            # a node stopped between our hello-ok and its own commit holds that one.
+            previous = self.previous_tokens.get(d) if self.args.rotate_tokens else None
+            if self.state.tokens.get(d) != auth["deviceToken"] and previous != auth["deviceToken"]:
                 await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized: device token mismatch",
                                                {"code": "AUTH_DEVICE_TOKEN_MISMATCH", "canRetryWithDeviceToken": False,
                                                 "recommendedNextStep": "update_auth_credentials"}))
@@ -266,7 +270,9 @@ class Gateway:
             return await refuse("device identity mismatch", "DEVICE_AUTH_DEVICE_ID_MISMATCH", "device-id-mismatch")
 
         auth_out = {"role": "node", "scopes": []}
-        if issue_token or d not in self.state.tokens:
+        if issue_token or d not in self.state.tokens or self.args.rotate_tokens:
+            if d in self.state.tokens:
+                self.previous_tokens[d] = self.state.tokens[d]
             self.state.tokens[d] = "devtok-" + secrets.token_urlsafe(18)
             auth_out["deviceToken"] = self.state.tokens[d]
             auth_out["issuedAtMs"] = int(time.time() * 1000)
@@ -432,6 +438,7 @@ async def main():
     ap.add_argument("--max-payload", type=int, default=25 * 1024 * 1024)
     ap.add_argument("--cert"); ap.add_argument("--key")
     ap.add_argument("--auto-approve", action="store_true")
+    ap.add_argument("--rotate-tokens", action="store_true", help="issue a new device token at every hello")
     ap.add_argument("--reject-v3", action="store_true", help="verify only v2 signatures (an older gateway)")
     ap.add_argument("--require-token")
     ap.add_argument("--bootstrap")

@@ -21,7 +21,7 @@ actor PluginProcess {
 
     let manifest: PluginManifest
     private let config: JSONValue
-    private let log: Logger
+    private nonisolated let log: Logger
     private var child: Subprocess?
     private var helloWaiter: CheckedContinuation<Bool, Never>?
     private var ready = false
@@ -35,6 +35,8 @@ actor PluginProcess {
     private var eventLimit = RateLimiter(perSecond: PluginProcess.eventsPerSecond, burst: 100)
     private var logLimit = RateLimiter(perSecond: 20, burst: 100)
     static let eventsPerSecond: Double = 20
+    /// Lines of stdout read per second at most (results, events and logs together).
+    static let linesPerSecond: Double = 500
     nonisolated let events: AsyncStream<CapabilityEvent>
 
     init(manifest: PluginManifest, config: JSONValue) {
@@ -92,9 +94,19 @@ actor PluginProcess {
     private nonisolated func startReaders(_ p: Subprocess) {
         DetachedThread.start(name: "plugin-stdout") { [weak self] in
             var buffer = PluginLineBuffer(maxLineBytes: PluginProcess.maxLineBytes)
+            // A plugin that writes faster than this is read at this pace: the pipe fills and the
+            // plugin waits in write(2), instead of the node spending a core on lines it would drop.
+            var pace = RateLimiter(perSecond: PluginProcess.linesPerSecond, burst: PluginProcess.linesPerSecond * 2)
+            var slowed = false
             // availableData returns what the pipe has; read(upToCount:) would wait for a full buffer.
             while let chunk = p.stdout?.availableData, !chunk.isEmpty {
-                for line in buffer.take(chunk) { self?.deliver(line) }
+                for line in buffer.take(chunk) {
+                    while !pace.allow() {
+                        if !slowed { slowed = true; self?.log.warn("writes more than \(Int(PluginProcess.linesPerSecond)) lines per second; reading it at that pace") }
+                        usleep(10_000)
+                    }
+                    self?.deliver(line)
+                }
                 if buffer.dropped > 0 { self?.deliverOversize(buffer.dropped); buffer.dropped = 0 }
             }
             let code = p.wait()
