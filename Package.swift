@@ -14,6 +14,8 @@ let bundleABI = Target.Dependency.product(name: "CBundleABI", package: "Kit")
 let media = Target.Dependency.product(name: "openclaw-media", package: "Media")
 let x11 = Target.Dependency.product(name: "openclaw-x11", package: "Media")
 let cx11 = Target.Dependency.product(name: "CX11", package: "Media")
+let wayland = Target.Dependency.product(name: "openclaw-wayland", package: "Media")
+let cwayland = Target.Dependency.product(name: "CWaylandProtocols", package: "Media")
 let video = Target.Dependency.product(name: "openclaw-video", package: "Video")
 
 let package = Package(
@@ -42,12 +44,6 @@ let package = Package(
         // XTest input injection for computer.act; XInput2 to notice a person at the desk.
         .systemLibrary(name: "CXTest", path: "Sources/CXTest", pkgConfig: "x11 xtst xi",
                        providers: [.apt(["libx11-dev", "libxtst-dev", "libxi-dev"])]),
-        // Wayland: libwayland-client, and the protocol glue wayland-scanner generated from the XML in
-        // Sources/CWaylandProtocols/protocols (scripts/wayland-protocols; committed, checked by a test).
-        .systemLibrary(name: "CWaylandClient", path: "Sources/CWaylandClient", pkgConfig: "wayland-client",
-                       providers: [.apt(["libwayland-dev"])]),
-        .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], path: "Sources/CWaylandProtocols",
-                exclude: ["protocols"], publicHeadersPath: "include"),
         // V4L2 camera UAPI (linux/videodev2.h from linux-libc-dev; no library to link).
         .systemLibrary(name: "CV4L2", path: "Sources/CV4L2"),
         // Spoken replies on the device (espeak-ng).
@@ -58,7 +54,7 @@ let package = Package(
 
         .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera"),
         .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location"),
-        .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB", "CWaylandClient", "CWaylandProtocols"],
+        .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland],
                 path: "Sources/Capabilities/Screen"),
         // Talk: push-to-talk with on-device recognition (pocketsphinx) and the ALSA microphone.
         .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak"], path: "Sources/Capabilities/Talk"),

@@ -12,6 +12,10 @@ let package = Package(
         // Xlib helpers for the screen and canvas bundles; the core dlopens it for presence.mode x11.
         .library(name: "openclaw-x11", type: .dynamic, targets: ["X11Support"]),
         // FFmpeg's headers, for the video library (Sources/Video).
+        // Wayland client helpers (outputs, event loop, idle presence) for the screen and computer
+        // bundles; the core dlopens it for presence.mode wayland.
+        .library(name: "openclaw-wayland", type: .dynamic, targets: ["WaylandSupport"]),
+        .library(name: "CWaylandProtocols", targets: ["CWaylandProtocols"]),
         .library(name: "CFFmpeg", targets: ["CFFmpeg"]),
         .library(name: "CX11", targets: ["CX11"]),
     ],
@@ -31,14 +35,24 @@ let package = Package(
         .systemLibrary(name: "CX11", path: "Shims/CX11", pkgConfig: "x11 xscrnsaver xrandr",
                        providers: [.apt(["libx11-dev", "libxss-dev", "libxrandr-dev"])]),
 
+        // libwayland-client, and the protocol glue wayland-scanner generated from the XML in
+        // Shims/CWaylandProtocols/protocols (scripts/wayland-protocols; committed, checked by a test).
+        .systemLibrary(name: "CWaylandClient", path: "Shims/CWaylandClient", pkgConfig: "wayland-client",
+                       providers: [.apt(["libwayland-dev"])]),
+        .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], path: "Shims/CWaylandProtocols",
+                exclude: ["protocols"], publicHeadersPath: "include"),
         .target(name: "Media",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
                                "CTurboJPEG", "CPNG", "CFFmpeg", "CALSA"],
                 path: ".",
-                exclude: ["Package.swift", "Shims", "X11"]),
+                exclude: ["Package.swift", "Shims", "X11", "Wayland"]),
         .target(name: "X11Support",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
                                .product(name: "CBundleABI", package: "Kit"), "CX11"],
                 path: "X11"),
+        .target(name: "WaylandSupport",
+                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
+                               .product(name: "CBundleABI", package: "Kit"), "CWaylandClient", "CWaylandProtocols"],
+                path: "Wayland"),
     ]
 )

@@ -8,9 +8,6 @@ import Support
 @_cdecl("openclaw_node_bundle_screen")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "screen") {
-        // presenceSource: presence.mode "wayland" (the core loads this bundle for it alone).
-        BundleExports(capability: { ScreenCommands.capability(config: $0.config) },
-                      presenceSource: { WaylandPresenceSource(config: $0) },
-                      configFields: ScreenCommands.configFields).retainedPointer()
+        BundleExports(capability: { ScreenCommands.capability(config: $0.config) }, configFields: ScreenCommands.configFields).retainedPointer()
     }
 }

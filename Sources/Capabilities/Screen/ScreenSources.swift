@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Kit
 import Support
+import WaylandSupport
 import X11Support
 
 /// Opens a grabber on the configured backend. `auto` takes the Wayland compositor when one is known

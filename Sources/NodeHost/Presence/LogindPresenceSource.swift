@@ -141,12 +141,11 @@ public enum PresenceSources {
                 return FixedPresenceSource(.background, reason: "presence.mode is x11, but \(f.description)")
             }
         case .wayland:
-            // The Wayland client code lives in the screen bundle (libopenclaw-screen.so), loaded
-            // only for this mode, so the core itself never maps libwayland-client.
-            switch BundleLoader.load("screen") {
+            // libwayland-client lives in the Wayland helper library, loaded only for this mode.
+            switch BundleLoader.load("wayland") {
             case .success(let exports):
                 if let make = exports.presenceSource { return make(config) }
-                return FixedPresenceSource(.background, reason: "libopenclaw-screen.so provides no presence source")
+                return FixedPresenceSource(.background, reason: "libopenclaw-wayland.so provides no presence source")
             case .failure(let f):
                 return FixedPresenceSource(.background, reason: "presence.mode is wayland, but \(f.description)")
             }

@@ -5,6 +5,7 @@ import Glibc
 import Kit
 import Media
 import Support
+import WaylandSupport
 
 /// Captures one Wayland output through wlr-screencopy into a shared-memory buffer (memfd), which is
 /// kept between grabs while the frame size and format stay the same.

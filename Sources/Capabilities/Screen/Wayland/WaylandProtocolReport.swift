@@ -1,4 +1,5 @@
 import Kit
+import WaylandSupport
 
 /// What `doctor` says about a Wayland compositor: which of the protocols the node uses it offers,
 /// and what each enables or what is missing without it.

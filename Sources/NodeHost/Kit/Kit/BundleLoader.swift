@@ -28,7 +28,7 @@ public enum BundleLoader {
             let files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
             for f in files where f.hasPrefix("libopenclaw-") && f.hasSuffix(".so") {
                 let name = String(f.dropFirst("libopenclaw-".count).dropLast(".so".count))
-                guard !["node-core", "node-kit", "media", "x11", "video"].contains(name), seen.insert(name).inserted else { continue }
+                guard !["node-core", "node-kit", "media", "x11", "wayland", "video"].contains(name), seen.insert(name).inserted else { continue }
                 out.append((name, dir))
             }
         }

@@ -7,47 +7,50 @@ import Support
 /// One connection to a Wayland compositor: the globals it offers, its outputs (with the name and
 /// logical position xdg-output gives), and an event loop with a deadline. Used by one thread at
 /// a time; the compositor's events are dispatched only inside `wait(until:)`.
-final class WaylandConnection {
-    struct Global { let name: UInt32; let interface: String; let version: UInt32 }
+public final class WaylandConnection {
+    public struct Global: Sendable { public let name: UInt32; public let interface: String; public let version: UInt32 }
 
     /// An output and what the compositor said about it.
-    final class Output {
-        let globalName: UInt32
-        let proxy: OpaquePointer
+    public final class Output {
+        public let globalName: UInt32
+        public let proxy: OpaquePointer
         var xdg: OpaquePointer?
-        var name = ""
-        var x = 0, y = 0
-        var width = 0, height = 0   // current mode, in pixels
-        var scale = 1
-        var transform = 0
+        public internal(set) var name = ""
+        public internal(set) var x = 0, y = 0
+        public internal(set) var width = 0, height = 0   // current mode, in pixels
+        public internal(set) var scale = 1
+        public internal(set) var transform = 0
         init(globalName: UInt32, proxy: OpaquePointer) { self.globalName = globalName; self.proxy = proxy }
         /// What displayFrameId is derived from: a different value means a different picture geometry.
-        var identity: String { "wayland:\(name):\(width)x\(height)@\(x),\(y):t\(transform):s\(scale)" }
+        public var identity: String { "wayland:\(name):\(width)x\(height)@\(x),\(y):t\(transform):s\(scale)" }
     }
 
-    let socket: String
-    let display: OpaquePointer
+    public let socket: String
+    /// The error code failures carry (the screen's or computer control's "…_UNAVAILABLE").
+    public let unavailableCode: String
+    public let display: OpaquePointer
     private let registry: OpaquePointer
-    private(set) var globals: [Global] = []
-    private(set) var outputs: [Output] = []
-    private(set) var shm: OpaquePointer?
-    private(set) var screencopy: OpaquePointer?
-    private(set) var screencopyVersion: UInt32 = 0
+    public private(set) var globals: [Global] = []
+    public private(set) var outputs: [Output] = []
+    public private(set) var shm: OpaquePointer?
+    public private(set) var screencopy: OpaquePointer?
+    public private(set) var screencopyVersion: UInt32 = 0
     private var xdgOutputManager: OpaquePointer?
-    private(set) var seat: OpaquePointer?
+    public private(set) var seat: OpaquePointer?
     /// ext_idle_notifier_v1 (newer compositors) and org_kde_kwin_idle (sway 1.7): presence.
-    private(set) var idleNotifier: OpaquePointer?
-    private(set) var kdeIdle: OpaquePointer?
+    public private(set) var idleNotifier: OpaquePointer?
+    public private(set) var kdeIdle: OpaquePointer?
 
     /// `socket`: a name in $XDG_RUNTIME_DIR ("wayland-1") or an absolute path.
-    init(socket: String) throws(NodeError) {
+    public init(socket: String, unavailableCode: String = "SCREEN_UNAVAILABLE") throws(NodeError) {
         self.socket = socket
+        self.unavailableCode = unavailableCode
         guard let d = wl_display_connect(socket) else {
-            throw ScreenError.unavailable("cannot connect to the Wayland compositor at \(socket) (\(String(cString: strerror(errno)))); " +
+            throw NodeError(.init(rawValue: unavailableCode), "cannot connect to the Wayland compositor at \(socket) (\(String(cString: strerror(errno)))); " +
                                           "is it running, and is XDG_RUNTIME_DIR the session's?")
         }
         display = d
-        guard let r = wl_display_get_registry(d) else { wl_display_disconnect(d); throw ScreenError.unavailable("Wayland registry unavailable") }
+        guard let r = wl_display_get_registry(d) else { wl_display_disconnect(d); throw NodeError(.init(rawValue: unavailableCode), "Wayland registry unavailable") }
         registry = r
         wl_registry_add_listener(r, WaylandListeners.registry, Unmanaged.passUnretained(self).toOpaque())
         // First round trip: the globals; the second: each output's geometry, mode and name.
@@ -67,20 +70,20 @@ final class WaylandConnection {
         wl_display_disconnect(display)
     }
 
-    var isAlive: Bool { wl_display_get_error(display) == 0 }
+    public var isAlive: Bool { wl_display_get_error(display) == 0 }
 
     /// Outputs in screenIndex order: left to right, then top to bottom, as the compositor lays them out.
-    var orderedOutputs: [Output] { outputs.filter { $0.width > 0 }.sorted { ($0.x, $0.y, $0.globalName) < ($1.x, $1.y, $1.globalName) } }
+    public var orderedOutputs: [Output] { outputs.filter { $0.width > 0 }.sorted { ($0.x, $0.y, $0.globalName) < ($1.x, $1.y, $1.globalName) } }
 
     /// Dispatches the compositor's events until `done()` holds or the deadline passes.
-    func wait(until done: () -> Bool, timeout: Duration, what: String) throws(NodeError) {
+    public func wait(until done: () -> Bool, timeout: Duration, what: String) throws(NodeError) {
         let deadline = ContinuousClock.now + timeout
         while !done() {
             while wl_display_prepare_read(display) != 0 { _ = wl_display_dispatch_pending(display) }
             if done() { wl_display_cancel_read(display); return }
             _ = wl_display_flush(display)
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { wl_display_cancel_read(display); throw ScreenError.unavailable("the Wayland compositor did not answer (\(what)) in time") }
+            guard left > .zero else { wl_display_cancel_read(display); throw NodeError(.init(rawValue: unavailableCode), "the Wayland compositor did not answer (\(what)) in time") }
             var pfd = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
             let ms = Int32(min(1000, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
             let r = poll(&pfd, 1, ms)
@@ -90,7 +93,7 @@ final class WaylandConnection {
     }
 
     /// Dispatches whatever the compositor has sent, without waiting. False when the connection is gone.
-    func pump() -> Bool {
+    public func pump() -> Bool {
         while wl_display_prepare_read(display) != 0 { if wl_display_dispatch_pending(display) < 0 { return false } }
         _ = wl_display_flush(display)
         var pfd = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
@@ -103,7 +106,7 @@ final class WaylandConnection {
     }
 
     /// Sends what is queued and waits for the compositor to have handled it (and answered).
-    func roundtrip() throws(NodeError) {
+    public func roundtrip() throws(NodeError) {
         guard let cb = wl_display_sync(display) else { throw lost() }
         let flag = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
         flag.initialize(to: false)
@@ -112,8 +115,8 @@ final class WaylandConnection {
         try wait(until: { flag.pointee }, timeout: .seconds(5), what: "sync")
     }
 
-    func lost() -> NodeError {
-        ScreenError.unavailable("the Wayland connection to \(socket) was lost (\(String(cString: strerror(wl_display_get_error(display)))))")
+    public func lost() -> NodeError {
+        NodeError(.init(rawValue: unavailableCode), "the Wayland connection to \(socket) was lost (\(String(cString: strerror(wl_display_get_error(display)))))")
     }
 
     // MARK: registry events
@@ -168,7 +171,7 @@ final class WaylandConnection {
 
 /// The C listener tables: static, non-capturing functions that find their Swift object through the
 /// proxy's user data.
-enum WaylandListeners {
+public enum WaylandListeners {
     nonisolated(unsafe) static let registry: UnsafeMutablePointer<wl_registry_listener> = make(wl_registry_listener(
         global: { data, _, name, interface, version in
             guard let data, let interface else { return }
@@ -220,7 +223,7 @@ enum WaylandListeners {
     nonisolated(unsafe) static let callback: UnsafeMutablePointer<wl_callback_listener> = make(wl_callback_listener(
         done: { data, _, _ in data?.assumingMemoryBound(to: Bool.self).pointee = true }))
 
-    static func make<T>(_ value: T) -> UnsafeMutablePointer<T> {
+    public static func make<T>(_ value: T) -> UnsafeMutablePointer<T> {
         let p = UnsafeMutablePointer<T>.allocate(capacity: 1)
         p.initialize(to: value)
         return p

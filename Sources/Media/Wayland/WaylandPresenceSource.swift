@@ -9,19 +9,19 @@ import Support
 /// input for `presence.idleSeconds` — through ext-idle-notify-v1 on newer compositors, else KDE's
 /// org_kde_kwin_idle (sway 1.7 on Debian 12). The connection is kept and re-opened when it breaks;
 /// each sample only reads what the compositor has sent since the last one.
-final class WaylandPresenceSource: PresenceSource, @unchecked Sendable {
+public final class WaylandPresenceSource: PresenceSource, @unchecked Sendable {
     private let socket: String?
     private let idleSeconds: Int
     private let lock = Lock()
     private var connection: WaylandConnection?
     private var watch: IdleWatch?
 
-    init(config: NodeConfig.Presence) {
+    public init(config: NodeConfig.Presence) {
         socket = config.display ?? ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"]
         idleSeconds = config.idleSeconds
     }
 
-    func sample() async -> PresenceSample { lock.withLock { sampleLocked() } }
+    public func sample() async -> PresenceSample { lock.withLock { sampleLocked() } }
 
     private func sampleLocked() -> PresenceSample {
         guard let socket else {
@@ -30,7 +30,7 @@ final class WaylandPresenceSource: PresenceSource, @unchecked Sendable {
         if let c = connection, !c.pump() { watch = nil; connection = nil }
         if connection == nil {
             do {
-                let c = try WaylandConnection(socket: socket)
+                let c = try WaylandConnection(socket: socket, unavailableCode: "PRESENCE_UNAVAILABLE")
                 guard let w = IdleWatch(connection: c, timeoutMs: UInt32(min(idleSeconds, Int(UInt32.max / 1000)) * 1000)) else {
                     return PresenceSample(.background, "the Wayland compositor at \(socket) offers no idle protocol (ext-idle-notify-v1 or org_kde_kwin_idle)")
                 }
