@@ -278,11 +278,11 @@ import Testing
 
     @Test func autoWithNothingToCaptureExplainsWaylandAndFramebuffer() {
         let sources = ScreenSources(settings: ScreenSettings(backend: .auto, display: nil, framebuffer: "/nonexistent/fb9",
-                                                             wayland: "WAYLAND_DISPLAY=wayland-0"))
+                                                             wayland: "XDG_SESSION_TYPE=wayland"))
         guard case .unavailable(let why) = sources.probe() else { Issue.record("should be unavailable"); return }
         #expect(why.hasPrefix("SCREEN_UNAVAILABLE: nothing to capture"))
         #expect(why.contains("DISPLAY is unset"))
         #expect(why.contains("no framebuffer at /nonexistent/fb9"))
-        #expect(why.contains("Wayland screen capture is not supported yet"))
+        #expect(why.contains("Wayland session (XDG_SESSION_TYPE=wayland)") && why.contains("capabilities.screen.waylandDisplay"), "\(why)")
     }
 }

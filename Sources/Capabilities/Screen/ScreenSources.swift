@@ -89,7 +89,7 @@ struct ScreenSources: Sendable {
 
     private var waylandNote: String {
         guard let wayland = settings.wayland, settings.waylandDisplay == nil else { return "" }
-        return ". This looks like a Wayland session (\(wayland)) but WAYLAND_DISPLAY is unset: set capabilities.screen.waylandDisplay " +
-               "to the compositor's socket (e.g. \"wayland-0\") to capture it"
+        return ". This looks like a Wayland session (\(wayland)) but the compositor's socket is not known: set " +
+               "capabilities.screen.waylandDisplay (e.g. \"wayland-0\", or WAYLAND_DISPLAY in the service's environment) to capture it"
     }
 }

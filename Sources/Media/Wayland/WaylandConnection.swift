@@ -15,6 +15,8 @@ public final class WaylandConnection {
         public let globalName: UInt32
         public let proxy: OpaquePointer
         var xdg: OpaquePointer?
+        /// The compositor removed this output; its proxies are destroyed with the connection.
+        public internal(set) var removed = false
         public internal(set) var name = ""
         public internal(set) var x = 0, y = 0
         public internal(set) var width = 0, height = 0   // current mode, in pixels
@@ -32,6 +34,7 @@ public final class WaylandConnection {
     private let registry: OpaquePointer
     public private(set) var globals: [Global] = []
     public private(set) var outputs: [Output] = []
+    private var retired: [Output] = []
     public private(set) var shm: OpaquePointer?
     public private(set) var screencopy: OpaquePointer?
     public private(set) var screencopyVersion: UInt32 = 0
@@ -59,7 +62,7 @@ public final class WaylandConnection {
     }
 
     deinit {
-        for o in outputs { if let x = o.xdg { zxdg_output_v1_destroy(x) }; wl_proxy_destroy(o.proxy) }
+        for o in outputs + retired { if let x = o.xdg { zxdg_output_v1_destroy(x) }; wl_proxy_destroy(o.proxy) }
         if let screencopy { zwlr_screencopy_manager_v1_destroy(screencopy) }
         if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
         if let shm { wl_proxy_destroy(shm) }
@@ -152,9 +155,10 @@ public final class WaylandConnection {
     fileprivate func remove(name: UInt32) {
         globals.removeAll { $0.name == name }
         if let i = outputs.firstIndex(where: { $0.globalName == name }) {
+            // A grabber may still hold it: keep the proxy until the connection goes.
             let o = outputs.remove(at: i)
-            if let x = o.xdg { zxdg_output_v1_destroy(x) }
-            wl_proxy_destroy(o.proxy)
+            o.removed = true
+            retired.append(o)
         }
     }
 

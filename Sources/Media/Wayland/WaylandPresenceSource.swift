@@ -54,8 +54,11 @@ final class IdleWatch {
     let protocolName: String
     private let object: OpaquePointer
     private let kde: Bool
+    /// Held so the display outlives the proxy (destroying it needs the connection).
+    private let connection: WaylandConnection
 
     init?(connection c: WaylandConnection, timeoutMs: UInt32) {
+        connection = c
         guard let seat = c.seat else { return nil }
         if let notifier = c.idleNotifier, let n = ext_idle_notifier_v1_get_idle_notification(notifier, timeoutMs, seat) {
             object = n; kde = false; protocolName = "ext-idle-notify-v1"

@@ -93,6 +93,12 @@ public final class StateStore: @unchecked Sendable {
             // A state directory on a read-only mount: reads (status, caps, doctor) still work;
             // every write fails and says why. Nothing can write the file meanwhile, so SQLite may
             // treat it as immutable (no WAL index to create).
+            // Commits still in the WAL are invisible to an immutable open: rather than serve an old
+            // state (an older token, no identity), say what is needed.
+            if let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int, size > 0 {
+                throw Failure.database(path: path, SQLiteError(code: SQLITE_READONLY,
+                    message: "its write-ahead log (\(PathName.lastComponent(path))-wal) holds changes that cannot be merged on a read-only file system"))
+            }
             do {
                 let db = try SQLiteDatabase(path: path, readOnlyImmutable: true)
                 let version = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)

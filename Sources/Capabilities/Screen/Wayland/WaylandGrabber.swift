@@ -30,6 +30,7 @@ final class WaylandGrabber: ScreenGrabber {
     var method: String { "wlr-screencopy" }
 
     func grab<T>(includePointer: Bool, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T {
+        guard !output.removed else { throw ScreenError.unavailable("output \(output.name) was removed from the compositor") }
         guard let manager = connection.screencopy, let frame = zwlr_screencopy_manager_v1_capture_output(manager, includePointer ? 1 : 0, output.proxy) else {
             throw connection.lost()
         }
@@ -49,7 +50,7 @@ final class WaylandGrabber: ScreenGrabber {
         }
         guard let buffer else { throw connection.lost() }
         zwlr_screencopy_frame_v1_copy(frame, buffer.wlBuffer)
-        try connection.wait(until: { state.failed || state.ready }, timeout: .seconds(5), what: "frame copy")
+        try connection.wait(until: { state.failed || state.ready || output.removed }, timeout: .seconds(5), what: "frame copy")
         guard state.ready else { throw ScreenError.unavailable("the compositor could not copy output \(output.name) (it may have gone away)") }
         let view = PixelView(base: UnsafeRawPointer(buffer.memory), width: Int(info.width), height: Int(info.height),
                              bytesPerRow: Int(info.stride), layout: layout)

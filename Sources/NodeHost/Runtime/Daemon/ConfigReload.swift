@@ -49,6 +49,11 @@ extension NodeRuntime {
         for e in before.entries where carried[e.capability.name] == nil { await e.capability.shutdown() }
         let after = await CommandRegistry.load(list, enabled: { new.isEnabled($0) }, start: true, carried: carried)
         dispatcher.install(after)
+        // A carried capability the new table refused (a new one declares one of its commands) is
+        // no longer anywhere: stop it, or its process would outlive the daemon.
+        for (name, e) in carried where after.entry(forCapability: name).map({ $0.capability is UnloadedCapability }) ?? true {
+            await e.capability.shutdown()
+        }
 
         let was = Set(before.entries.filter(\.advertised).map(\.capability.name))
         let now = Set(after.entries.filter(\.advertised).map(\.capability.name))
@@ -58,7 +63,8 @@ extension NodeRuntime {
         out.stopped = before.entries.map(\.capability.name).filter { was.contains($0) && !now.contains($0) }
         out.manifestChanged = before.manifest != after.manifest
         if old.stateDir != new.stateDir { out.needsRestart.append("node.stateDir") }
-        if old.presence.mode != new.presence.mode || old.presence.display != new.presence.display { out.needsRestart.append("presence") }
+        if old.presence.mode != new.presence.mode || old.presence.display != new.presence.display
+            || old.presence.idleSeconds != new.presence.idleSeconds { out.needsRestart.append("presence") }
         return out
     }
 

@@ -123,6 +123,7 @@ public enum Daemon {
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
         service.notify("STOPPING=1\nSTATUS=stopping")
         reloader.cancel()
+        await reloader.value  // a reload in progress finishes before the capabilities are stopped
         supervisor?.cancel()
         network?.stop()
         sleep?.stop()

@@ -98,8 +98,9 @@ public actor GatewayClient {
     /// session; the iOS and Android apps reconnect too), so close this session and connect again at
     /// once, with the same device token. New commands then wait for the operator's approval of
     /// the node's command surface (`openclaw nodes pending` / `approve`).
-    public func reannounce() {
-        guard let conn = current else { reconnectSoon(); return }
+    public func reannounce() async {
+        // Not in a session (connecting, or waiting to retry): the next connect declares the new list.
+        guard let conn = current, await status.isConnected else { reconnectSoon(); return }
         reannouncing = true
         log.info("the node's command list changed; reconnecting so the gateway sees it")
         conn.ws.close(code: 1000, reason: "node command list changed")
@@ -136,6 +137,7 @@ public actor GatewayClient {
         var gw = (try? store.gateway(gatewayKey)) ?? StateStore.GatewayRecord(gateway: gatewayKey, url: url.absoluteString)
         gw.url = url.absoluteString
         while !stopped {
+            reannouncing = false  // only ever meant for the session it closed
             let credential = chooseCredential()
             let (options, trust) = connectOptions(stored: gw.tlsPin)
             await status.set(.connecting(url.absoluteString))

@@ -167,10 +167,16 @@ actor PluginProcess {
 
     func stop() {
         stopping = true
+        ready = false
+        gaveUp = gaveUp ?? "was stopped (the node is stopping or its config changed)"
         if let c = child {
             child = nil
             c.terminate(grace: .seconds(3))
         }
+        // Calls still waiting for this process get an answer instead of waiting out their deadline.
+        let waiting = pending
+        pending.removeAll()
+        for (_, c) in waiting { c.resume(returning: .failure(NodeError("PLUGIN_UNAVAILABLE", "plugin \(manifest.id) was stopped"))) }
         eventSink.finish()
     }
 
