@@ -62,7 +62,7 @@ let package = Package(
         // system.run with exec approvals: POSIX only, no libraries of its own.
         .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System"),
         // computer.act on X11 (XTest); monitors and displayFrameId shared with the screen bundle via X11Support.
-        .target(name: "ComputerCapability", dependencies: [kit, bundleABI, x11, "CXTest"], path: "Sources/Capabilities/Computer"),
+        .target(name: "ComputerCapability", dependencies: [kit, bundleABI, x11, "CXTest", wayland, cwayland], path: "Sources/Capabilities/Computer"),
 
         // Links the core only; bundles are dlopen'ed.
         // The executable finds the core next to itself ($ORIGIN, as built) or in an installed

@@ -6,7 +6,8 @@ import Kit
 import Support
 import X11Support
 
-/// computer.act on an X11 desktop through XTest (docs/PROTOCOL.md §6.5): the agent's clicks, drags,
+/// computer.act on an X11 desktop through XTest, or on a wlroots Wayland compositor through its
+/// virtual pointer and keyboard (docs/PROTOCOL.md §6.5): the agent's clicks, drags,
 /// scrolls, typing and key combinations, at coordinates of the screenshot it saw. One execution
 /// owns the desktop at a time; its end releases whatever it still holds down.
 final class ComputerCapability: Capability, @unchecked Sendable {
@@ -14,7 +15,7 @@ final class ComputerCapability: Capability, @unchecked Sendable {
     let settings: ComputerSettings
     private let log = Logger(component: "computer")
     private let lock = Lock()
-    private var input: XTestInput?
+    private var input: (any ComputerInput)?
     private var owner: String?
     /// An execution a person interrupted, and when; refused until it takes a new screenshot.
     private var overridden: (execution: String, at: ContinuousClock.Instant)?
@@ -25,16 +26,25 @@ final class ComputerCapability: Capability, @unchecked Sendable {
     var commands: [CommandSpec] { ComputerCommands.specs(self) }
 
     func availability() async -> Availability {
-        guard let display = settings.display else {
-            return .unavailable("no X display: DISPLAY is unset and capabilities.computer.display is not configured")
-        }
-        do { _ = try XTestInput(name: display) } catch { return .unavailable(error.message) }
+        do { _ = try openInput() } catch { return .unavailable(error.message) }
         return .available
+    }
+
+    /// The compositor's virtual pointer and keyboard when a Wayland compositor is configured
+    /// (capabilities.computer.waylandDisplay, else $WAYLAND_DISPLAY), else XTest on the X display.
+    private func openInput() throws(NodeError) -> any ComputerInput {
+        if let socket = settings.waylandDisplay { return try WaylandInput(socket: socket) }
+        guard let display = settings.display else {
+            throw NodeError(ComputerError.unavailable, "no display: WAYLAND_DISPLAY and DISPLAY are unset and neither " +
+                            "capabilities.computer.waylandDisplay nor capabilities.computer.display is configured")
+        }
+        return try XTestInput(name: display)
     }
 
     /// The daemon watches for a person using the keyboard or mouse (XInput2).
     func start() async -> Availability {
-        guard let display = settings.display else { return .available }
+        // XInput2 is X11's; a Wayland compositor shows no client the input of others.
+        guard settings.waylandDisplay == nil, let display = settings.display else { return .available }
         do {
             let w = try UserInputWatcher(display: display) { [weak self] in self?.personAtTheDesk() }
             lock.withLock { watcher = w }
@@ -65,7 +75,7 @@ final class ComputerCapability: Capability, @unchecked Sendable {
 
     /// Releases everything held and forgets the owner.
     private func endExecution(reason: String) {
-        let (wasOwner, held) = lock.withLock { () -> (String?, XTestInput?) in
+        let (wasOwner, held) = lock.withLock { () -> (String?, (any ComputerInput)?) in
             defer { owner = nil }
             return (owner, input)
         }
@@ -74,13 +84,10 @@ final class ComputerCapability: Capability, @unchecked Sendable {
         if let wasOwner { log.info("execution \(wasOwner.prefix(8)) ended (\(reason)); released every key and button") }
     }
 
-    private func connection() throws(NodeError) -> XTestInput {
-        try lock.withLock { () throws(NodeError) -> XTestInput in
+    private func connection() throws(NodeError) -> any ComputerInput {
+        try lock.withLock { () throws(NodeError) -> any ComputerInput in
             if let input { return input }
-            guard let display = settings.display else {
-                throw NodeError(ComputerError.unavailable, "no X display: set capabilities.computer.display")
-            }
-            let opened = try XTestInput(name: display)
+            let opened = try openInput()
             input = opened
             return opened
         }

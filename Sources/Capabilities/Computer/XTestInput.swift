@@ -50,14 +50,6 @@ final class XTestInput: @unchecked Sendable {
         XFlush(display)
     }
 
-    func click(_ b: UInt32, count: Int) {
-        for i in 0..<count {
-            button(b, down: true)
-            button(b, down: false)
-            if i < count - 1 { usleep(40_000) }  // inside every toolkit's double-click time
-        }
-    }
-
     // MARK: keyboard
 
     /// The keycode that produces `keysym`, and whether Shift is needed for it; a spare keycode

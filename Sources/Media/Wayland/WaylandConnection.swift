@@ -43,6 +43,11 @@ public final class WaylandConnection {
     /// ext_idle_notifier_v1 (newer compositors) and org_kde_kwin_idle (sway 1.7): presence.
     public private(set) var idleNotifier: OpaquePointer?
     public private(set) var kdeIdle: OpaquePointer?
+    /// Input injection for computer.act: wlroots' virtual pointer (v2 binds a pointer to an output)
+    /// and the virtual keyboard.
+    public private(set) var virtualPointerManager: OpaquePointer?
+    public private(set) var virtualPointerVersion: UInt32 = 0
+    public private(set) var virtualKeyboardManager: OpaquePointer?
 
     /// `socket`: a name in $XDG_RUNTIME_DIR ("wayland-1") or an absolute path.
     public init(socket: String, unavailableCode: String = "SCREEN_UNAVAILABLE") throws(NodeError) {
@@ -67,6 +72,8 @@ public final class WaylandConnection {
         if let xdgOutputManager { zxdg_output_manager_v1_destroy(xdgOutputManager) }
         if let shm { wl_proxy_destroy(shm) }
         if let idleNotifier { ext_idle_notifier_v1_destroy(idleNotifier) }
+        if let virtualPointerManager { zwlr_virtual_pointer_manager_v1_destroy(virtualPointerManager) }
+        if let virtualKeyboardManager { wl_proxy_destroy(virtualKeyboardManager) }
         if let kdeIdle { wl_proxy_destroy(kdeIdle) }
         if let seat { wl_proxy_destroy(seat) }
         wl_proxy_destroy(registry)
@@ -144,6 +151,11 @@ public final class WaylandConnection {
             idleNotifier = bind(name, ocn_idle_notifier_interface(), 1)
         case "org_kde_kwin_idle":
             kdeIdle = bind(name, ocn_kde_idle_interface(), 1)
+        case "zwlr_virtual_pointer_manager_v1":
+            virtualPointerVersion = min(version, 2)
+            virtualPointerManager = bind(name, ocn_virtual_pointer_manager_interface(), virtualPointerVersion)
+        case "zwp_virtual_keyboard_manager_v1":
+            virtualKeyboardManager = bind(name, ocn_virtual_keyboard_manager_interface(), 1)
         case "zwlr_screencopy_manager_v1":
             screencopyVersion = min(version, 3)
             screencopy = bind(name, ocn_screencopy_manager_interface(), screencopyVersion)

@@ -1,0 +1,49 @@
+import CXTest
+import Glibc
+import Kit
+import Support
+
+/// A screen computer.act can aim at: what screen.snapshot's displayFrameId was derived from, its
+/// size in pixels, and the backend's own handle for it.
+struct InputTarget {
+    let identity: String
+    let width: Int
+    let height: Int
+    let label: String
+    /// XTest: the X11 target; Wayland: the index among the compositor's outputs.
+    let handle: Any
+}
+
+/// What computer.act needs from an input backend: XTest on an X11 display, or the virtual pointer
+/// and keyboard of a wlroots compositor. One action at a time, under `lock`.
+protocol ComputerInput: AnyObject, Sendable {
+    var lock: Lock { get }
+    /// The screen `screenIndex`, as it is now.
+    func target(screenIndex: Int) throws(NodeError) -> InputTarget
+    /// Moves the pointer to (x, y) in the target's pixels.
+    func move(to target: InputTarget, x: Int, y: Int) throws(NodeError)
+    /// Buttons 1 left, 2 middle, 3 right.
+    func button(_ b: UInt32, down: Bool)
+    var heldButtons: [UInt32] { get }
+    /// `amount` notches up, down, left or right.
+    func scroll(_ direction: String, amount: Int)
+    /// Holds the modifier keys down (true) or lets them go.
+    func modifiers(_ mods: [KeySym], down: Bool) throws(NodeError)
+    /// Types the text, any Unicode, as key presses.
+    func type(_ text: String) throws(NodeError)
+    /// One key with modifiers, held for `holdMs` when given.
+    func combo(_ mods: [KeySym], key: KeySym, holdMs: Int?) throws(NodeError)
+    /// Releases every key and button held down (end of an execution, shutdown).
+    func releaseAll()
+    func sync()
+}
+
+extension ComputerInput {
+    func click(_ b: UInt32, count: Int) {
+        for i in 0..<count {
+            button(b, down: true)
+            button(b, down: false)
+            if i < count - 1 { usleep(40_000) }  // inside every toolkit's double-click time
+        }
+    }
+}
