@@ -15,7 +15,8 @@ import Testing
         let dir: String
         let config: String
         var vars: [String: String] {
-            ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "XDG_CONFIG_HOME": dir + "/xdg"]
+            ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "XDG_CONFIG_HOME": dir + "/xdg",
+             "TMPDIR": NSTemporaryDirectory()]
         }
         init(_ body: String = "") {
             dir = TestPaths.tempDir("cli")

@@ -38,7 +38,7 @@ struct FakeCamera {
         let text = "{ node: { stateDir: '\(dir)/state' }, presence: { mode: 'always' }, capabilities: { camera: { \(camera) } } }"
         _ = FileManager.default.createFile(atPath: dir + "/config.json5", contents: Data(text.utf8))
         var e = ["LD_PRELOAD": try Self.library.get(), "OCN_FAKE_V4L2": "\(dir)/dev/video0:\(formats):\(sizes)",
-                 "OPENCLAW_NODE_CAMERA_DIR": dir + "/dev", "HOME": dir,
+                 "OPENCLAW_NODE_CAMERA_DIR": dir + "/dev", "HOME": dir, "TMPDIR": NSTemporaryDirectory(),
                  // No microphone unless a test brings one (FakeMicrophone): camera.clip records
                  // audio by default, and the machine's own "default" PCM must not leak in.
                  "OPENCLAW_NODE_AUDIO_DEVICE": "ocn-no-such-mic",

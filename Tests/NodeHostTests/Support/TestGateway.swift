@@ -123,7 +123,9 @@ final class NodeUnderTest: @unchecked Sendable {
     }
 
     var env: [String: String] {
-        ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "OPENCLAW_NODE_LOG": "debug"]
+        // TMPDIR: what the node and its children (Chromium, libpulse) leave there goes with the run's.
+        ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "OPENCLAW_NODE_LOG": "debug",
+         "TMPDIR": NSTemporaryDirectory()]
             .merging(extraEnv) { _, new in new }
     }
 
