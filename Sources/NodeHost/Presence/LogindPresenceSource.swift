@@ -131,27 +131,23 @@ public enum PresenceSources {
     public static func make(_ config: NodeConfig.Presence) -> any PresenceSource {
         switch config.mode {
         case .auto: return LogindPresenceSource()
-        case .x11:
-            // Xlib lives in the X11 helper library, loaded only for this mode.
-            switch BundleLoader.load("x11") {
-            case .success(let exports):
-                if let make = exports.presenceSource { return make(config) }
-                return FixedPresenceSource(.background, reason: "libopenclaw-x11.so provides no presence source")
-            case .failure(let f):
-                return FixedPresenceSource(.background, reason: "presence.mode is x11, but \(f.description)")
-            }
-        case .wayland:
-            // libwayland-client lives in the Wayland helper library, loaded only for this mode.
-            switch BundleLoader.load("wayland") {
-            case .success(let exports):
-                if let make = exports.presenceSource { return make(config) }
-                return FixedPresenceSource(.background, reason: "libopenclaw-wayland.so provides no presence source")
-            case .failure(let f):
-                return FixedPresenceSource(.background, reason: "presence.mode is wayland, but \(f.description)")
-            }
+        // Xlib and libwayland-client live in helper libraries, loaded only for these modes.
+        case .x11: return fromHelper("x11", config)
+        case .wayland: return fromHelper("wayland", config)
         case .always: return FixedPresenceSource(.foreground, reason: "presence.mode is always")
         case .never: return FixedPresenceSource(.background, reason: "presence.mode is never")
         case .manual: return FixedPresenceSource(.foreground, reason: "presence.mode is manual (default foreground)")
+        }
+    }
+
+    /// The presence source of helper library `name` (libopenclaw-<name>.so), whose name is the mode's.
+    private static func fromHelper(_ name: String, _ config: NodeConfig.Presence) -> any PresenceSource {
+        switch BundleLoader.load(name) {
+        case .success(let exports):
+            if let make = exports.presenceSource { return make(config) }
+            return FixedPresenceSource(.background, reason: "\(BundleLoader.fileName(name)) provides no presence source")
+        case .failure(let f):
+            return FixedPresenceSource(.background, reason: "presence.mode is \(name), but \(f.description)")
         }
     }
 }
