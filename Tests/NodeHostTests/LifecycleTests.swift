@@ -49,6 +49,21 @@ import Testing
         }
     }
 
+    /// A SIGTERM while the daemon is still starting (systemctl stop right after start) is held
+    /// until it is up, then stops it cleanly: exit 0, not death by the signal (143).
+    @Test func sigtermDuringStartUpStopsCleanly() throws {
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }",
+                                 extra: "plugins: { dirs: ['\(PluginTests.testPlugins)'], entries: { 'behave-slowstart': { enabled: true } } }")
+        defer { node.cleanup() }
+        try node.start()
+        // The plugin takes 2 s to say hello, so the daemon is mid-start-up for that long.
+        #expect(waitUntil(timeout: 20) { node.log.contains("started") && node.log.contains("behave-slowstart") }, "\(node.log)")
+        let daemon = try #require(node.process)
+        kill(daemon.pid, SIGTERM)
+        #expect(daemon.stop() == 0, "\(daemon.log.suffix(1500))")
+        #expect(daemon.log.contains("received SIGTERM; stopping"), "\(daemon.log.suffix(1500))")
+    }
+
     @Test func daemonStartsTheGpsdWatchAndThePlugin() throws {
         let gpsd = try Listener()
         let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }",

@@ -19,7 +19,9 @@ public enum Daemon {
         // with glibc's default (8 per core) the memory a large result freed stayed behind in each
         // new arena: measured +7 MiB RSS per 100 MB system.run, without bound; with 2, flat.
         _ = cmalloc_limit_arenas(Int32(max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-        // SIGHUP's default action ends the process: take it over before anything can send one.
+        // The default actions of these signals end the process: take them over before anything
+        // can send one (a SIGTERM during start-up then stops the node cleanly once it is up).
+        let stopSignal = SignalLatch([SIGTERM, SIGINT])
         let reloads = SignalWaiter.stream(for: SIGHUP)
         let log = Logger(component: "node")
         let runtime = try await NodeRuntime(config: config, capabilities: try makeCapabilities(config), daemon: true)
@@ -119,7 +121,7 @@ public enum Daemon {
             }
         }
 
-        let signal = await SignalWaiter.wait(for: [SIGTERM, SIGINT])
+        let signal = await stopSignal.wait()
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
         service.notify("STOPPING=1\nSTATUS=stopping")
         reloader.cancel()

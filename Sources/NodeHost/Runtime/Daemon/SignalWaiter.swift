@@ -8,26 +8,51 @@ import Registry
 import Store
 import Support
 
-/// Suspends until one of the signals arrives (handled on a dispatch queue, not in a signal handler).
-enum SignalWaiter {
-    static func wait(for signals: [Int32]) async -> Int32 {
+/// The first of some signals, caught from the moment this is made (handled on a dispatch queue,
+/// not in a signal handler): a SIGTERM during start-up is kept and answered once the daemon
+/// waits for it, instead of killing the process half-started.
+final class SignalLatch: @unchecked Sendable {
+    private let lock = Lock()
+    private var fired: Int32?
+    private var waiter: CheckedContinuation<Int32, Never>?
+
+    init(_ signals: [Int32]) {
+        let queue = DispatchQueue(label: "signals")
+        var sources: [DispatchSourceSignal] = []
+        for s in signals {
+            Glibc.signal(s, SIG_IGN)
+            let src = DispatchSource.makeSignalSource(signal: s, queue: queue)
+            src.setEventHandler { [weak self] in self?.fire(s) }
+            src.resume()
+            sources.append(src)
+        }
+        SignalSources.keep(sources)
+    }
+
+    private func fire(_ s: Int32) {
+        let w: CheckedContinuation<Int32, Never>? = lock.withLock {
+            guard fired == nil else { return nil }
+            fired = s
+            defer { waiter = nil }
+            return waiter
+        }
+        w?.resume(returning: s)
+    }
+
+    /// The first signal that arrived, waiting for one if none has yet.
+    func wait() async -> Int32 {
         await withCheckedContinuation { (c: CheckedContinuation<Int32, Never>) in
-            let once = OnceFlag()
-            let queue = DispatchQueue(label: "signals")
-            var sources: [DispatchSourceSignal] = []
-            for s in signals {
-                Glibc.signal(s, SIG_IGN)
-                let src = DispatchSource.makeSignalSource(signal: s, queue: queue)
-                src.setEventHandler {
-                    if once.claim() { c.resume(returning: s) }
-                }
-                src.resume()
-                sources.append(src)
+            let already: Int32? = lock.withLock {
+                if let fired { return fired }
+                waiter = c
+                return nil
             }
-            SignalSources.keep(sources)
+            if let already { c.resume(returning: already) }
         }
     }
 }
+
+enum SignalWaiter {}
 
 extension SignalWaiter {
     /// Every arrival of `signal`, from now on (SIGHUP → reload). The signal is ignored as a
@@ -49,8 +74,4 @@ enum SignalSources {
     static func keep(_ s: [DispatchSourceSignal]) { held += s }
 }
 
-final class OnceFlag: @unchecked Sendable {
-    private let lock = Lock()
-    private var done = false
-    func claim() -> Bool { lock.withLock { if done { return false }; done = true; return true } }
-}
+
