@@ -13,6 +13,12 @@ enum Chaos {
         full ? fullSize : min(fullSize, small * scale)
     }
 
+    /// SQLite's own `PRAGMA integrity_check` of a database file, from another process ("ok" when intact).
+    static func integrityCheck(_ db: String) throws -> String {
+        let r = try runProcess("/usr/bin/python3", ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])", db])
+        return (r.stdout + r.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Writes `<OPENCLAW_CHAOS_OUT>/<scenario>.json` for scripts/chaos's table.
     static func report(_ scenario: String, _ figures: [String: JSONValue]) {
         guard let dir = ProcessInfo.processInfo.environment["OPENCLAW_CHAOS_OUT"] else { return }
