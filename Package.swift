@@ -51,13 +51,15 @@ let package = Package(
         // Offline speech recognition for talk (pocketsphinx 0.8 and Debian's en-US model).
         .systemLibrary(name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
                        providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev", "pocketsphinx-en-us"])]),
+        // MP3 speech from the gateway's talk.speak: libmpg123's header only (dlopen'ed on first use).
+        .systemLibrary(name: "CMPG123", path: "Sources/CMPG123", providers: [.apt(["libmpg123-dev"])]),
 
         .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera"),
         .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location"),
         .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland],
                 path: "Sources/Capabilities/Screen"),
         // Talk: push-to-talk with on-device recognition (pocketsphinx) and the ALSA microphone.
-        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak"], path: "Sources/Capabilities/Talk"),
+        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak", "CMPG123"], path: "Sources/Capabilities/Talk"),
         .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
         // system.run with exec approvals: POSIX only, no libraries of its own.
         .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System"),
