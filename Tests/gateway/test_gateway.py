@@ -10,12 +10,21 @@ Talks to the test over stdio, one JSON object per line.
   stdout: {"event": "listening", "port": N, "fingerprint": hex|null} first, then events such as
           connect, pairing_requested, hello, invoke_result, node_event, schema_error, disconnect.
   stdin:  {"cmd": "approve", "requestId": id} | {"cmd": "approve_all"} | {"cmd": "reject", "requestId": id}
+          {"cmd": "chat_reply", "text": s} (the agent's reply to chat.send)
+          {"cmd": "speak", "audioFile": path, "outputFormat"?, "mimeType"?, "fileExtension"?} |
+          {"cmd": "speak", "error": {"reason": r, "fallbackEligible": b}} (what talk.speak returns)
           {"cmd": "invoke", "id": id, "command": c, "paramsJSON": s|null, "timeoutMs": n}
           {"cmd": "cancel", "id": id} | {"cmd": "raw", "text": s} | {"cmd": "close", "code": n}
           {"cmd": "shutdown", "restartExpectedMs": n} | {"cmd": "revoke_tokens"} | {"cmd": "stats"}
           {"cmd": "bench", "command": c, "paramsJSON": s|null, "n": n, "concurrency": n, "seconds": s}
-State (paired devices, device tokens, pending requests) persists in --state so a restarted
-gateway remembers them, like the real one.
+State (paired devices and their roles, device tokens per role, pending requests) persists in
+--state so a restarted gateway remembers them, like the real one.
+
+Roles: a device pairs as "node"; the same key may connect as "operator" too, which needs its own
+approval ("role-upgrade", or --auto-approve-operator as a loopback gateway does silently) and gets
+its own token. Operator sessions may call chat.send and talk.speak and receive every chat event;
+node sessions may not. --bootstrap-operator makes a setup-code bootstrap hand over an operator
+token too (hello-ok.auth.deviceTokens).
 """
 import argparse, asyncio, base64, hashlib, json, os, secrets, ssl, sys, time
 import websockets
@@ -43,7 +52,8 @@ class Schema:
         defs = self.doc["definitions"]
         self.frame = jsonschema.Draft7Validator({"oneOf": self.doc["oneOf"], "definitions": defs})
         self.by_name = {}
-        for name in ("ConnectParams", "NodeInvokeResultParams", "NodeEventParams", "NodePresenceAlivePayload"):
+        for name in ("ConnectParams", "NodeInvokeResultParams", "NodeEventParams", "NodePresenceAlivePayload",
+                     "ChatSendParams", "TalkSpeakParams"):
             if name in defs:
                 self.by_name[name] = jsonschema.Draft7Validator({"$ref": "#/definitions/" + name, "definitions": defs})
 
@@ -52,7 +62,7 @@ class Schema:
         if frame.get("type") == "req":
             method = frame.get("method")
             name = {"connect": "ConnectParams", "node.invoke.result": "NodeInvokeResultParams",
-                    "node.event": "NodeEventParams"}.get(method)
+                    "node.event": "NodeEventParams", "chat.send": "ChatSendParams", "talk.speak": "TalkSpeakParams"}.get(method)
             if name:
                 errs += ["%s: %s" % (name, e.message) for e in self.by_name[name].iter_errors(frame.get("params"))]
             if method == "node.event" and isinstance(frame.get("params"), dict) \
@@ -69,9 +79,9 @@ class Schema:
 class State:
     def __init__(self, path):
         self.path = path
-        self.paired = {}      # deviceId -> {"publicKey", "platform", "deviceFamily"}
-        self.tokens = {}      # deviceId -> device token
-        self.pending = {}     # requestId -> {"deviceId", "publicKey", "platform", "deviceFamily"}
+        self.paired = {}      # deviceId -> {"publicKey", "platform", "deviceFamily", "roles"}
+        self.tokens = {}      # deviceId (node) or deviceId|operator -> device token
+        self.pending = {}     # requestId -> {"deviceId", "publicKey", "platform", "deviceFamily", "role"}
         if path and os.path.exists(path):
             with open(path) as f:
                 d = json.load(f)
@@ -105,7 +115,10 @@ class Gateway:
         self.args = args
         self.schema = Schema(args.schema)
         self.state = State(args.state)
-        self.sessions = {}        # deviceId -> ws
+        self.sessions = {}        # deviceId -> ws (node sessions)
+        self.operators = {}       # deviceId -> ws (operator sessions)
+        self.chat_reply = "The robot will go forward ten meters."
+        self.speak = {"error": {"reason": "talk_unconfigured", "fallbackEligible": True}}
         self.previous_tokens = {} # deviceId -> the token issued before the current one (--rotate-tokens)
         self.pending_invokes = {}
         self.waiters = {}         # invoke id -> future (benchmark)
@@ -143,18 +156,20 @@ class Gateway:
             device_id = await self.handshake(ws, raw, nonce)
             if device_id is None:
                 return
+            role = "operator" if self.operators.get(device_id) is ws else "node"
             ticker = None if self.args.silent else asyncio.ensure_future(self.tick(ws))
             try:
                 async for raw in ws:
-                    await self.frame(ws, device_id, raw)
+                    await self.frame(ws, device_id, raw, role)
             finally:
                 if ticker:
                     ticker.cancel()
         except (websockets.ConnectionClosed, asyncio.TimeoutError):
             pass
         finally:
-            if device_id and self.sessions.get(device_id) is ws:
-                del self.sessions[device_id]
+            for table in (self.sessions, self.operators):
+                if device_id and table.get(device_id) is ws:
+                    del table[device_id]
             emit({"event": "disconnect", "deviceId": device_id, "code": ws.close_code})
 
     async def handshake(self, ws, raw, nonce):
@@ -216,25 +231,30 @@ class Gateway:
             return await refuse("device signature invalid", "DEVICE_AUTH_SIGNATURE_INVALID", "device-signature")
 
         d = dev["id"]
+        role = p.get("role", "node")
+        if role not in ("node", "operator"):
+            return await refuse("unknown role", "INVALID_REQUEST", "role")
+        tkey = d if role == "node" else d + "|operator"
         issue_token = False
         if "deviceToken" in auth:
             # With --rotate-tokens the token issued just before the current one is still accepted:
             # a node stopped between our hello-ok and its own commit holds that one.
-            previous = self.previous_tokens.get(d) if self.args.rotate_tokens else None
-            if self.state.tokens.get(d) != auth["deviceToken"] and previous != auth["deviceToken"]:
+            previous = self.previous_tokens.get(tkey) if self.args.rotate_tokens else None
+            if self.state.tokens.get(tkey) != auth["deviceToken"] and previous != auth["deviceToken"]:
                 await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized: device token mismatch",
                                                {"code": "AUTH_DEVICE_TOKEN_MISMATCH", "canRetryWithDeviceToken": False,
                                                 "recommendedNextStep": "update_auth_credentials"}))
                 await ws.close(1008, "unauthorized")
                 return None
         elif "bootstrapToken" in auth:
-            if auth["bootstrapToken"] != self.args.bootstrap or self.args.bootstrap_used:
+            if role != "node" or auth["bootstrapToken"] != self.args.bootstrap or self.args.bootstrap_used:
                 await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized: bootstrap token invalid",
                                                {"code": "AUTH_BOOTSTRAP_TOKEN_INVALID"}))
                 await ws.close(1008, "unauthorized")
                 return None
             self.args.bootstrap_used = True
-            self.state.paired[d] = {"publicKey": dev["publicKey"], "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily")}
+            self.state.paired[d] = {"publicKey": dev["publicKey"], "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily"),
+                                    "roles": ["node", "operator"] if self.args.bootstrap_operator else ["node"]}
             issue_token = True
         elif self.args.require_token:
             if "token" not in auth:
@@ -249,36 +269,54 @@ class Gateway:
         else:
             issue_token = True
 
-        if d not in self.state.paired:
-            if self.args.auto_approve:
-                self.state.paired[d] = {"publicKey": dev["publicKey"], "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily")}
+        roles = self.state.paired.get(d, {}).get("roles", ["node"])
+        auto = self.args.auto_approve if role == "node" else self.args.auto_approve_operator
+        if d not in self.state.paired or role not in roles:
+            if auto:
+                entry = self.state.paired.get(d) or {"publicKey": dev["publicKey"], "platform": client.get("platform"),
+                                                      "deviceFamily": client.get("deviceFamily"), "roles": []}
+                entry["roles"] = sorted(set(entry.get("roles", ["node"]) + [role]))
+                self.state.paired[d] = entry
             else:
-                req_id = next((r for r, dd in self.state.pending.items() if dd["deviceId"] == d), None) or ("req-" + secrets.token_hex(6))
-                self.state.pending[req_id] = {"deviceId": d, "publicKey": dev["publicKey"],
+                upgrade = d in self.state.paired
+                req_id = next((r for r, dd in self.state.pending.items() if dd["deviceId"] == d and dd.get("role", "node") == role), None) \
+                    or ("req-" + secrets.token_hex(6))
+                self.state.pending[req_id] = {"deviceId": d, "publicKey": dev["publicKey"], "role": role,
                                               "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily")}
                 self.state.save()
-                emit({"event": "pairing_requested", "requestId": req_id, "deviceId": d})
-                details = {"code": "PAIRING_REQUIRED", "reason": "not-paired", "requestId": req_id,
+                emit({"event": "pairing_requested", "requestId": req_id, "deviceId": d, "role": role})
+                details = {"code": "PAIRING_REQUIRED", "reason": "role-upgrade" if upgrade else "not-paired", "requestId": req_id,
                            "remediationHint": "Approve this device from the pending pairing requests.",
-                           "recommendedNextStep": "wait_then_retry", "retryable": True, "pauseReconnect": False,
-                           "deviceId": d, "requestedRole": "node", "requestedScopes": []}
+                           "deviceId": d, "requestedRole": role, "requestedScopes": p.get("scopes", [])}
+                if role == "node":
+                    details.update({"recommendedNextStep": "wait_then_retry", "retryable": True, "pauseReconnect": False})
+                if upgrade:
+                    details["approvedRoles"] = roles
+                message = "pairing required: device is asking for a higher role than currently approved" if upgrade \
+                    else "pairing required: device is not approved yet"
                 await self.send(ws, {"type": "res", "id": rid, "ok": False,
-                                     "error": {"code": "NOT_PAIRED", "message": "pairing required: device is not approved yet", "details": details}})
-                await ws.close(1008, "pairing required: not-paired (requestId: %s)" % req_id)
+                                     "error": {"code": "NOT_PAIRED", "message": message, "details": details}})
+                await ws.close(1008, "pairing required: %s (requestId: %s)" % (details["reason"], req_id))
                 return None
         if self.state.paired[d]["publicKey"] != dev["publicKey"]:
             return await refuse("device identity mismatch", "DEVICE_AUTH_DEVICE_ID_MISMATCH", "device-id-mismatch")
 
-        auth_out = {"role": "node", "scopes": []}
-        if issue_token or d not in self.state.tokens or self.args.rotate_tokens:
-            if d in self.state.tokens:
-                self.previous_tokens[d] = self.state.tokens[d]
-            self.state.tokens[d] = "devtok-" + secrets.token_urlsafe(18)
-            auth_out["deviceToken"] = self.state.tokens[d]
+        auth_out = {"role": role, "scopes": p.get("scopes", []) if role == "operator" else []}
+        if issue_token or tkey not in self.state.tokens or self.args.rotate_tokens:
+            if tkey in self.state.tokens:
+                self.previous_tokens[tkey] = self.state.tokens[tkey]
+            self.state.tokens[tkey] = "devtok-" + secrets.token_urlsafe(18)
+            auth_out["deviceToken"] = self.state.tokens[tkey]
             auth_out["issuedAtMs"] = int(time.time() * 1000)
+        if "bootstrapToken" in auth and self.args.bootstrap_operator:
+            self.state.tokens[d + "|operator"] = "optok-" + secrets.token_urlsafe(18)
+            auth_out["deviceTokens"] = [{"deviceToken": self.state.tokens[d + "|operator"], "role": "operator",
+                                         "scopes": ["operator.approvals", "operator.read", "operator.talk.secrets", "operator.write"],
+                                         "issuedAtMs": int(time.time() * 1000)}]
         self.state.save()
-        old = self.sessions.get(d)
-        self.sessions[d] = ws
+        table = self.sessions if role == "node" else self.operators
+        old = table.get(d)
+        table[d] = ws
         if old is not None and old is not ws:
             await old.close(1000, "replaced by a newer connection")
         hello = {"type": "hello-ok", "protocol": 4, "server": {"version": "test-gateway", "connId": secrets.token_hex(4)},
@@ -290,7 +328,8 @@ class Gateway:
         if self.args.canvas_host:
             hello["canvasHostUrl"] = self.args.canvas_host
         await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": hello})
-        emit({"event": "hello", "deviceId": d, "sigVersion": version, "auth": sorted(auth.keys()), "issuedToken": "deviceToken" in auth_out})
+        emit({"event": "hello", "deviceId": d, "role": role, "sigVersion": version, "auth": sorted(auth.keys()),
+              "issuedToken": "deviceToken" in auth_out})
         return d
 
     async def invoke_once(self, ws, device_id, command, n, params_json=None):
@@ -341,7 +380,7 @@ class Gateway:
             await asyncio.sleep(self.args.tick_ms / 1000)
             await self.send(ws, {"type": "event", "event": "tick", "payload": {"ts": int(time.time() * 1000)}})
 
-    async def frame(self, ws, device_id, raw):
+    async def frame(self, ws, device_id, raw, role="node"):
         self.counts["frames"] += 1
         try:
             frame = json.loads(raw)
@@ -354,6 +393,9 @@ class Gateway:
         if frame["type"] != "req":
             return
         method, params, rid = frame["method"], frame.get("params") or {}, frame["id"]
+        if role == "operator":
+            await self.operator_frame(ws, method, params, rid)
+            return
         if method == "node.invoke.result":
             self.counts["invoke_results"] += 1
             if params.get("nodeId") != device_id:
@@ -385,6 +427,46 @@ class Gateway:
         else:
             await self.send(ws, self.error(rid, "INVALID_REQUEST", "unauthorized role: node"))
 
+    async def operator_frame(self, ws, method, params, rid):
+        """chat.send starts a run whose reply is broadcast to every operator session as chat
+        events (after another session's, which the node must ignore); talk.speak answers as set."""
+        if method == "chat.send":
+            emit({"event": "chat_send", "params": params})
+            run = params["idempotencyKey"]
+            await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"runId": run, "status": "started"}})
+            asyncio.ensure_future(self.reply(run, params["sessionKey"]))
+        elif method == "talk.speak":
+            emit({"event": "talk_speak", "params": params})
+            if "error" in self.speak:
+                e = self.speak["error"]
+                await self.send(ws, self.error(rid, "UNAVAILABLE", "talk.speak unavailable: %s" % e.get("reason"), e))
+                return
+            with open(self.speak["audioFile"], "rb") as f:
+                audio = base64.b64encode(f.read()).decode()
+            result = {"audioBase64": audio, "provider": "test"}
+            for k in ("outputFormat", "mimeType", "fileExtension"):
+                if self.speak.get(k):
+                    result[k] = self.speak[k]
+            await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": result})
+        else:
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "unknown method for this test gateway: %s" % method))
+
+    async def reply(self, run, session_key):
+        def chat(run_id, key, seq, state, text):
+            return {"type": "event", "event": "chat", "payload": {
+                "runId": run_id, "sessionKey": key, "seq": seq, "state": state,
+                "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}}
+        frames = [chat("other-run", "agent:other:main", 1, "final", "Not for this node."),
+                  chat(run, session_key, 1, "delta", self.chat_reply[:9]),
+                  chat(run, session_key, 2, "final", self.chat_reply)]
+        for f in frames:
+            await asyncio.sleep(0.1)
+            for ws in list(self.operators.values()):
+                try:
+                    await self.send(ws, f)
+                except websockets.ConnectionClosed:
+                    pass
+
     async def command(self, line):
         c = json.loads(line)
         cmd = c["cmd"]
@@ -393,7 +475,9 @@ class Gateway:
             for r in ids:
                 req = self.state.pending.pop(r, None)
                 if req and cmd != "reject":
-                    self.state.paired[req["deviceId"]] = {k: req[k] for k in ("publicKey", "platform", "deviceFamily")}
+                    entry = self.state.paired.get(req["deviceId"]) or {k: req[k] for k in ("publicKey", "platform", "deviceFamily")}
+                    entry["roles"] = sorted(set(entry.get("roles", ["node"] if req["deviceId"] in self.state.paired else []) + [req.get("role", "node")]))
+                    self.state.paired[req["deviceId"]] = entry
             self.state.save()
             emit({"event": "approved" if cmd != "reject" else "rejected", "requestIds": ids})
         elif cmd == "invoke":
@@ -422,6 +506,11 @@ class Gateway:
             self.state.tokens.clear()
             self.state.save()
             emit({"event": "tokens_revoked"})
+        elif cmd == "chat_reply":
+            self.chat_reply = c["text"]
+        elif cmd == "speak":
+            self.speak = c
+            emit({"event": "speak_set"})
         elif cmd == "bench":
             await self.bench(c)
         elif cmd == "stats":
@@ -438,6 +527,8 @@ async def main():
     ap.add_argument("--max-payload", type=int, default=25 * 1024 * 1024)
     ap.add_argument("--cert"); ap.add_argument("--key")
     ap.add_argument("--auto-approve", action="store_true")
+    ap.add_argument("--auto-approve-operator", action="store_true", help="approve operator sessions silently (a loopback gateway)")
+    ap.add_argument("--bootstrap-operator", action="store_true", help="a bootstrap also hands over an operator token")
     ap.add_argument("--rotate-tokens", action="store_true", help="issue a new device token at every hello")
     ap.add_argument("--reject-v3", action="store_true", help="verify only v2 signatures (an older gateway)")
     ap.add_argument("--require-token")

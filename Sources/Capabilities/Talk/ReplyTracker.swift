@@ -4,7 +4,8 @@ import Support
 /// Follows the agent's reply to a transcript the way Android's VoiceWakeReplyTracker does: armed on
 /// a session right after voice.transcript, it adopts the first run seen on that session, and its
 /// `final` chat event carries the text to speak; `aborted` or `error` end it silently, and it
-/// gives up after 90 s.
+/// gives up after 90 s. After chat.send the run is known from the ack and only it is followed (an
+/// operator session sees every session's chat events).
 final class ReplyTracker: @unchecked Sendable {
     static let timeout: Duration = .seconds(90)
 
@@ -17,7 +18,9 @@ final class ReplyTracker: @unchecked Sendable {
     private let lock = Lock()
     private var armed: Armed?
 
-    func arm(sessionKey: String) { lock.withLock { armed = Armed(sessionKey: sessionKey, runId: nil, until: .now + Self.timeout) } }
+    func arm(sessionKey: String, runId: String? = nil) {
+        lock.withLock { armed = Armed(sessionKey: sessionKey, runId: runId, until: .now + Self.timeout) }
+    }
 
     var isArmed: Bool { lock.withLock { armed.map { ContinuousClock.now < $0.until } ?? false } }
     var sessionKey: String? { lock.withLock { armed?.sessionKey } }

@@ -6,9 +6,10 @@ import Media
 import Support
 
 /// Push-to-talk (docs/PROTOCOL.md §6.6): talk.ptt.start/stop/cancel/once record from the
-/// microphone, recognise speech on the device (pocketsphinx), and hand the transcript to the agent
-/// with `voice.transcript` on the node connection. Results are shaped as the iOS and Android nodes
-/// return them.
+/// microphone, recognise speech on the device (pocketsphinx), and hand the transcript to the agent:
+/// with `chat.send` on the operator session when the node has one (as the iOS and Android apps
+/// do), else with `voice.transcript` on the node session. Results are shaped as the iOS and
+/// Android nodes return them.
 final class TalkCapability: Capability, @unchecked Sendable {
     let name = TalkCommands.capabilityName
     let settings: TalkSettings
@@ -18,6 +19,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
     private var link: GatewayLink?
     private let replies = ReplyTracker()
     private let speaker: AudioPlayback
+    private let voice: ReplySpeaker
     private var wake: VoiceWake!
     /// voicewake.routing.changed: trigger phrase → session key.
     private var routes: [String: String] = [:]
@@ -25,10 +27,16 @@ final class TalkCapability: Capability, @unchecked Sendable {
     init(settings: TalkSettings, stateDir: String) {
         self.settings = settings
         speaker = AudioPlayback(device: settings.playbackDevice)
+        voice = ReplySpeaker(settings: settings, speaker: speaker)
         wake = VoiceWake(settings: settings, keywordFile: stateDir + "/voice-wake-phrases.txt") { [weak self] trigger, transcript in
             await self?.wakeCommand(trigger: trigger, transcript: transcript)
         }
     }
+
+    /// `capabilities.talk.operator: true` asks for an operator session even without a token (the
+    /// gateway then asks an operator to approve the device as one); otherwise a token a setup code
+    /// handed over is used when there is one.
+    var operatorSessionUse: OperatorSessionUse { settings.operatorSession ? .always : .whenTokenHeld }
 
     /// Advertised while voice wake is on and its recognizer is loaded.
     var extraCaps: [String] { settings.voiceWake && lock.withLock({ ptt != nil }) ? ["voiceWake"] : [] }
@@ -40,7 +48,9 @@ final class TalkCapability: Capability, @unchecked Sendable {
     func gatewayEvent(_ name: String, _ payload: JSONValue) async {
         switch name {
         case "chat":
-            if let text = replies.handle(payload) { await speak(text, why: "the agent's reply") }
+            if let text = replies.handle(payload) {
+                await voice.speak(text, why: "the agent's reply", operatorSession: lock.withLock { link }?.operatorSession)
+            }
         case "voicewake.changed":
             wake.setTriggers(payload["triggers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         case "voicewake.routing.changed":
@@ -212,11 +222,24 @@ final class TalkCapability: Capability, @unchecked Sendable {
         return ["captureId": .string(id), "transcript": .string(transcript), "status": .string(status)]
     }
 
-    /// Sends `text` to the agent as voice.transcript and follows the reply to speak it: "queued",
-    /// or "offline" when there is no connection to send it on. `sessionKey` nil = the main session.
+    /// Sends `text` to the agent and follows the reply to speak it: "queued", or "offline" when
+    /// there is no connection to send it on. `sessionKey` nil = the main session.
     private func handOver(_ text: String, eventId: String, sessionKey: String?) async -> String {
-        guard let link = lock.withLock({ self.link }), await link.isConnected() else { return "offline" }
+        guard let link = lock.withLock({ self.link }) else { return "offline" }
         let key = sessionKey ?? link.mainSessionKey ?? "main"
+        // The apps' way: chat.send on the operator session; the ack names the run to follow.
+        if await link.operatorSession.isConnected() {
+            let params: JSONValue = ["sessionKey": .string(key), "message": .string(text), "idempotencyKey": .string(eventId)]
+            switch await link.operatorSession.call("chat.send", params, .seconds(10)) {
+            case .success(let ack):
+                replies.arm(sessionKey: key, runId: ack["runId"]?.stringValue ?? eventId)
+                log.debug("chat.send: run \(ack["runId"]?.stringValue ?? eventId) \(ack["status"]?.stringValue ?? "")")
+                return "queued"
+            case .failure(let e):
+                log.warn("chat.send on the operator session failed (\(e)); handing the transcript over on the node session")
+            }
+        }
+        guard await link.isConnected() else { return "offline" }
         let payload: JSONValue = ["text": .string(text), "sessionKey": .string(key), "eventId": .string(eventId)]
         guard await link.sendEvent("voice.transcript", payload) else { return "offline" }
         // Follow the reply on that session and speak it when it is final.
@@ -229,33 +252,8 @@ final class TalkCapability: Capability, @unchecked Sendable {
     /// `speak` is false.
     func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let id = UUID().uuidString.lowercased()
-        if p.speak != false {
-            let text = p.text ?? ""
-            let voice = settings.voice
-            let audio = try await Self.blocking { () throws(NodeError) in try EspeakVoice.synthesize(text, voice: voice) }
-            let speaker = self.speaker
-            Task { [log] in
-                do throws(NodeError) { try await Self.blocking { () throws(NodeError) in
-                    do throws(AudioPlayback.Failure) { try speaker.play(audio.samples, sampleRate: audio.sampleRate) } catch { throw NodeError.unavailable(error.description) }
-                } } catch { log.warn("chat.push not spoken: \(error.message)") }
-            }
-        }
+        if p.speak != false { try await voice.speakLocally(p.text ?? "") }
         return ["messageId": .string(id)]
-    }
-
-    /// Speaks `text` with the device's voice (espeak-ng) on the playback device.
-    private func speak(_ text: String, why: String) async {
-        let voice = settings.voice, speaker = self.speaker
-        do throws(NodeError) {
-            let seconds = try await Self.blocking { () throws(NodeError) -> Double in
-                let audio = try EspeakVoice.synthesize(text, voice: voice)
-                do throws(AudioPlayback.Failure) { try speaker.play(audio.samples, sampleRate: audio.sampleRate) } catch { throw NodeError.unavailable(error.description) }
-                return Double(audio.samples.count) / Double(audio.sampleRate)
-            }
-            log.info("spoke \(why): \(text.count) characters, \((seconds).fixed(1)) s")
-        } catch {
-            log.warn("could not speak \(why): \(error.message)")
-        }
     }
 
     /// Opening and closing ALSA devices blocks for up to ~100 ms: off the cooperative pool.

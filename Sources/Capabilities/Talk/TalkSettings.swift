@@ -13,6 +13,8 @@ struct TalkSettings: Sendable {
     var voice = "en"
     /// capabilities.talk.voiceWake.enabled: listen for the gateway's trigger phrases.
     var voiceWake = false
+    /// capabilities.talk.operator: ask the gateway for an operator session (chat.send, talk.speak).
+    var operatorSession = false
 
     init() {}
 
@@ -22,6 +24,7 @@ struct TalkSettings: Sendable {
         playbackDevice = section.string("playbackDevice") ?? "default"
         voice = section.string("voice") ?? "en"
         voiceWake = section.settings["voiceWake"]?["enabled"]?.boolValue ?? false
+        operatorSession = section.bool("operator") ?? false
     }
 
     static let configFields: [ConfigField] = [
@@ -30,6 +33,10 @@ struct TalkSettings: Sendable {
                     "the pocketsphinx model directory (Debian: pocketsphinx-en-us)"),
         ConfigField("playbackDevice", .string, default: "\"default\"", "the ALSA device replies are spoken on (aplay -L lists them)"),
         ConfigField("voice", .string, default: "\"en\"", "the espeak-ng voice for replies spoken on the device (espeak-ng --voices)"),
+        ConfigField("operator", .bool, default: "false",
+                    "also connect as an operator (same device key) so transcripts go out with chat.send and replies are spoken in " +
+                    "the gateway's voice (talk.speak); the first time, approve it on the gateway: openclaw devices approve <requestId>. " +
+                    "Without it an operator token from a setup code is still used when the node holds one"),
         ConfigField("voiceWake", .object([
             ConfigField("enabled", .bool, default: "false",
                         "listen for the gateway's wake phrases while someone is at the device (English phrases only)"),

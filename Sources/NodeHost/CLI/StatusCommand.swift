@@ -34,6 +34,7 @@ enum StatusCommand {
             if let e = g.lastError { o["lastError"] = .string(e) }
             if let s = g.lastSeenMs { o["lastSeenMs"] = .number(Double(s)) }
             o["hasDeviceToken"] = .bool((try? store.deviceToken(gateway: g.gateway, role: "node")) != nil)
+            o["hasOperatorToken"] = .bool((try? store.deviceToken(gateway: g.gateway, role: "operator")) != nil)
             return .object(o)
         }
         var daemon: JSONValue = ["running": false]
@@ -64,6 +65,7 @@ enum StatusCommand {
             Out.line("Daemon:       running, pid \(daemon["pid"]?.intValue ?? 0)")
             if let p = daemon["presence"]?.stringValue { Out.line("Presence:     \(p) (\(daemon["presenceReason"]?.stringValue ?? ""))") }
             if let c = daemon["connection"]?.stringValue { Out.line("Connection:   \(c)") }
+            if let c = daemon["operatorConnection"]?.stringValue, c != "not used" { Out.line("Operator:     \(c)") }
         }
         return ExitCode.ok.rawValue
     }

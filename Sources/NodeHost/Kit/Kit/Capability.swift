@@ -57,6 +57,10 @@ public protocol Capability: Sendable {
     func gatewayEvent(_ name: String, _ payload: JSONValue) async
     /// Caps advertised besides `name` while the capability is advertised (talk: "voiceWake").
     var extraCaps: [String] { get }
+    /// Whether the daemon should also keep an operator session to the gateway for this capability
+    /// (talk: chat.send and talk.speak, which a node session may not call); reached through
+    /// `GatewayLink.operatorSession`.
+    var operatorSessionUse: OperatorSessionUse { get }
     /// Whether someone is at the device, at the daemon's start and on every change (daemon only).
     func presenceChanged(foreground: Bool) async
     /// Releases devices/processes (SIGTERM path).
@@ -91,15 +95,55 @@ public struct GatewayLink: Sendable {
     public let isConnected: @Sendable () async -> Bool
     /// Calls a gateway method (node.canvas.capability.refresh, …); nil when offline or refused.
     public let request: @Sendable (String, JSONValue) async -> JSONValue?
+    /// The operator session, when the daemon keeps one (see `Capability.wantsOperatorSession`).
+    public let operatorSession: OperatorSession
 
     public init(canvasHostUrl: String?, pluginSurfaceUrls: [String: String], mainSessionKey: String?,
                 nodeId: String, displayName: String, isConnected: @escaping @Sendable () async -> Bool,
                 request: @escaping @Sendable (String, JSONValue) async -> JSONValue? = { _, _ in nil },
+                operatorSession: OperatorSession = .none,
                 sendEvent: @escaping @Sendable (String, JSONValue) async -> Bool) {
         self.canvasHostUrl = canvasHostUrl; self.pluginSurfaceUrls = pluginSurfaceUrls
         self.mainSessionKey = mainSessionKey; self.nodeId = nodeId; self.displayName = displayName
-        self.isConnected = isConnected; self.request = request; self.sendEvent = sendEvent
+        self.isConnected = isConnected; self.request = request; self.operatorSession = operatorSession; self.sendEvent = sendEvent
     }
+}
+
+/// When a capability wants the operator session.
+public enum OperatorSessionUse: Sendable, Comparable {
+    case none
+    /// When the device already holds an operator token for the gateway (a setup code handed one over).
+    case whenTokenHeld
+    /// Always: without a token the session asks the gateway to approve the device as an operator.
+    case always
+}
+
+/// The daemon's second, `role: "operator"` connection (same device key), for the methods a node
+/// session may not call. Calls go to whichever operator session is live when they are made.
+public struct OperatorSession: Sendable {
+    /// Whether an operator session is connected right now.
+    public let isConnected: @Sendable () async -> Bool
+    /// Calls a method on it: the reply payload, or the gateway's error (code UNAVAILABLE when
+    /// there is no operator session).
+    public let call: @Sendable (_ method: String, _ params: JSONValue, _ timeout: Duration) async -> Result<JSONValue, GatewayCallError>
+
+    public init(isConnected: @escaping @Sendable () async -> Bool,
+                call: @escaping @Sendable (String, JSONValue, Duration) async -> Result<JSONValue, GatewayCallError>) {
+        self.isConnected = isConnected; self.call = call
+    }
+
+    public static let none = OperatorSession(isConnected: { false }) { _, _, _ in
+        .failure(GatewayCallError(code: "UNAVAILABLE", message: "no operator session", details: nil))
+    }
+}
+
+/// An error reply from the gateway: `{code, message, details?}`.
+public struct GatewayCallError: Error, Sendable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+    public let details: JSONValue?
+    public init(code: String, message: String, details: JSONValue?) { self.code = code; self.message = message; self.details = details }
+    public var description: String { "\(details?["code"]?.stringValue ?? code): \(message)" }
 }
 
 /// One `node.event` a capability emits.
@@ -116,6 +160,7 @@ extension Capability {
     public var gatewayEvents: Set<String> { [] }
     public func gatewayEvent(_ name: String, _ payload: JSONValue) async {}
     public var extraCaps: [String] { [] }
+    public var operatorSessionUse: OperatorSessionUse { .none }
     public func presenceChanged(foreground: Bool) async {}
     public func start() async -> Availability { .available }
     public func shutdown() async {}

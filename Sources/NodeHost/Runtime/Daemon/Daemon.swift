@@ -51,24 +51,37 @@ public enum Daemon {
             }
         }
         defer { presenceWatch.cancel() }
-        // Gateway events go to the capabilities that asked for them by name (chat, voicewake.changed).
-        await gateway.setOnEvent { name, payload in
+        // Gateway events, from the node session and the operator session alike, go to the
+        // capabilities that asked for them by name (chat, voicewake.changed).
+        let routeEvent: @Sendable (String, JSONValue?) -> Void = { name, payload in
             let targets = advertised().filter { $0.gatewayEvents.contains(name) }
             guard !targets.isEmpty else { return }
             Task { for c in targets { await c.gatewayEvent(name, payload ?? .null) } }
+        }
+        await gateway.setOnEvent(routeEvent)
+        let info = DeviceCapability(storagePath: config.stateDir).infoPayload()
+        let connector = GatewayConnector(runtime: runtime, identity: identity, deviceInfo: info,
+                                         status: gatewayStatus, handle: gateway, log: log)
+        let operatorHandle = connector.operatorHandle, operatorStatus = connector.operatorStatus
+        await operatorHandle.setOnEvent(routeEvent)
+        let operatorSession = OperatorSession(isConnected: { await operatorStatus.isConnected }) { method, params, timeout in
+            await operatorHandle.call(method, params: params, timeout: timeout)
+                .mapError { GatewayCallError(code: $0.code, message: $0.message, details: $0.details) }
         }
         await gateway.setOnReady { hello in
             let link = GatewayLink(canvasHostUrl: hello.canvasHostUrl, pluginSurfaceUrls: hello.pluginSurfaceUrls,
                                    mainSessionKey: hello.mainSessionKey, nodeId: identity.deviceId,
                                    displayName: config.displayName, isConnected: { await gatewayStatus.isConnected },
-                                   request: { method, params in await gateway.request(method, params: params) }) { event, payload in
+                                   request: { method, params in await gateway.request(method, params: params) },
+                                   operatorSession: operatorSession) { event, payload in
                 await gateway.sendEventNow(event, payload: payload)
             }
-            Task { await session.set(link); for c in advertised() { await c.gatewayConnected(link) } }
+            Task {
+                await session.set(link)
+                for c in advertised() { await c.gatewayConnected(link) }
+                await connector.refreshOperator()  // a setup code may just have handed over an operator token
+            }
         }
-        let info = DeviceCapability(storagePath: config.stateDir).infoPayload()
-        let connector = GatewayConnector(runtime: runtime, identity: identity, deviceInfo: info,
-                                         status: gatewayStatus, handle: gateway, log: log)
         await connector.connect(config)
         let server = ControlServer(runtime: runtime) {
             let p = await runtime.presence.refresh()
@@ -77,7 +90,8 @@ public enum Daemon {
                     "uptimeSeconds": .number(Date().timeIntervalSince(started).rounded()),
                     "inFlight": .number(Double(await runtime.dispatcher.inFlightCount)),
                     "connection": .string(await gatewayStatus.text),
-                    "connected": .bool(await gatewayStatus.isConnected)]
+                    "connected": .bool(await gatewayStatus.isConnected),
+                    "operatorConnection": .string(await connector.operatorStatus.text)]
         }
         try server.start()
         // systemd (Type=notify): ready once the control socket serves; then what the node is doing.
@@ -115,6 +129,7 @@ public enum Daemon {
                     } else if outcome.manifestChanged {
                         await gateway.reannounce()
                     }
+                    await connector.refreshOperator()
                     current = next
                 }
                 service.notify("READY=1\nSTATUS=\(await statusLine())")

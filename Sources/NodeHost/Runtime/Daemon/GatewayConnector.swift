@@ -8,15 +8,25 @@ import Support
 /// else discovery first and the chosen gateway after. `connect` again (a reload with new gateway
 /// settings) ends the previous session or search and starts over with the new settings; events
 /// held for the gateway stay held for the next session.
+///
+/// Next to the node session it keeps the operator session (same gateway, same device key) while a
+/// capability wants one (`Capability.operatorSessionUse`): `refreshOperator` after every change
+/// that can alter that (start, reload, a setup code's operator token arriving).
 actor GatewayConnector {
     private let runtime: NodeRuntime
     private let identity: DeviceIdentity
     private let deviceInfo: JSONValue
     private let status: GatewayStatus
     private let handle: GatewayHandle
+    let operatorStatus = GatewayStatus(.idle("not used"))
+    let operatorHandle = GatewayHandle()
     private let log: Logger
     private var finder: GatewayFinder?
     private var discovery: Task<Void, Never>?
+    /// The settings the node session uses (URL chosen, discovery's TLS hint): the operator
+    /// session uses the same.
+    private var chosen: (config: NodeConfig, tlsHint: String?)?
+    private var operatorRunning = false
 
     init(runtime: NodeRuntime, identity: DeviceIdentity, deviceInfo: JSONValue, status: GatewayStatus,
          handle: GatewayHandle, log: Logger) {
@@ -31,8 +41,10 @@ actor GatewayConnector {
     func connect(_ config: NodeConfig) async {
         await stopSearch()
         await handle.stopClient()
+        await stopOperator()
+        chosen = nil
         if config.gateway.url != nil || config.gateway.setupCode != nil {
-            do { await handle.start(try client(config, tlsHint: nil)) } catch {
+            do { try await start(config, tlsHint: nil) } catch {
                 log.warn("\(error); serving only the local control socket")
                 await status.set(.idle("\(error)"))
             }
@@ -47,10 +59,49 @@ actor GatewayConnector {
         }
     }
 
-    /// Ends the search and the session (daemon stopping).
+    /// Ends the search and the sessions (daemon stopping).
     func stop() async {
         await stopSearch()
         await handle.stop()
+        await operatorHandle.stop()
+    }
+
+    private func start(_ config: NodeConfig, tlsHint: String?) async throws(GatewayClient.ConfigError) {
+        let c = try client(config, tlsHint: tlsHint)
+        chosen = (config, tlsHint)
+        await handle.start(c)
+        await refreshOperator()
+    }
+
+    /// Starts or stops the operator session to match what the advertised capabilities want now.
+    func refreshOperator() async {
+        guard let chosen else { return }
+        let use = runtime.registry.entries.filter(\.advertised).map(\.capability.operatorSessionUse).max() ?? .none
+        var wanted = use == .always
+        if use == .whenTokenHeld, let key = await handle.current?.gatewayKey {
+            wanted = (try? runtime.store.deviceToken(gateway: key, role: "operator")) != nil
+        }
+        if wanted == operatorRunning { return }
+        if !wanted {
+            log.info("no capability needs the operator session any more; closing it")
+            await stopOperator()
+            return
+        }
+        do {
+            let c = try GatewayClient(config: chosen.config, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
+                                      deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator)
+            operatorRunning = true
+            await operatorHandle.start(c)
+        } catch {
+            log.warn("cannot start the operator session: \(error)")
+        }
+    }
+
+    private func stopOperator() async {
+        guard operatorRunning else { return }
+        operatorRunning = false
+        await operatorHandle.stopClient()
+        await operatorStatus.set(.idle("not used"))
     }
 
     private func stopSearch() async {
@@ -76,7 +127,7 @@ actor GatewayConnector {
         }
         var c = config
         c.gateway.url = url.absoluteString
-        do { await handle.start(try client(c, tlsHint: chosen.tlsFingerprintHint)) } catch {
+        do { try await start(c, tlsHint: chosen.tlsFingerprintHint) } catch {
             log.error("cannot use the discovered gateway: \(error)")
             await status.set(.idle("\(error)"))
         }

@@ -10,6 +10,9 @@ import Support
 /// Keeps the node connected to its gateway: picks the credential, connects, handles pairing and
 /// auth refusals, persists the device token and TLS pin, and reconnects with backoff. Never a tight
 /// loop; terminal refusals stop it with a message that says what to change.
+///
+/// The same loop runs the optional operator session (`session: .operator`): same device key, URL,
+/// TLS pin and backoff, its own device token (tokens are per role), no invokes and no presence.
 public actor GatewayClient {
     public let url: URL
     /// Storage key for tokens and pins: scheme://host:port.
@@ -19,7 +22,8 @@ public actor GatewayClient {
     private let identity: DeviceIdentity
     private let dispatcher: Dispatcher
     public let status: GatewayStatus
-    private let log = Logger(component: "gateway")
+    public let session: GatewayProtocol.SessionRole
+    private let log: Logger
     private let setupCode: SetupCode?
     private var signatureVersion: DeviceAuthPayload.Version = .v3
     private var backoff = Backoff()
@@ -57,7 +61,8 @@ public actor GatewayClient {
     /// nil URL and no setup code = nothing to connect to (`run` then uses discovery and passes the
     /// chosen gateway's URL in `config.gateway.url`, with its advertised fingerprint as `tlsHint`).
     public init(config: NodeConfig, store: StateStore, identity: DeviceIdentity, dispatcher: Dispatcher,
-                deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus(), tlsHint: String? = nil) throws(ConfigError) {
+                deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus(), tlsHint: String? = nil,
+                session: GatewayProtocol.SessionRole = .node) throws(ConfigError) {
         var code: SetupCode?
         if let sc = config.gateway.setupCode {
             do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: error.description) }
@@ -78,6 +83,8 @@ public actor GatewayClient {
         self.setupCode = code
         self.deviceInfo = deviceInfo
         self.tlsHint = tlsHint
+        self.session = session
+        log = Logger(component: session.isNode ? "gateway" : "operator")
     }
 
     public func setOnReady(_ f: @escaping @Sendable (GatewayProtocol.HelloOk) -> Void) { onReady = f }
@@ -170,10 +177,12 @@ public actor GatewayClient {
             let (name, model, manifest, id, version) = (config.displayName, deviceInfo["modelIdentifier"]?.stringValue,
                                                         dispatcher.registry.manifest, identity, signatureVersion)
             let locale = deviceInfo["locale"]?.stringValue ?? "en-US"
+            let role = session
             let result = await conn.handshake(timeout: .seconds(15)) { nonce in
                 try GatewayProtocol.connectParams(.init(
                     displayName: name, modelIdentifier: model, manifest: manifest, credential: credential, identity: id,
-                    nonce: nonce, signedAtMs: Int64(Date().timeIntervalSince1970 * 1000), signatureVersion: version, locale: locale))
+                    nonce: nonce, signedAtMs: Int64(Date().timeIntervalSince1970 * 1000), signatureVersion: version, locale: locale,
+                    session: role))
             }
             switch result {
             case .ready(let hello):
@@ -194,9 +203,10 @@ public actor GatewayClient {
                        record gw: inout StateStore.GatewayRecord) async {
         if let token = hello.deviceToken {
             do {
-                try store.saveDeviceToken(gateway: gatewayKey, .init(token: token, role: "node", scopes: hello.deviceTokenScopes, issuedAtMs: hello.issuedAtMs))
+                try store.saveDeviceToken(gateway: gatewayKey, .init(token: token, role: session.role, scopes: hello.deviceTokenScopes, issuedAtMs: hello.issuedAtMs))
             } catch { log.error("could not store the device token: \(error)") }
         }
+        keepBootstrapTokens(hello, credential: credential)
         let wasPending = gw.pairingState != .paired
         gw.pairingState = .paired
         gw.pairingRequestId = nil
@@ -210,9 +220,10 @@ public actor GatewayClient {
         log.info("connected to \(url.absoluteString) as \(identity.deviceId.prefix(12))… with \(credential.kind)\(wasPending ? " (paired)" : "")" +
                  "; tick \(hello.tickIntervalMs) ms, max payload \(hello.maxPayload) bytes")
         onReady?(hello)
-        Task { await self.announcePresence(conn, trigger: "connect") }
+        if session.isNode { Task { await self.announcePresence(conn, trigger: "connect") } }
         let connectedAt = ContinuousClock.now
-        let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId, dispatcher: dispatcher)
+        let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId,
+                                   dispatcher: session.isNode ? dispatcher : nil)
         onDisconnect?()
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)
@@ -243,9 +254,16 @@ public actor GatewayClient {
             await status.set(.pendingApproval(requestId: requestId))
             if requestId != lastLoggedRequestId {
                 lastLoggedRequestId = requestId
-                log.warn("this node is waiting for approval (request \(requestId ?? "unknown")). On the gateway host run:\n" +
-                         "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
-                         "  then, if the gateway asks for it, approve the node's commands: openclaw nodes approve <id>")
+                if session.isNode {
+                    log.warn("this node is waiting for approval (request \(requestId ?? "unknown")). On the gateway host run:\n" +
+                             "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
+                             "  then, if the gateway asks for it, approve the node's commands: openclaw nodes approve <id>")
+                } else {
+                    log.warn("the operator session (chat.send and talk.speak for talk) is waiting for approval of this device as an " +
+                             "operator with \(session.scopes.joined(separator: ", ")) (request \(requestId ?? "unknown")). On the gateway host run:\n" +
+                             "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
+                             "  Until then talk hands transcripts over on the node session and speaks replies with espeak-ng.")
+                }
             }
             let delay = pairingBackoff.next()
             await wait("pending approval (request \(requestId ?? "unknown"))", for: delay, quiet: true)
@@ -256,7 +274,7 @@ public actor GatewayClient {
             return false
         case .dropDeviceToken:
             log.warn("the gateway no longer accepts the stored device token; dropping it and retrying with the configured credential")
-            try? store.deleteDeviceToken(gateway: gatewayKey, role: "node")
+            try? store.deleteDeviceToken(gateway: gatewayKey, role: session.role)
             return false
         case .retry(let afterMs):
             if let ms = afterMs { await wait("gateway refused: \(e)", for: .milliseconds(ms)) }
@@ -293,6 +311,15 @@ public actor GatewayClient {
         }
     }
 
+    /// Calls a gateway method on the live connection: its payload, or why not (UNAVAILABLE with
+    /// "not connected" when there is no session).
+    public func call(_ method: String, params: JSONValue, timeout: Duration) async -> Result<JSONValue, GatewayProtocol.GatewayError> {
+        guard let conn = current, await status.isConnected else {
+            return .failure(.init(["code": "UNAVAILABLE", "message": .string("the \(session.role) session is not connected")]))
+        }
+        return await conn.call(method, params: params, timeout: timeout)
+    }
+
     /// Calls a gateway method on the live connection; nil when not connected or refused.
     public func request(_ method: String, params: JSONValue) async -> JSONValue? {
         guard let conn = current, await status.isConnected else { return nil }
@@ -308,13 +335,37 @@ public actor GatewayClient {
 
     // MARK: helpers
 
-    /// §2.7: stored device token → setup-code bootstrap token → shared token → password.
+    /// §2.7: stored device token → setup-code bootstrap token → shared token → password. The
+    /// bootstrap token is single-use and for the node session; the operator session gets its token
+    /// from it (deviceTokens) or from an approved role upgrade asked for with the shared credential.
     private func chooseCredential() -> GatewayProtocol.Credential {
-        if let t = try? store.deviceToken(gateway: gatewayKey, role: "node") { return .deviceToken(t.token) }
-        if let b = setupCode?.bootstrapToken { return .bootstrapToken(b) }
+        if let t = try? store.deviceToken(gateway: gatewayKey, role: session.role) { return .deviceToken(t.token) }
+        if session.isNode, let b = setupCode?.bootstrapToken { return .bootstrapToken(b) }
         if let t = config.gateway.token, !t.isEmpty { return .token(t) }
         if let p = config.gateway.password, !p.isEmpty { return .password(p) }
         return .none
+    }
+
+    /// A setup-code bootstrap may hand over tokens for further roles (a bounded operator token).
+    /// They are kept only when the bootstrap went over a transport nobody can read: TLS, or
+    /// loopback on this machine.
+    private func keepBootstrapTokens(_ hello: GatewayProtocol.HelloOk, credential: GatewayProtocol.Credential) {
+        guard case .bootstrapToken = credential, !hello.extraDeviceTokens.isEmpty else { return }
+        guard url.scheme == "wss" || Self.isLoopback(url.host ?? "") else {
+            log.warn("the gateway handed over \(hello.extraDeviceTokens.count) further device token(s) on an unencrypted connection; not keeping them")
+            return
+        }
+        for t in hello.extraDeviceTokens where t.role != session.role {
+            do {
+                try store.saveDeviceToken(gateway: gatewayKey, .init(token: t.token, role: t.role, scopes: t.scopes, issuedAtMs: t.issuedAtMs))
+                log.info("kept the \(t.role) token the setup code handed over (\(t.scopes.joined(separator: ", ")))")
+            } catch { log.error("could not store the \(t.role) token: \(error)") }
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().filter { $0 != "[" && $0 != "]" }
+        return h == "localhost" || h == "::1" || h.hasPrefix("127.")
     }
 
     private func connectOptions(stored pin: String?) -> (WebSocketOptions, GatewayTrust.Source) {
@@ -329,6 +380,9 @@ public actor GatewayClient {
     }
 
     private func save(_ gw: StateStore.GatewayRecord) {
+        // The stored record (pairing state, last error, TLS pin) describes the node session; the
+        // operator session reports through its own status and follows the node's pin.
+        guard session.isNode else { return }
         do { try store.saveGateway(gw) } catch { log.error("could not save gateway state: \(error)") }
     }
 

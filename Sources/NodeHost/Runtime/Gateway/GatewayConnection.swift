@@ -103,7 +103,8 @@ final class GatewayConnection: @unchecked Sendable {
     // MARK: serving
 
     /// Serves until the connection ends. Invokes run concurrently; the reader never waits on one.
-    func serve(tickIntervalMs: Int, nodeId: String, dispatcher: Dispatcher) async -> End {
+    /// `dispatcher` nil: an operator session, which serves no invokes.
+    func serve(tickIntervalMs: Int, nodeId: String, dispatcher: Dispatcher?) async -> End {
         lastFrame.touch()
         let tick = Duration.milliseconds(tickIntervalMs)
         let watchdog = Task { [ws, lastFrame, log] in
@@ -134,17 +135,20 @@ final class GatewayConnection: @unchecked Sendable {
         return end
     }
 
-    private func handle(_ text: String, nodeId: String, dispatcher: Dispatcher) {
+    private func handle(_ text: String, nodeId: String, dispatcher: Dispatcher?) {
         guard let frame = GatewayProtocol.parse(text) else {
             log.debug("ignoring a malformed frame (\(text.prefix(120)))")
             return
         }
         switch frame {
+        case .event("node.invoke.request", _) where dispatcher == nil, .event("node.invoke.cancel", _) where dispatcher == nil:
+            log.debug("ignoring an invoke on the operator session")
         case .event("node.invoke.request", let p):
+            guard let dispatcher else { return }
             guard let req = GatewayProtocol.InvokeRequest(p) else { log.warn("ignoring a node.invoke.request without id/command"); return }
             Task { await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher) }
         case .event("node.invoke.cancel", let p):
-            if let id = p?["invokeId"]?.stringValue ?? p?["id"]?.stringValue { Task { await dispatcher.cancel(id: id) } }
+            if let dispatcher, let id = p?["invokeId"]?.stringValue ?? p?["id"]?.stringValue { Task { await dispatcher.cancel(id: id) } }
         case .event("shutdown", let p):
             restartExpectedMs = p?["restartExpectedMs"]?.intValue
             log.info("gateway is shutting down (\(p?["reason"]?.stringValue ?? "no reason"))\(restartExpectedMs.map { "; back in about \($0) ms" } ?? "")")
@@ -212,13 +216,19 @@ final class GatewayConnection: @unchecked Sendable {
 
     /// Calls a gateway method a node may call (§4.8); the reply payload, or nil on error/timeout.
     func request(_ method: String, params: JSONValue, what: String? = nil, timeout: Duration = .seconds(10)) async -> JSONValue? {
+        switch await call(method, params: params, timeout: timeout) {
+        case .success(let p): return p
+        case .failure(let e): log.info("\(what ?? method) not accepted: \(e)"); return nil
+        }
+    }
+
+    /// Calls a gateway method; the reply payload, or the gateway's error (TIMEOUT when none came,
+    /// UNAVAILABLE when the connection ended first), for callers that act on its details.
+    func call(_ method: String, params: JSONValue, timeout: Duration = .seconds(10)) async -> Result<JSONValue, GatewayProtocol.GatewayError> {
         let id = await pending.nextId(method == "node.event" ? "e" : "r")
         await pending.expect(id, timeout: timeout)
         ws.send(text: GatewayProtocol.request(id: id, method: method, params: params).jsonString())
-        switch await pending.wait(id) {
-        case .success(let p): return p ?? .object([:])
-        case .failure(let e): log.info("\(what ?? method) not accepted: \(e)"); return nil
-        }
+        return await pending.wait(id).map { $0 ?? .object([:]) }
     }
 }
 

@@ -68,6 +68,12 @@ public actor GatewayHandle {
         await client?.sendEvent(event, payload: payload) != nil
     }
 
+    /// Calls a method on the current session: its payload or the gateway's error.
+    public func call(_ method: String, params: JSONValue, timeout: Duration) async -> Result<JSONValue, GatewayProtocol.GatewayError> {
+        guard let client else { return .failure(.init(["code": "UNAVAILABLE", "message": "not connected to a gateway"])) }
+        return await client.call(method, params: params, timeout: timeout)
+    }
+
     public func request(_ method: String, params: JSONValue) async -> JSONValue? {
         await client?.request(method, params: params)
     }

@@ -16,8 +16,24 @@ public enum GatewayProtocol {
     public static let defaultMaxPayload = 25 * 1024 * 1024
     public static let maxProtocol = 4
     public static let clientId = "node-host"
-    public static let clientMode = "node"
-    public static let role = "node"
+
+    /// Which side of the gateway a connection is on. The node connection serves invokes; the
+    /// optional operator connection (same device key) calls `chat.send` and `talk.speak`, which a
+    /// `role: "node"` connection may not, as the iOS and Android apps' second session does.
+    public struct SessionRole: Sendable, Equatable {
+        public let role: String
+        public let scopes: [String]
+        /// `client.mode`: "node" for the node session; "ui" for the operator one, as the apps send
+        /// (the gateway ties neither id nor mode to the role; both are signed).
+        public let clientMode: String
+
+        public static let node = SessionRole(role: "node", scopes: [], clientMode: "node")
+        /// Read and write: enough for chat.send, chat events and talk.speak, nothing more (sorted,
+        /// as the signature's scope list is compared as sent).
+        public static let `operator` = SessionRole(role: "operator", scopes: ["operator.read", "operator.write"], clientMode: "ui")
+
+        public var isNode: Bool { role == "node" }
+    }
     /// Never change these two between releases: the gateway pins them at pairing (§3.5).
     public static let platform = "linux"
     public static let deviceFamily = "Linux"
@@ -90,25 +106,30 @@ public enum GatewayProtocol {
         var signedAtMs: Int64
         var signatureVersion: DeviceAuthPayload.Version
         var locale: String
+        var session: SessionRole = .node
     }
 
     /// `connect` params exactly as §2.2 (the fields the Windows node sends, plus modelIdentifier).
     static func connectParams(_ c: ConnectInput) throws(Crypto.Failure) -> JSONValue {
         var client: [String: JSONValue] = [
             "id": .string(clientId), "version": .string(NodeVersion.version), "platform": .string(platform),
-            "deviceFamily": .string(deviceFamily), "mode": .string(clientMode), "displayName": .string(c.displayName),
+            "deviceFamily": .string(deviceFamily), "mode": .string(c.session.clientMode), "displayName": .string(c.displayName),
         ]
         if let m = c.modelIdentifier, !m.isEmpty, m != "unknown" { client["modelIdentifier"] = .string(m) }
         let payload = DeviceAuthPayload.build(version: c.signatureVersion, deviceId: c.identity.deviceId, clientId: clientId,
-                                              clientMode: clientMode, role: role, scopes: [], signedAtMs: c.signedAtMs,
-                                              token: c.credential.signedToken, nonce: c.nonce,
+                                              clientMode: c.session.clientMode, role: c.session.role, scopes: c.session.scopes,
+                                              signedAtMs: c.signedAtMs, token: c.credential.signedToken, nonce: c.nonce,
                                               platform: platform, deviceFamily: deviceFamily)
+        // An operator session declares no surface: only the node session serves commands.
+        let node = c.session.isNode
+        let caps = node ? c.manifest.caps : [], commands = node ? c.manifest.commands : []
+        let permissions = node ? c.manifest.permissions : [:]
         var params: [String: JSONValue] = [
             "minProtocol": .number(Double(minProtocol)), "maxProtocol": .number(Double(maxProtocol)),
-            "client": .object(client), "role": .string(role), "scopes": [],
-            "caps": .array(c.manifest.caps.map { .string($0) }),
-            "commands": .array(c.manifest.commands.map { .string($0) }),
-            "permissions": .object(c.manifest.permissions.mapValues { .bool($0) }),
+            "client": .object(client), "role": .string(c.session.role), "scopes": .array(c.session.scopes.map { .string($0) }),
+            "caps": .array(caps.map { .string($0) }),
+            "commands": .array(commands.map { .string($0) }),
+            "permissions": .object(permissions.mapValues { .bool($0) }),
             "locale": .string(c.locale), "userAgent": .string("openclaw-linux-node/\(NodeVersion.version)"),
             "device": ["id": .string(c.identity.deviceId), "publicKey": .string(c.identity.publicKeyBase64url),
                        "signature": .string(try c.identity.sign(payload)), "signedAt": .number(Double(c.signedAtMs)),
@@ -206,6 +227,9 @@ public enum GatewayProtocol {
         public let deviceToken: String?
         public let deviceTokenScopes: [String]
         public let issuedAtMs: Int64?
+        /// `auth.deviceTokens`: tokens for further roles a setup-code bootstrap hands over (e.g. a
+        /// bounded operator token next to the node's).
+        public let extraDeviceTokens: [IssuedToken]
         public let maxPayload: Int
         public let tickIntervalMs: Int
         public let canvasHostUrl: String?
@@ -219,6 +243,7 @@ public enum GatewayProtocol {
             deviceToken = p["auth"]?["deviceToken"]?.stringValue
             deviceTokenScopes = p["auth"]?["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
             issuedAtMs = p["auth"]?["issuedAtMs"]?.intValue.map { Int64($0) }
+            extraDeviceTokens = (p["auth"]?["deviceTokens"]?.arrayValue ?? []).compactMap(IssuedToken.init)
             let mp = p["policy"]?["maxPayload"]?.intValue ?? GatewayProtocol.defaultMaxPayload
             // What the gateway accepts from us: results are fitted to it, however small. (The
             // limit on what we accept from it never drops below the pre-auth 64 KiB; see
@@ -229,6 +254,21 @@ public enum GatewayProtocol {
             canvasHostUrl = p["canvasHostUrl"]?.stringValue
             pluginSurfaceUrls = (p["pluginSurfaceUrls"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
             mainSessionKey = p["snapshot"]?["sessionDefaults"]?["mainSessionKey"]?.stringValue
+        }
+    }
+
+    /// One entry of `hello-ok.auth.deviceTokens`: `{deviceToken, role, scopes, issuedAtMs}`.
+    public struct IssuedToken: Sendable, Equatable {
+        public let token: String
+        public let role: String
+        public let scopes: [String]
+        public let issuedAtMs: Int64?
+
+        init?(_ v: JSONValue) {
+            guard let t = v["deviceToken"]?.stringValue, !t.isEmpty, let r = v["role"]?.stringValue, !r.isEmpty else { return nil }
+            token = t; role = r
+            scopes = v["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            issuedAtMs = v["issuedAtMs"]?.intValue.map { Int64($0) }
         }
     }
 }

@@ -16,12 +16,12 @@ public actor GatewayStatus {
         case stopped(String)
     }
 
-    public private(set) var state: State = .idle("not started")
+    public private(set) var state: State
     public private(set) var canvasHostUrl: String?
     public private(set) var pluginSurfaceUrls: [String: String] = [:]
     public private(set) var mainSessionKey: String?
 
-    public init() {}
+    public init(_ initial: State = .idle("not started")) { state = initial }
 
     func set(_ s: State) { state = s }
 

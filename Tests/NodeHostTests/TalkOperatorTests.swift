@@ -1,0 +1,122 @@
+import Foundation
+@testable import Kit
+@testable import Store
+@testable import Support
+@testable import TalkCapability
+import Testing
+
+/// Talk with an operator session, as the iOS and Android apps do it: the transcript goes out with
+/// chat.send, the reply is followed by its runId among every session's chat events, and spoken in
+/// the gateway's voice (talk.speak), with espeak-ng only where the gateway allows it. The test
+/// gateway's talk.speak returns Debian's recorded human speech encoded as each format, so what
+/// reaches the fake speaker can be checked by ear: the recognizer must hear the same words.
+@Suite(.serialized) struct TalkOperatorTests {
+    typealias Rig = TalkPTTTests.Rig
+
+    /// goforward.raw as the gateway's voice would send it: `args` are ffmpeg output options.
+    static func voiceFile(_ name: String, _ args: [String], in dir: String) throws -> String {
+        _ = try TalkSpeechAudioTests.encoded(name, args, in: dir)
+        return dir + "/" + name
+    }
+
+    /// What the fake speaker played, heard by the recognizer (the file is raw s16le at `rate`).
+    static func heard(_ path: String, rate: Int) throws -> (seconds: Double, text: String) {
+        let played = TalkPTTTests.played(path, sampleRate: rate)
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let text = try TalkRecognizerTests.decode(try PocketSphinxRecognizer(),
+                                                  TalkSpeechAudioTests.to16k(SpeechAudio(samples: samples, sampleRate: rate))).text
+        return (played.seconds, text)
+    }
+
+    /// One push-to-talk turn: the transcript must go out with chat.send (not voice.transcript), and
+    /// the reply must be asked of talk.speak.
+    static func turn(_ r: Rig) throws {
+        try? FileManager.default.removeItem(atPath: r.spoken)
+        let once = try #require(try r.call("talk.ptt.once")["payload"], "\(r.node.log.suffix(2000))")
+        #expect(once["status"] == "queued" && once["transcript"] == "go forward ten meters", "\(once)")
+        let sent = try #require(r.gw.waitFor("chat_send"), "\(r.node.log.suffix(2000))")
+        #expect(sent["params"]?["message"] == "go forward ten meters" && sent["params"]?["idempotencyKey"] == once["captureId"], "\(sent)")
+        #expect(sent["params"]?["sessionKey"] == "main", "the hello's main session: \(sent)")
+        let speak = try #require(r.gw.waitFor("talk_speak"), "\(r.node.log.suffix(2000))")
+        #expect(speak["params"] == ["text": "The robot will go forward ten meters.", "outputFormat": "pcm_24000"],
+                "only the run chat.send started is spoken, not another session's: \(speak)")
+    }
+
+    @Test func chatSendAndTheGatewaysVoiceAfterOperatorApproval() throws {
+        let r = try Rig(talk: "operator: true"); defer { r.stop() }
+        // The device is paired as a node; as an operator it waits for approval, and says so.
+        let asked = try #require(r.gw.waitFor("pairing_requested") { $0["role"] == "operator" }, "\(r.node.log.suffix(2000))")
+        let requestId = try #require(asked["requestId"]?.stringValue)
+        #expect(waitUntil(timeout: 10) { r.node.log.contains("openclaw devices approve \(requestId)") }, "\(r.node.log.suffix(2000))")
+        let pending = try r.node.cli(["status"])
+        #expect(pending.stdout.contains("Operator:     pending approval (request \(requestId))"), "\(pending.stdout)")
+        // Meanwhile talk works on the node session: voice.transcript, espeak-ng.
+        let early = try #require(try r.call("talk.ptt.once")["payload"])
+        #expect(early["status"] == "queued" && r.gw.waitFor("node_event") { $0["name"] == "voice.transcript" } != nil, "\(early)")
+
+        r.gw.command(["cmd": "approve", "requestId": .string(requestId)])
+        let hello = try #require(r.gw.waitFor("hello", timeout: 20) { $0["role"] == "operator" }, "\(r.node.log.suffix(2000))")
+        #expect(hello["issuedToken"] == true)
+        #expect(waitUntil(timeout: 10) { (try? r.node.status())?["daemon"]?["operatorConnection"]?.stringValue?.hasPrefix("connected") == true })
+        let dir = TestPaths.tempDir("voice"); defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        // PCM at 24 kHz, as asked for.
+        let pcm = try Self.voiceFile("voice.pcm", ["-f", "s16le", "-ar", "24000"], in: dir)
+        r.gw.command(["cmd": "speak", "audioFile": .string(pcm), "outputFormat": "pcm_24000"])
+        try Self.turn(r)
+        #expect(waitUntil(timeout: 20) { r.node.log.contains("(gateway voice test, pcm_24000)") }, "\(r.node.log.suffix(1500))")
+        let a = try Self.heard(r.spoken, rate: 24_000)
+        #expect(abs(a.seconds - 2.79) < 0.3 && a.text == "go forward ten meters", "\(a)")
+
+        // MP3, whatever the reply claims.
+        let mp3 = try Self.voiceFile("voice.mp3", ["-ar", "24000", "-c:a", "libmp3lame", "-b:a", "48k"], in: dir)
+        r.gw.command(["cmd": "speak", "audioFile": .string(mp3), "outputFormat": "mp3_44100_128", "mimeType": "audio/mpeg"])
+        try Self.turn(r)
+        #expect(waitUntil(timeout: 20) { r.node.log.contains("(gateway voice test, mp3)") }, "\(r.node.log.suffix(1500))")
+        let b = try Self.heard(r.spoken, rate: 24_000)
+        #expect(abs(b.seconds - 2.79) < 0.3 && b.text == "go forward ten meters", "\(b)")
+
+        // Ogg/Opus plays at 48 kHz.
+        let opus = try Self.voiceFile("voice.ogg", ["-c:a", "libopus", "-b:a", "32k"], in: dir)
+        r.gw.command(["cmd": "speak", "audioFile": .string(opus), "outputFormat": "opus_48000_32"])
+        try Self.turn(r)
+        #expect(waitUntil(timeout: 20) { r.node.log.contains("(gateway voice test, ogg/opus)") }, "\(r.node.log.suffix(1500))")
+        let c = try Self.heard(r.spoken, rate: 48_000)
+        #expect(abs(c.seconds - 2.79) < 0.3 && c.text == "go forward ten meters", "\(c)")
+
+        // The gateway has no voice but allows a local one: espeak-ng.
+        r.gw.command(["cmd": "speak", "error": ["reason": "talk_unconfigured", "fallbackEligible": true]])
+        try Self.turn(r)
+        #expect(waitUntil(timeout: 20) { r.node.log.contains("characters, ") && r.node.log.contains("s (espeak-ng)") }, "\(r.node.log.suffix(1500))")
+        let d = TalkPTTTests.played(r.spoken)
+        #expect(d.seconds > 1 && d.rms > 300, "\(d)")
+
+        // Its voice failed and it does not allow a local one: nothing is spoken, and the log says why.
+        r.gw.command(["cmd": "speak", "error": ["reason": "synthesis_failed", "fallbackEligible": false]])
+        try Self.turn(r)
+        #expect(waitUntil(timeout: 20) { r.node.log.contains("refused (synthesis_failed) and does not allow a local voice") }, "\(r.node.log.suffix(1500))")
+        #expect(!FileManager.default.fileExists(atPath: r.spoken))
+        #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+
+    /// A setup code whose bootstrap hands over an operator token: the operator session starts with
+    /// it, no approval and no `operator: true` needed.
+    @Test func aSetupCodesOperatorTokenIsUsed() throws {
+        let r = try Rig(gatewayArgs: ["--bootstrap", "boot-talk", "--bootstrap-operator"], gateway: { url in
+            let code = Encoding.base64url(Array(#"{"url":"\#(url)","bootstrapToken":"boot-talk"}"#.utf8))
+            return "setupCode: '\(code)'"
+        })
+        defer { r.stop() }
+        let op = try #require(r.gw.waitFor("hello", timeout: 20) { $0["role"] == "operator" }, "\(r.node.log.suffix(2000))")
+        #expect(op["auth"] == ["deviceToken"], "the handed-over token, not a new approval: \(op)")
+        let log = r.node.log
+        #expect(log.contains("kept the operator token the setup code handed over"), "\(log.suffix(1500))")
+        #expect(r.gw.all("pairing_requested").isEmpty)
+        try Self.turn(r)
+        #expect(r.gw.all("node_event").filter { $0["name"] == "voice.transcript" }.isEmpty, "chat.send instead of voice.transcript")
+        // The gateway has no voice configured (the default answer): espeak-ng speaks it.
+        #expect(waitUntil(timeout: 20) { r.node.log.contains("s (espeak-ng)") }, "\(r.node.log.suffix(1500))")
+        #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+}
