@@ -52,12 +52,15 @@ public final class MicrophoneCapture: @unchecked Sendable {
 
     deinit { closeDevice() }
 
-    /// Starts capturing; `deliver` runs on the capture thread for every chunk. Only the first call counts.
-    public func start(_ deliver: @escaping @Sendable (AudioChunk) -> Void) {
+    /// Starts capturing; `deliver` runs on the capture thread for every chunk, and `failed` once
+    /// if capture ends on its own (the device went away), so a caller waiting for speech need not
+    /// wait for a timeout. Only the first call counts.
+    public func start(failed: (@Sendable (MicrophoneError) -> Void)? = nil, _ deliver: @escaping @Sendable (AudioChunk) -> Void) {
         lock.withLock {
             guard !threadStarted, !closed else { return }  // started already, or stopped: nothing to read
             DetachedThread.start(name: "microphone") { [self] in
                 run(deliver)
+                if let e = lock.withLock({ runFailure }) { failed?(e) }
                 done.signal()
             }
             threadStarted = true

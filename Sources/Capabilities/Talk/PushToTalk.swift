@@ -21,7 +21,7 @@ final class PushToTalk: @unchecked Sendable {
         let mic: MicrophoneCapture
         var heardSpeech = false
         var lastSpeechNs: UInt64 = 0
-        /// Called once when `once` should end (speech then silence).
+        /// Called once when `once` should end (speech then silence, or the microphone failed).
         var onEndpoint: (@Sendable () -> Void)?
         init(id: String, mic: MicrophoneCapture) { self.id = id; self.mic = mic }
     }
@@ -66,7 +66,7 @@ final class PushToTalk: @unchecked Sendable {
             capture.onEndpoint = onEndpoint
             try decoderLock.withLock { () throws(NodeError) in try recognizer.begin() }
             state = .capturing(capture)
-            mic.start { [weak self, capture] chunk in self?.feed(chunk, capture) }
+            mic.start(failed: { [weak self, capture] _ in self?.endpoint(capture) }) { [weak self, capture] chunk in self?.feed(chunk, capture) }
             log.info("microphone open (\(device), \(mic.sampleRate) Hz) for push-to-talk \(capture.id.prefix(8))")
             return (capture.id, true)
         }
@@ -131,6 +131,12 @@ final class PushToTalk: @unchecked Sendable {
         fire?()
     }
 
+    /// Ends a `once` capture now (its microphone failed: there is nothing more to wait for).
+    func endpoint(_ capture: Capture) {
+        let fire = lock.withLock { () -> (@Sendable () -> Void)? in defer { capture.onEndpoint = nil }; return capture.onEndpoint }
+        fire?()
+    }
+
     /// The active capture, now finishing (nil when none was active).
     private func takeCapture() -> Capture? {
         lock.withLock { () -> Capture? in
@@ -141,13 +147,19 @@ final class PushToTalk: @unchecked Sendable {
     }
 
     /// Ends the capture and returns (captureId, transcript), or nil when none was active.
+    /// UNAVAILABLE when the microphone stopped working during the capture (unplugged): what it
+    /// heard until then may be cut mid-word, so nothing is handed over.
     func stop() throws(NodeError) -> (id: String, transcript: String)? {
         guard let capture = takeCapture() else { return nil }
         defer { lock.withLock { state = .idle } }
         let failure = capture.mic.stop()
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)))")
         let text = try decoderLock.withLock { () throws(NodeError) -> String in try recognizer.finish() }
-        if let failure { log.warn("capture ended early: \(failure.description)") }
+        if let failure {
+            log.warn("push-to-talk \(capture.id.prefix(8)): the microphone stopped working: \(failure.description)")
+            throw NodeError.unavailable("the microphone stopped working during the capture (\(failure.description)); " +
+                                        "check that it is still connected (arecord -L)")
+        }
         log.debug("push-to-talk \(capture.id.prefix(8)) heard: \(text)")
         return (capture.id, text)
     }
