@@ -134,6 +134,36 @@ import Testing
         #expect(opens() == openedBefore, "and stays closed: \(r.node.log.suffix(2500))")
     }
 
+    /// Resident memory of a process, in MiB.
+    static func rssMiB(_ pid: Int32) -> Double {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let kb = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+        return (kb ?? 0) / 1024
+    }
+
+    /// releaseModelAfter: the language model goes after a second without push-to-talk (the
+    /// daemon's memory drops by its size), and the next capture loads it while it records.
+    @Test func anIdleNodeGivesTheLanguageModelBack() throws {
+        let r = try Rig(wake: true, talk: "releaseModelAfter: 1"); defer { r.stop() }
+        let pid = try #require(r.node.process?.pid)
+        let loaded = Self.rssMiB(pid)
+        #expect(waitUntil(timeout: 15) { r.node.log.contains("language model released") }, "\(r.node.log.suffix(1500))")
+        usleep(300_000)
+        let released = Self.rssMiB(pid)
+        #expect(loaded - released > 50, "given back: \(loaded) MiB → \(released) MiB")
+        let once = try #require(try r.call("talk.ptt.once")["payload"], "\(r.node.log.suffix(1500))")
+        #expect(once["transcript"] == "go forward ten meters" && once["status"] == "queued", "\(once)")
+        #expect(r.node.log.contains("language model loaded in"), "\(r.node.log.suffix(1500))")
+        // Released again; voice wake, which needs only the acoustic model, still hears its phrase
+        // and the command after it, loading the language model while it records.
+        #expect(waitUntil(timeout: 15) { r.node.log.components(separatedBy: "language model released").count > 2 }, "\(r.node.log.suffix(1500))")
+        r.gw.command(["cmd": "raw", "text": .string((["type": "event", "event": "voicewake.changed",
+                                                    "payload": ["triggers": ["forward"]]] as JSONValue).jsonString())])
+        let event = try #require(r.gw.waitFor("node_event", timeout: 20) { $0["name"] == "voice.transcript" && $0["payload"]?["text"] == "ten meters" },
+                                 "\(r.node.log.suffix(2000))")
+        #expect(event["payload"]?["text"] == "ten meters")
+    }
+
     @Test func keywordSpottingOnRealSpeech() throws {
         let audio = try TalkRecognizerTests.samples(TalkPTTTests.goForward)
         let dir = TestPaths.tempDir("kws")

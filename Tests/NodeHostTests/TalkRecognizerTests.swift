@@ -38,6 +38,38 @@ import Testing
         #expect(try Self.decode(r, audio).text == "go forward ten meters")
     }
 
+    /// The language model comes and goes; wake-phrase spotting works with or without it, and
+    /// recognition after a release loads it again.
+    @Test func theLanguageModelIsLoadedAndGivenBack() throws {
+        let audio = try Self.samples(Self.goForward)
+        let dir = TestPaths.tempDir("lm"); defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try PocketSphinxRecognizer(prepareNow: false)
+        #expect(!r.isReady)
+        func spots(_ phrase: String) throws -> String? {
+            try r.setWakePhrases([phrase], file: dir + "/k.txt")
+            try r.beginSpotting()
+            var heard: String?
+            audio.withUnsafeBufferPointer { all in
+                var i = 0
+                while i < all.count, heard == nil {
+                    let n = min(320, all.count - i)
+                    heard = r.spot(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
+                    i += n
+                }
+            }
+            return heard
+        }
+        #expect(try spots("forward") == "forward", "spotting needs no language model")
+        #expect(try Self.decode(r, audio).text == "go forward ten meters", "begin() loads it")
+        #expect(r.isReady)
+        try r.beginSpotting()
+        r.release()
+        #expect(!r.isReady)
+        #expect(try spots("forward") == "forward", "the wake words survive the dictionary swap")
+        #expect(try spots("computer") == nil)
+        #expect(try Self.decode(r, audio).text == "go forward ten meters", "and recognition comes back")
+    }
+
     @Test func silenceIsNothing() throws {
         let r = try PocketSphinxRecognizer()
         let result = try Self.decode(r, [Int16](repeating: 0, count: 16_000))

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Kit
@@ -7,6 +8,10 @@ import Support
 /// One push-to-talk capture at a time: the microphone feeds the warm recognizer on its own thread,
 /// and the capture ends by stop/cancel, or for `once` on speech followed by silence or at the cap.
 /// Audio is never kept: each chunk goes straight into the decoder.
+///
+/// The recognizer's language model is given back after `releaseAfter` without a turn and loaded
+/// again by the next capture while it records: until it is ready, the chunks wait in memory and
+/// are decoded in order once it is (the capture's own audio, never written anywhere).
 final class PushToTalk: @unchecked Sendable {
     /// Speech, then this much silence after the decoder's end of speech, ends a `once` capture:
     /// with the decoder's 0.25 s that is about the 0.7 s the apps use.
@@ -23,6 +28,13 @@ final class PushToTalk: @unchecked Sendable {
         var lastSpeechNs: UInt64 = 0
         /// Called once when `once` should end (speech then silence, or the microphone failed).
         var onEndpoint: (@Sendable () -> Void)?
+        /// Chunks recorded while the recognizer loads (nil: it is ready, chunks go straight in).
+        var waiting: [AudioChunk]?
+        /// Why the recognizer could not be loaded for this capture.
+        var loadFailure: NodeError?
+        /// Signalled when the loading thread has fed everything that waited (or failed).
+        let loaded = DispatchSemaphore(value: 0)
+        var isLoading = false
         init(id: String, mic: MicrophoneCapture) { self.id = id; self.mic = mic }
     }
 
@@ -33,10 +45,15 @@ final class PushToTalk: @unchecked Sendable {
     private let decoderLock = Lock()
     private let device: String
     private let log = Logger(component: "talk")
+    /// nil: the language model stays loaded.
+    private let releaseAfter: Duration?
+    private var releaseTimer: DeadlineTimer.Token?
 
-    init(recognizer: any SpeechRecognizer, device: String) {
+    init(recognizer: any SpeechRecognizer, device: String, releaseAfter: Duration? = nil) {
         self.recognizer = recognizer
         self.device = device
+        self.releaseAfter = releaseAfter
+        lock.withLock { scheduleRelease() }
     }
 
     var activeCaptureId: String? {
@@ -64,7 +81,7 @@ final class PushToTalk: @unchecked Sendable {
             }
             let capture = Capture(id: UUID().uuidString.lowercased(), mic: mic)
             capture.onEndpoint = onEndpoint
-            try decoderLock.withLock { () throws(NodeError) in try recognizer.begin() }
+            try beginOrLoad(capture, preamble: nil)
             state = .capturing(capture)
             mic.start(failed: { [weak self, capture] _ in self?.endpoint(capture) }) { [weak self, capture] chunk in self?.feed(chunk, capture) }
             log.info("microphone open (\(device), \(mic.sampleRate) Hz) for push-to-talk \(capture.id.prefix(8))")
@@ -103,10 +120,8 @@ final class PushToTalk: @unchecked Sendable {
             guard case .idle = state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
             let capture = Capture(id: UUID().uuidString.lowercased(), mic: mic)
             capture.onEndpoint = onEndpoint
-            try decoderLock.withLock { () throws(NodeError) in
-                try recognizer.begin()
-                try preamble.withUnsafeBufferPointer { (b) throws(NodeError) in try recognizer.feed(b) }
-            }
+            try beginOrLoad(capture, preamble: AudioChunk(samples: preamble, frames: preamble.count, channels: 1,
+                                                          timestampNs: monotonicNowNs() - UInt64(preamble.count) * 62_500))
             capture.heardSpeech = true
             capture.lastSpeechNs = monotonicNowNs()
             state = .capturing(capture)
@@ -114,7 +129,55 @@ final class PushToTalk: @unchecked Sendable {
         }
     }
 
+    /// Starts recognition for `capture` now when the recognizer is ready; otherwise loads it on its
+    /// own thread while the microphone records (`feed` keeps the chunks until then). Called with
+    /// `lock` held.
+    private func beginOrLoad(_ capture: Capture, preamble: AudioChunk?) throws(NodeError) {
+        if let t = releaseTimer { DeadlineTimer.shared.cancel(t); releaseTimer = nil }
+        let ready = decoderLock.withLock { recognizer.isReady }
+        if ready {
+            try decoderLock.withLock { () throws(NodeError) in
+                try recognizer.begin()
+                if let p = preamble { try p.samples.withUnsafeBufferPointer { (b) throws(NodeError) in try recognizer.feed(b) } }
+            }
+            return
+        }
+        capture.waiting = preamble.map { [$0] } ?? []
+        capture.isLoading = true
+        DetachedThread.start(name: "speech-model") { [self] in
+            let started = ContinuousClock.now
+            do throws(NodeError) {
+                try decoderLock.withLock { () throws(NodeError) in try recognizer.begin() }
+                log.info("speech recognizer's language model loaded in \((ContinuousClock.now - started).milliseconds) ms (push-to-talk \(capture.id.prefix(8)))")
+            } catch {
+                lock.withLock { capture.loadFailure = error; capture.waiting = nil }
+                log.warn("speech recognizer could not load: \(error.message)")
+                endpoint(capture)
+                capture.loaded.signal()
+                return
+            }
+            // Decode what was recorded meanwhile, in order, until nothing waits.
+            while let batch = lock.withLock({ () -> [AudioChunk]? in
+                guard let w = capture.waiting, !w.isEmpty else { capture.waiting = nil; return nil }
+                capture.waiting = []
+                return w
+            }) {
+                for chunk in batch { decode(chunk, capture) }
+            }
+            capture.loaded.signal()
+        }
+    }
+
     func feed(_ chunk: AudioChunk, _ capture: Capture) {
+        let queued = lock.withLock { () -> Bool in
+            guard capture.waiting != nil else { return false }
+            capture.waiting!.append(chunk)
+            return true
+        }
+        if !queued { decode(chunk, capture) }
+    }
+
+    private func decode(_ chunk: AudioChunk, _ capture: Capture) {
         let inSpeech = decoderLock.withLock { () -> Bool in
             chunk.samples.withUnsafeBufferPointer { try? recognizer.feed($0) }
             return recognizer.hearsSpeech
@@ -137,6 +200,38 @@ final class PushToTalk: @unchecked Sendable {
         fire?()
     }
 
+    /// Waits until `capture`'s recognizer has loaded and decoded what waited (if it was loading).
+    private func awaitLoaded(_ capture: Capture) throws(NodeError) {
+        guard lock.withLock({ capture.isLoading }) else { return }
+        capture.loaded.wait()
+        capture.loaded.signal()
+        if let e = lock.withLock({ capture.loadFailure }) { throw e }
+    }
+
+    /// After a turn: give the language model back once `releaseAfter` passes without another.
+    /// Called with `lock` held.
+    private func scheduleRelease() {
+        guard let after = releaseAfter else { return }
+        if let t = releaseTimer { DeadlineTimer.shared.cancel(t) }
+        releaseTimer = DeadlineTimer.shared.schedule(at: .now + after) { [weak self] in
+            guard let ptt = self else { return }
+            DetachedThread.start(name: "speech-release") { ptt.releaseIfIdle() }
+        }
+    }
+
+    private func releaseIfIdle() {
+        lock.withLock {
+            releaseTimer = nil
+            guard case .idle = state else { return }
+            let released = decoderLock.withLock { () -> Bool in
+                guard recognizer.isReady else { return false }
+                recognizer.release()
+                return !recognizer.isReady
+            }
+            if released { log.info("speech recognizer's language model released after \(releaseAfter ?? .zero) without push-to-talk (loaded again by the next capture)") }
+        }
+    }
+
     /// The active capture, now finishing (nil when none was active).
     private func takeCapture() -> Capture? {
         lock.withLock { () -> Capture? in
@@ -151,9 +246,10 @@ final class PushToTalk: @unchecked Sendable {
     /// heard until then may be cut mid-word, so nothing is handed over.
     func stop() throws(NodeError) -> (id: String, transcript: String)? {
         guard let capture = takeCapture() else { return nil }
-        defer { lock.withLock { state = .idle } }
+        defer { lock.withLock { state = .idle; scheduleRelease() } }
         let failure = capture.mic.stop()
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)))")
+        try awaitLoaded(capture)
         let text = try decoderLock.withLock { () throws(NodeError) -> String in try recognizer.finish() }
         if let failure {
             log.warn("push-to-talk \(capture.id.prefix(8)): the microphone stopped working: \(failure.description)")
@@ -167,8 +263,9 @@ final class PushToTalk: @unchecked Sendable {
     /// Drops the capture (nothing is recognised or sent); the id, or nil when none was active.
     func cancel() -> String? {
         guard let capture = takeCapture() else { return nil }
-        defer { lock.withLock { state = .idle } }
+        defer { lock.withLock { state = .idle; scheduleRelease() } }
         _ = capture.mic.stop()
+        try? awaitLoaded(capture)
         _ = decoderLock.withLock { try? recognizer.finish() }
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)) cancelled)")
         return capture.id

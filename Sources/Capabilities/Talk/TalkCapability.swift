@@ -159,7 +159,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
             let started = ContinuousClock.now
             let recognizer = try PocketSphinxRecognizer(modelDir: settings.modelDir)
             log.info("speech recognizer ready (\(recognizer.name), loaded in \((ContinuousClock.now - started).milliseconds) ms)")
-            let made = PushToTalk(recognizer: recognizer, device: settings.captureDevice)
+            let made = PushToTalk(recognizer: recognizer, device: settings.captureDevice, releaseAfter: settings.releaseModelAfter)
             ptt = made
             return made
         }

@@ -15,6 +15,9 @@ struct TalkSettings: Sendable {
     var voiceWake = false
     /// capabilities.talk.operator: ask the gateway for an operator session (chat.send, talk.speak).
     var operatorSession = false
+    /// capabilities.talk.releaseModelAfter (seconds): give the language model back after this long
+    /// without push-to-talk; nil keeps it loaded.
+    var releaseModelAfter: Duration? = .seconds(600)
 
     init() {}
 
@@ -25,6 +28,8 @@ struct TalkSettings: Sendable {
         voice = section.string("voice") ?? "en"
         voiceWake = section.settings["voiceWake"]?["enabled"]?.boolValue ?? false
         operatorSession = section.bool("operator") ?? false
+        let release = section.settings["releaseModelAfter"]?.intValue ?? 600
+        releaseModelAfter = release > 0 ? .seconds(release) : nil
     }
 
     static let configFields: [ConfigField] = [
@@ -37,6 +42,9 @@ struct TalkSettings: Sendable {
                     "also connect as an operator (same device key) so transcripts go out with chat.send and replies are spoken in " +
                     "the gateway's voice (talk.speak); the first time, approve it on the gateway: openclaw devices approve <requestId>. " +
                     "Without it an operator token from a setup code is still used when the node holds one"),
+        ConfigField("releaseModelAfter", .integer(0...86_400), default: "600",
+                    "seconds without push-to-talk after which the speech recognizer's language model (about 90 MB) is given back; " +
+                    "the next capture loads it again while it records (about half a second on a PC). 0 keeps it loaded"),
         ConfigField("voiceWake", .object([
             ConfigField("enabled", .bool, default: "false",
                         "listen for the gateway's wake phrases while someone is at the device (English phrases only)"),

@@ -3,19 +3,27 @@ import FoundationEssentials
 import Glibc
 import Kit
 
-/// The offline English recognizer: Debian's pocketsphinx with its packaged en-US model, loaded once
-/// (about a second) and kept warm. Used by one utterance at a time; the decoder and its config
-/// are owned here and freed in deinit.
+/// The offline English recognizer: Debian's pocketsphinx with its packaged en-US model. The
+/// acoustic model stays loaded; the language model and the 134,000-word dictionary (about 90 MB
+/// resident of the ~100 MB) are loaded by `prepare()` (about half a second here) and given back by
+/// `release()`, so an idle node listening for wake phrases holds only what keyword spotting needs.
+/// Used by one utterance at a time; the decoder and its config are owned here and freed in deinit.
 public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable {
     public static let defaultModelDir = "/usr/share/pocketsphinx/model/en-us"
     public let name = "pocketsphinx en-us"
+    private let modelDir: String
     private let config: OpaquePointer
     private let decoder: OpaquePointer
     private var inUtterance = false
-    /// The language-model search pocketsphinx set up from the model (recognition).
-    private let lmSearch: String
+    /// Whether the decoder is spotting wake phrases right now (its utterance is the keyword search's).
+    private var spotting = false
+    private static let lmSearch = "lm"
     private static let wakeSearch = "wake"
-    private var hasWakeSearch = false
+    /// The phrase list the keyword search reads, and the words it needs with their pronunciations
+    /// (added to the small dictionary the decoder keeps while the language model is released).
+    private var wakeFile: String?
+    private var wakeWords: [(word: String, phones: String)] = []
+    public private(set) var isReady = false
 
     static func modelFiles(_ modelDir: String) -> [String: String] {
         ["-hmm": modelDir + "/en-us", "-lm": modelDir + "/en-us.lm.bin", "-dict": modelDir + "/cmudict-en-us.dict"]
@@ -26,14 +34,17 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         modelFiles(modelDir).values.sorted().first { !FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Loads the model; UNAVAILABLE with the package to install when it is not there.
-    public init(modelDir: String = PocketSphinxRecognizer.defaultModelDir) throws(NodeError) {
+    /// Loads the acoustic model, and the language model unless `prepareNow` is false;
+    /// UNAVAILABLE with the package to install when the model is not there.
+    public init(modelDir: String = PocketSphinxRecognizer.defaultModelDir, prepareNow: Bool = true) throws(NodeError) {
         let files = Self.modelFiles(modelDir)
         if let path = Self.missingModelFile(modelDir) {
             throw NodeError.unavailable("speech recognizer model not found (\(path)); install it: sudo apt install pocketsphinx-en-us")
         }
+        self.modelDir = modelDir
+        // An empty dictionary until prepare(): the full one only serves the language model.
         // The decoder's own log is a firehose of model details on stderr; the node logs what matters.
-        let args = ["openclaw-node"] + files.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] } + ["-logfn", "/dev/null",
+        let args = ["openclaw-node", "-hmm", files["-hmm"]!, "-dict", "/dev/null", "-logfn", "/dev/null",
             // End-of-speech after 0.25 s of non-speech instead of 0.5 s: push-to-talk's own silence
             // window comes on top, and the apps answer about 0.7 s after the speaker stops.
             "-vad_postspeech", "25"]
@@ -44,11 +55,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         }
         guard let decoder = ps_init(config) else {
             cmd_ln_free_r(config)
-            throw NodeError.unavailable("speech recognizer: pocketsphinx could not load the model in \(modelDir)")
+            throw NodeError.unavailable("speech recognizer: pocketsphinx could not load the acoustic model in \(modelDir)")
         }
         self.config = config
         self.decoder = decoder
-        lmSearch = ps_get_search(decoder).map { String(cString: $0) } ?? "_default"
+        if prepareNow { try prepare() }
     }
 
     deinit {
@@ -56,10 +67,60 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         cmd_ln_free_r(config)
     }
 
+    public func prepare() throws(NodeError) {
+        guard !isReady else { return }
+        let files = Self.modelFiles(modelDir)
+        try pausingSpotting { () throws(NodeError) in
+            guard ps_load_dict(decoder, files["-dict"]!, nil, nil) >= 0 else {
+                throw NodeError.unavailable("speech recognizer: cannot load the dictionary \(files["-dict"]!)")
+            }
+            guard ps_set_lm_file(decoder, Self.lmSearch, files["-lm"]!) >= 0 else {
+                _ = ps_load_dict(decoder, "/dev/null", nil, nil)
+                try restoreWakeWords()
+                throw NodeError.unavailable("speech recognizer: cannot load the language model \(files["-lm"]!)")
+            }
+            isReady = true
+        }
+    }
+
+    public func release() {
+        guard isReady, !(inUtterance && !spotting) else { return }
+        try? pausingSpotting { () throws(NodeError) in
+            _ = ps_unset_search(decoder, Self.lmSearch)
+            _ = ps_load_dict(decoder, "/dev/null", nil, nil)
+            isReady = false
+            try restoreWakeWords()
+        }
+        cps_return_free_memory()
+    }
+
+    /// Runs `body` (which swaps the dictionary or searches) outside any utterance, resuming
+    /// wake-phrase spotting afterwards if it was running.
+    private func pausingSpotting(_ body: () throws(NodeError) -> Void) throws(NodeError) {
+        let wasSpotting = inUtterance && spotting
+        if inUtterance { ps_end_utt(decoder); inUtterance = false }
+        defer {
+            if wasSpotting, ps_set_search(decoder, Self.wakeSearch) >= 0, ps_start_utt(decoder) >= 0 { inUtterance = true; spotting = true }
+        }
+        try body()
+    }
+
+    /// The small dictionary lost the wake words with the reload: add them back and rebuild the
+    /// keyword search on them.
+    private func restoreWakeWords() throws(NodeError) {
+        guard let file = wakeFile else { return }
+        if !isReady { for w in wakeWords { _ = ps_add_word(decoder, w.word, w.phones, 0) } }
+        guard ps_set_kws(decoder, Self.wakeSearch, file) >= 0 else {
+            throw NodeError.unavailable("voice wake: pocketsphinx refused the phrases again")
+        }
+    }
+
     public func begin() throws(NodeError) {
+        try prepare()
         if inUtterance { ps_end_utt(decoder) }
         inUtterance = false
-        guard ps_set_search(decoder, lmSearch) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot switch to recognition") }
+        spotting = false
+        guard ps_set_search(decoder, Self.lmSearch) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot switch to recognition") }
         guard ps_start_utt(decoder) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot start an utterance") }
         inUtterance = true
     }
@@ -89,21 +150,27 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         guard FileManager.default.createFile(atPath: file, contents: Data(list.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw NodeError.unavailable("cannot write the wake phrase list \(file)")
         }
-        if inUtterance { ps_end_utt(decoder); inUtterance = false }
+        let words = Set(phrases.flatMap { $0.split(separator: " ").map(String.init) })
+        let found = WakePhrases.pronunciations(of: words, modelDir: modelDir)
+        if inUtterance { ps_end_utt(decoder); inUtterance = false; spotting = false }
+        wakeFile = file
+        wakeWords = found
+        if !isReady { for w in found { _ = ps_add_word(decoder, w.word, w.phones, 0) } }
         guard ps_set_kws(decoder, Self.wakeSearch, file) >= 0 else {
+            wakeFile = nil
             throw NodeError.unavailable("voice wake: pocketsphinx refused the phrases \(phrases)")
         }
-        hasWakeSearch = true
     }
 
     public func beginSpotting() throws(NodeError) {
-        guard hasWakeSearch else { throw NodeError.unavailable("voice wake: no phrases to listen for") }
+        guard wakeFile != nil else { throw NodeError.unavailable("voice wake: no phrases to listen for") }
         if inUtterance { ps_end_utt(decoder) }
         inUtterance = false
         guard ps_set_search(decoder, Self.wakeSearch) >= 0, ps_start_utt(decoder) >= 0 else {
             throw NodeError.unavailable("voice wake: cannot start listening")
         }
         inUtterance = true
+        spotting = true
     }
 
     public func spot(_ samples: UnsafeBufferPointer<Int16>) -> String? {

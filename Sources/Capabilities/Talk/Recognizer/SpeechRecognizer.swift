@@ -6,7 +6,14 @@ import Kit
 public protocol SpeechRecognizer: AnyObject {
     /// The backend's name for logs and `caps` ("pocketsphinx en-us").
     var name: String { get }
-    /// Starts an utterance (the end of an earlier one is discarded).
+    /// Whether recognition can start without loading anything (`prepare()` has run).
+    var isReady: Bool { get }
+    /// Loads what recognition needs beyond wake-phrase spotting (pocketsphinx: the language model
+    /// and dictionary); blocks for as long as that takes. No-op when ready.
+    func prepare() throws(NodeError)
+    /// Gives that back while nothing is being recognised; `begin()` prepares again.
+    func release()
+    /// Starts an utterance (the end of an earlier one is discarded); prepares first if needed.
     func begin() throws(NodeError)
     /// Feeds samples in arrival order.
     func feed(_ samples: UnsafeBufferPointer<Int16>) throws(NodeError)
