@@ -243,5 +243,6 @@ import Testing
         #expect(doctor.stdout.contains("[ok  ] talk: speech model /usr/share/pocketsphinx/model/en-us"), "\(doctor.stdout)")
         #expect(doctor.stdout.contains("talk: ALSA device \"nosuchpcm\"") && doctor.stdout.contains("arecord -L"), "\(doctor.stdout)")
         #expect(doctor.stdout.contains("espeak-ng voice \"en\""), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("[ok  ] talk: the gateway's voice plays as PCM, WAV, MP3 (libmpg123) and Ogg/Opus (libopusfile)"), "\(doctor.stdout)")
     }
 }

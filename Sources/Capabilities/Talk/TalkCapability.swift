@@ -139,6 +139,17 @@ final class TalkCapability: Capability, @unchecked Sendable {
         }
         do { _ = try EspeakVoice.synthesize("ok", voice: settings.voice); out.append(Diagnosis(.ok, "espeak-ng voice \"\(settings.voice)\"")) }
         catch { out.append(Diagnosis(.warn, "\(error.message): replies cannot be spoken")) }
+        // The gateway's voice (talk.speak) may come as MP3 or Ogg/Opus whatever the node asks for.
+        let problems = [("MP3", MP3Decoder.libraryProblem), ("Ogg/Opus", OggOpusDecoder.libraryProblem)].filter { $0.1 != nil }
+        if problems.isEmpty {
+            out.append(Diagnosis(.ok, "the gateway's voice plays as PCM, WAV, MP3 (libmpg123) and Ogg/Opus (libopusfile)"))
+        }
+        for (format, problem) in problems {
+            out.append(Diagnosis(.warn, "the gateway's voice in \(format) cannot be played (espeak-ng speaks instead): \(problem!)"))
+        }
+        out.append(Diagnosis(.ok, settings.operatorSession
+            ? "operator session on (capabilities.talk.operator): chat.send and talk.speak; approve it once on the gateway (openclaw-node status names the request)"
+            : "operator session only with a setup code's operator token (capabilities.talk.operator: false); else voice.transcript and espeak-ng"))
         return out
     }
 

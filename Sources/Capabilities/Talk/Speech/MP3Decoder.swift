@@ -2,6 +2,12 @@ import CMPG123
 
 /// MP3 (what `mp3_*` output formats and many providers' defaults are) to mono samples.
 enum MP3Decoder {
+    /// Why MP3 replies cannot be played here (libmpg123 missing), for doctor; nil when they can.
+    static var libraryProblem: String? {
+        if case .failure(let f) = MPG123Library.shared { return f.description }
+        return nil
+    }
+
     static func decode(_ data: [UInt8]) throws(SpeechAudioError) -> SpeechAudio {
         let mpg: MPG123Library
         switch MPG123Library.shared {

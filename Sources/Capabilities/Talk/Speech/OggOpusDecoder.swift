@@ -18,6 +18,12 @@ enum OggOpusDecoder {
         }
     }
 
+    /// Why Ogg/Opus replies cannot be played here (libopusfile missing), for doctor; nil when they can.
+    static var libraryProblem: String? {
+        if case .failure(let f) = Library.shared { return f.description }
+        return nil
+    }
+
     /// Opus always decodes at 48 kHz, whatever rate the encoder was fed.
     static let sampleRate = 48_000
 
