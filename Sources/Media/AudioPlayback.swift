@@ -10,20 +10,29 @@ public final class AudioPlayback: @unchecked Sendable {
 
     public let device: String
     private let lock = Lock()
-    private var interrupted = false
+    /// Counts interruptions; a playback ends when it changes.
+    private var interruptions = 0
 
     public init(device: String = "default") { self.device = device }
 
-    public func interrupt() { lock.withLock { interrupted = true } }
+    /// Stops the playback in progress, and any asked for with an earlier `mark`.
+    public func interrupt() { lock.withLock { interruptions += 1 } }
 
-    /// Plays all of `samples` (mono, `sampleRate`) and waits until they have been heard.
-    public func play(_ samples: [Int16], sampleRate: Int) throws(Failure) {
+    /// A mark for `play(…, unlessInterruptedSince:)`: speech prepared after it (a reply still being
+    /// synthesized) is not played if an interruption came in between.
+    public var mark: Int { lock.withLock { interruptions } }
+
+    /// Plays all of `samples` (mono, `sampleRate`) and waits until they have been heard, unless
+    /// interrupted (since `mark`, when given).
+    public func play(_ samples: [Int16], sampleRate: Int, unlessInterruptedSince mark: Int? = nil) throws(Failure) {
         let alsa: ALSALibrary
         switch ALSALibrary.shared {
         case .success(let lib): alsa = lib
         case .failure(let f): throw Failure(description: "no audio output: \(f.description)")
         }
-        lock.withLock { interrupted = false }
+        let started = mark ?? self.mark
+        func interrupted() -> Bool { lock.withLock { interruptions != started } }
+        if interrupted() { return }
         var handle: OpaquePointer?
         var rc = alsa.pcmOpen(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard rc >= 0, let pcm = handle else {
@@ -35,7 +44,7 @@ public final class AudioPlayback: @unchecked Sendable {
         let period = max(1, sampleRate / 20)  // 50 ms per write: interrupt() is noticed quickly
         var offset = 0
         while offset < samples.count {
-            if lock.withLock({ interrupted }) { _ = alsa.pcmDrop(pcm); return }
+            if interrupted() { _ = alsa.pcmDrop(pcm); return }
             let n = min(period, samples.count - offset)
             let written = samples.withUnsafeBufferPointer { alsa.pcmWritei(pcm, $0.baseAddress! + offset, snd_pcm_uframes_t(n)) }
             if written < 0 {

@@ -97,6 +97,15 @@ import Testing
         try Self.turn(r)
         #expect(waitUntil(timeout: 20) { r.node.log.contains("refused (synthesis_failed) and does not allow a local voice") }, "\(r.node.log.suffix(1500))")
         #expect(!FileManager.default.fileExists(atPath: r.spoken))
+
+        // A new push-to-talk while the gateway is still synthesizing: that reply is not played over it.
+        r.gw.command(["cmd": "speak", "audioFile": .string(pcm), "outputFormat": "pcm_24000", "delayMs": 2500])
+        try Self.turn(r)
+        let next = try #require(try r.call("talk.ptt.start")["payload"]?["captureId"], "\(r.node.log.suffix(1500))")
+        #expect(waitUntil(timeout: 10) { r.node.log.contains("not speaking the agent's reply: a new push-to-talk began meanwhile") },
+                "\(r.node.log.suffix(1500))")
+        #expect(!FileManager.default.fileExists(atPath: r.spoken))
+        #expect(try r.call("talk.ptt.cancel")["payload"]?["captureId"] == next)
         #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
     }
 

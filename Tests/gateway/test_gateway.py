@@ -11,7 +11,7 @@ Talks to the test over stdio, one JSON object per line.
           connect, pairing_requested, hello, invoke_result, node_event, schema_error, disconnect.
   stdin:  {"cmd": "approve", "requestId": id} | {"cmd": "approve_all"} | {"cmd": "reject", "requestId": id}
           {"cmd": "chat_reply", "text": s} (the agent's reply to chat.send)
-          {"cmd": "speak", "audioFile": path, "outputFormat"?, "mimeType"?, "fileExtension"?} |
+          {"cmd": "speak", "audioFile": path, "outputFormat"?, "mimeType"?, "fileExtension"?, "delayMs"?} |
           {"cmd": "speak", "error": {"reason": r, "fallbackEligible": b}} (what talk.speak returns)
           {"cmd": "invoke", "id": id, "command": c, "paramsJSON": s|null, "timeoutMs": n}
           {"cmd": "cancel", "id": id} | {"cmd": "raw", "text": s} | {"cmd": "close", "code": n}
@@ -437,6 +437,7 @@ class Gateway:
             asyncio.ensure_future(self.reply(run, params["sessionKey"]))
         elif method == "talk.speak":
             emit({"event": "talk_speak", "params": params})
+            await asyncio.sleep(self.speak.get("delayMs", 0) / 1000)  # a slow voice provider
             if "error" in self.speak:
                 e = self.speak["error"]
                 await self.send(ws, self.error(rid, "UNAVAILABLE", "talk.speak unavailable: %s" % e.get("reason"), e))

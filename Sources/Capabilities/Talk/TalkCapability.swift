@@ -18,7 +18,6 @@ final class TalkCapability: Capability, @unchecked Sendable {
     private var ptt: PushToTalk?
     private var link: GatewayLink?
     private let replies = ReplyTracker()
-    private let speaker: AudioPlayback
     private let voice: ReplySpeaker
     private var wake: VoiceWake!
     /// voicewake.routing.changed: trigger phrase → session key.
@@ -26,8 +25,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
 
     init(settings: TalkSettings, stateDir: String) {
         self.settings = settings
-        speaker = AudioPlayback(device: settings.playbackDevice)
-        voice = ReplySpeaker(settings: settings, speaker: speaker)
+        voice = ReplySpeaker(settings: settings, speaker: AudioPlayback(device: settings.playbackDevice))
         wake = VoiceWake(settings: settings, keywordFile: stateDir + "/voice-wake-phrases.txt") { [weak self] trigger, transcript in
             await self?.wakeCommand(trigger: trigger, transcript: transcript)
         }
@@ -180,7 +178,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
 
     func start(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
-        speaker.interrupt()  // a new push-to-talk wins over the reply being spoken
+        voice.interrupt()  // a new push-to-talk wins over the reply being spoken
         wake.pause()         // and over voice wake, which gives the microphone back
         let started: (id: String, new: Bool)
         do { started = try await Self.blocking { () throws(NodeError) in try ptt.start() } } catch { wake.resume(); throw error }
@@ -210,7 +208,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
     func once(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
         if let active = ptt.activeCaptureId { return ["captureId": .string(active), "status": "busy"] }
-        speaker.interrupt()
+        voice.interrupt()
         wake.pause()
         defer { wake.resume() }
         let endpoint = Endpoint()

@@ -23,8 +23,13 @@ final class ReplySpeaker: @unchecked Sendable {
         self.speaker = speaker
     }
 
+    /// Stops what is being spoken, and any reply asked for before now that has not started yet
+    /// (talk.speak may still be synthesizing when a new push-to-talk begins).
+    func interrupt() { speaker.interrupt() }
+
     /// Speaks `text`; `why` names it in the log ("the agent's reply").
     func speak(_ text: String, why: String, operatorSession: OperatorSession?) async {
+        let asked = speaker.mark
         var voice = "espeak-ng"
         var audio: SpeechAudio?
         if let session = operatorSession, await session.isConnected() {
@@ -35,11 +40,12 @@ final class ReplySpeaker: @unchecked Sendable {
             }
         }
         let fromGateway = audio
+        guard speaker.mark == asked else { log.info("not speaking \(why): a new push-to-talk began meanwhile"); return }
         do throws(NodeError) {
             let seconds = try await Self.blocking { [settings, speaker] () throws(NodeError) -> Double in
                 let a: SpeechAudio
                 if let fromGateway { a = fromGateway } else { a = try Self.espeak(text, voice: settings.voice) }
-                do throws(AudioPlayback.Failure) { try speaker.play(a.samples, sampleRate: a.sampleRate) } catch {
+                do throws(AudioPlayback.Failure) { try speaker.play(a.samples, sampleRate: a.sampleRate, unlessInterruptedSince: asked) } catch {
                     throw NodeError.unavailable(error.description)
                 }
                 return a.seconds
