@@ -23,8 +23,9 @@ public final class AudioPlayback: @unchecked Sendable {
     public var mark: Int { lock.withLock { interruptions } }
 
     /// Plays all of `samples` (mono, `sampleRate`) and waits until they have been heard, unless
-    /// interrupted (since `mark`, when given).
-    public func play(_ samples: [Int16], sampleRate: Int, unlessInterruptedSince mark: Int? = nil) throws(Failure) {
+    /// interrupted (since `mark`, when given): false when it was.
+    @discardableResult
+    public func play(_ samples: [Int16], sampleRate: Int, unlessInterruptedSince mark: Int? = nil) throws(Failure) -> Bool {
         let alsa: ALSALibrary
         switch ALSALibrary.shared {
         case .success(let lib): alsa = lib
@@ -32,7 +33,7 @@ public final class AudioPlayback: @unchecked Sendable {
         }
         let started = mark ?? self.mark
         func interrupted() -> Bool { lock.withLock { interruptions != started } }
-        if interrupted() { return }
+        if interrupted() { return false }
         var handle: OpaquePointer?
         var rc = alsa.pcmOpen(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard rc >= 0, let pcm = handle else {
@@ -44,7 +45,7 @@ public final class AudioPlayback: @unchecked Sendable {
         let period = max(1, sampleRate / 20)  // 50 ms per write: interrupt() is noticed quickly
         var offset = 0
         while offset < samples.count {
-            if interrupted() { _ = alsa.pcmDrop(pcm); return }
+            if interrupted() { _ = alsa.pcmDrop(pcm); return false }
             let n = min(period, samples.count - offset)
             let written = samples.withUnsafeBufferPointer { alsa.pcmWritei(pcm, $0.baseAddress! + offset, snd_pcm_uframes_t(n)) }
             if written < 0 {
@@ -56,6 +57,7 @@ public final class AudioPlayback: @unchecked Sendable {
             offset += written
         }
         _ = alsa.pcmDrain(pcm)
+        return true
     }
 
     private static func configure(_ alsa: ALSALibrary, _ pcm: OpaquePointer, sampleRate: Int) -> Int32 {

@@ -60,8 +60,9 @@ public final class MicrophoneCapture: @unchecked Sendable {
             guard !threadStarted, !closed else { return }  // started already, or stopped: nothing to read
             DetachedThread.start(name: "microphone") { [self] in
                 run(deliver)
-                if let e = lock.withLock({ runFailure }) { failed?(e) }
                 done.signal()
+                // After the latch: the handler may stop this capture (stop() waits for the latch).
+                if let e = lock.withLock({ runFailure }) { failed?(e) }
             }
             threadStarted = true
         }

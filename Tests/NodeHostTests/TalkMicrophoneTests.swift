@@ -79,6 +79,23 @@ import Testing
         #expect(r.node.log.contains("the microphone stopped working"), "logged: \(r.node.log.suffix(1500))")
     }
 
+    /// Voice wake's microphone goes away: wake says so and stops listening, and listens again once
+    /// the device is back.
+    @Test func voiceWakeSurvivesAMicrophoneThatGoesAway() throws {
+        let plugin = try Self.plugin.get()
+        let mic = Mic()
+        let r = try TalkPTTTests.Rig(device: "usbmic", wake: true, asound: mic.asound(plugin: plugin, infile: "/dev/zero"))
+        defer { r.stop() }
+        r.gw.command(["cmd": "raw", "text": .string((["type": "event", "event": "voicewake.changed",
+                                                    "payload": ["triggers": ["computer"]]] as JSONValue).jsonString())])
+        #expect(waitUntil(timeout: 10) { r.node.log.contains("for voice wake: \"computer\"") }, "\(r.node.log.suffix(1500))")
+        _ = FileManager.default.createFile(atPath: mic.unplug, contents: nil)
+        #expect(waitUntil(timeout: 10) { r.node.log.contains("voice wake: the microphone stopped working") }, "\(r.node.log.suffix(1500))")
+        try FileManager.default.removeItem(atPath: mic.unplug)
+        #expect(waitUntil(timeout: 20) { r.node.log.components(separatedBy: "for voice wake: \"computer\"").count > 2 },
+                "listening again: \(r.node.log.suffix(1500))")
+    }
+
     /// Whether some process holds an flock on `path` (the fake device's hold).
     static func isHeld(_ path: String) -> Bool {
         let fd = open(path, O_RDWR)

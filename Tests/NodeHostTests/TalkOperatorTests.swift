@@ -109,6 +109,23 @@ import Testing
         #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
     }
 
+    /// A TLS gateway trusted on first use: the operator session never trusts a certificate by
+    /// itself; it waits for the node session's pin and connects with it (a loopback gateway
+    /// approves the operator role silently).
+    @Test func theOperatorSessionFollowsTheNodesPin() throws {
+        let cert = try TestCertificate(); defer { cert.remove() }
+        let r = try Rig(gatewayArgs: ["--auto-approve", "--auto-approve-operator", "--cert", cert.certPath, "--key", cert.keyPath],
+                        talk: "operator: true")
+        defer { r.stop() }
+        let op = try #require(r.gw.waitFor("hello", timeout: 30) { $0["role"] == "operator" }, "\(r.node.log.suffix(2000))")
+        #expect(op["issuedToken"] == true)
+        let log = r.node.log
+        #expect(log.components(separatedBy: "trusting 127.0.0.1 on first use").count == 2, "one first-use trust, the node's: \(log.suffix(2000))")
+        let pin = try r.node.status()?["gateways"]?.arrayValue?.first?["tlsPin"]?.stringValue
+        #expect(pin == r.gw.fingerprint, "\(String(describing: pin))")
+        try Self.turn(r)
+    }
+
     /// A setup code whose bootstrap hands over an operator token: the operator session starts with
     /// it, no approval and no `operator: true` needed.
     @Test func aSetupCodesOperatorTokenIsUsed() throws {

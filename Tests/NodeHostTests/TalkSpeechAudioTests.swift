@@ -33,6 +33,8 @@ import Testing
         ("reply.wav", ["-ar", "22050", "-ac", "2"], "wav", 22_050),           // stereo: averaged to mono
         ("reply.pcm", ["-f", "s16le", "-ar", "24000"], "pcm_24000", 24_000),  // headerless, as requested
         ("hinted.mp3", ["-ar", "24000", "-c:a", "libmp3lame"], "pcm_24000", 24_000),  // a provider ignoring the hint
+        // …with bare frames (no ID3 tag, no Xing header): recognised by two chained frame headers.
+        ("bare.mp3", ["-ar", "22050", "-c:a", "libmp3lame", "-id3v2_version", "0", "-write_xing", "0"], "pcm_24000", 22_050),
     ])
     func decodesWhatProvidersReturn(name: String, args: [String], outputFormat: String?, rate: Int) throws {
         let dir = TestPaths.tempDir("speech"); defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -101,6 +101,15 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
         }
     }
 
+    /// Where a setup code's extra tokens may be kept over plain ws://: this machine only, by
+    /// number (a name that starts like one is not).
+    @Test func loopbackHosts() {
+        for (host, loop) in [("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("[::1]", true), ("::1", true),
+                             ("127.evil.example", false), ("10.0.0.1", false), ("128.0.0.1", false), ("", false)] {
+            #expect(ResolvedAddress.isLoopback(host) == loop, "\(host)")
+        }
+    }
+
     @Test func connectionRefusedIsAClearError() async {
         do {
             _ = try await WebSocketConnection.connect(URL(string: "ws://127.0.0.1:1/")!)

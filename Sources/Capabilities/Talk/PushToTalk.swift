@@ -28,6 +28,8 @@ final class PushToTalk: @unchecked Sendable {
         var lastSpeechNs: UInt64 = 0
         /// Called once when `once` should end (speech then silence, or the microphone failed).
         var onEndpoint: (@Sendable () -> Void)?
+        /// The capture should end but had no handler yet (set by `setEndpoint`, which fires at once).
+        var endpointPending = false
         /// Chunks recorded while the recognizer loads (nil: it is ready, chunks go straight in).
         var waiting: [AudioChunk]?
         /// Why the recognizer could not be loaded for this capture.
@@ -115,15 +117,16 @@ final class PushToTalk: @unchecked Sendable {
     /// Turns an open microphone (voice wake's, which heard its phrase) into the active capture: the
     /// recognizer starts with `preamble` (the audio just before and including the phrase), and the
     /// owner forwards every further chunk to `feed`. PTT_BUSY unless idle.
-    func adopt(mic: MicrophoneCapture, preamble: [Int16], onEndpoint: @escaping @Sendable () -> Void) throws(NodeError) -> Capture {
+    func adopt(mic: MicrophoneCapture, preamble: [Int16]) throws(NodeError) -> Capture {
         try lock.withLock { () throws(NodeError) -> Capture in
             guard case .idle = state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
             let capture = Capture(id: UUID().uuidString.lowercased(), mic: mic)
-            capture.onEndpoint = onEndpoint
-            try beginOrLoad(capture, preamble: AudioChunk(samples: preamble, frames: preamble.count, channels: 1,
-                                                          timestampNs: monotonicNowNs() - UInt64(preamble.count) * 62_500))
+            // The preamble ends now: the wake phrase counts as speech up to its end.
+            let now = monotonicNowNs()
             capture.heardSpeech = true
-            capture.lastSpeechNs = monotonicNowNs()
+            capture.lastSpeechNs = now
+            try beginOrLoad(capture, preamble: AudioChunk(samples: preamble, frames: preamble.count, channels: 1,
+                                                          timestampNs: now - min(now, UInt64(preamble.count) * 62_500)))
             state = .capturing(capture)
             return capture
         }
@@ -185,10 +188,11 @@ final class PushToTalk: @unchecked Sendable {
         let endNs = chunk.timestampNs + UInt64(chunk.frames) * 1_000_000_000 / 16_000
         var fire: (@Sendable () -> Void)?
         lock.withLock {
-            if inSpeech { capture.heardSpeech = true; capture.lastSpeechNs = endNs }
-            else if capture.heardSpeech, endNs - capture.lastSpeechNs >= Self.silenceAfterSpeech {
+            if inSpeech { capture.heardSpeech = true; capture.lastSpeechNs = max(capture.lastSpeechNs, endNs) }
+            else if capture.heardSpeech, endNs > capture.lastSpeechNs, endNs - capture.lastSpeechNs >= Self.silenceAfterSpeech {
                 fire = capture.onEndpoint
                 capture.onEndpoint = nil
+                if fire == nil { capture.endpointPending = true }
             }
         }
         fire?()
@@ -196,8 +200,23 @@ final class PushToTalk: @unchecked Sendable {
 
     /// Ends a `once` capture now (its microphone failed: there is nothing more to wait for).
     func endpoint(_ capture: Capture) {
-        let fire = lock.withLock { () -> (@Sendable () -> Void)? in defer { capture.onEndpoint = nil }; return capture.onEndpoint }
+        let fire = lock.withLock { () -> (@Sendable () -> Void)? in
+            defer { capture.onEndpoint = nil }
+            if capture.onEndpoint == nil { capture.endpointPending = true }
+            return capture.onEndpoint
+        }
         fire?()
+    }
+
+    /// Sets what ends `capture` (voice wake's command, adopted before its handler existed); fires
+    /// at once when the capture already had to end.
+    func setEndpoint(_ capture: Capture, _ handler: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if capture.endpointPending { return true }
+            capture.onEndpoint = handler
+            return false
+        }
+        if now { handler() }
     }
 
     /// Waits until `capture`'s recognizer has loaded and decoded what waited (if it was loading).

@@ -236,16 +236,28 @@ final class TalkCapability: Capability, @unchecked Sendable {
     private func handOver(_ text: String, eventId: String, sessionKey: String?) async -> String {
         guard let link = lock.withLock({ self.link }) else { return "offline" }
         let key = sessionKey ?? link.mainSessionKey ?? "main"
-        // The apps' way: chat.send on the operator session; the ack names the run to follow.
+        // The apps' way: chat.send on the operator session. The gateway names the run after the
+        // idempotency key, so the reply is followed from before the ack (it may come first).
         if await link.operatorSession.isConnected() {
             let params: JSONValue = ["sessionKey": .string(key), "message": .string(text), "idempotencyKey": .string(eventId)]
-            switch await link.operatorSession.call("chat.send", params, .seconds(10)) {
+            replies.arm(sessionKey: key, runId: eventId)
+            var reply = await link.operatorSession.call("chat.send", params, .seconds(10))
+            if case .failure(let e) = reply, Self.mayHaveArrived(e), await link.operatorSession.isConnected() {
+                // No answer, or the connection dropped after sending: the same key again is
+                // harmless (the gateway answers a repeat with the run it already started).
+                reply = await link.operatorSession.call("chat.send", params, .seconds(10))
+            }
+            switch reply {
             case .success(let ack):
-                replies.arm(sessionKey: key, runId: ack["runId"]?.stringValue ?? eventId)
+                if let run = ack["runId"]?.stringValue, run != eventId { replies.arm(sessionKey: key, runId: run) }
                 log.debug("chat.send: run \(ack["runId"]?.stringValue ?? eventId) \(ack["status"]?.stringValue ?? "")")
                 return "queued"
+            case .failure(let e) where Self.mayHaveArrived(e):
+                // It may have reached the agent: sending it again another way could run it twice.
+                log.warn("chat.send on the operator session got no answer (\(e)); not sending the transcript again")
+                return "offline"
             case .failure(let e):
-                log.warn("chat.send on the operator session failed (\(e)); handing the transcript over on the node session")
+                log.warn("the gateway refused chat.send (\(e)); handing the transcript over on the node session")
             }
         }
         guard await link.isConnected() else { return "offline" }
@@ -255,6 +267,12 @@ final class TalkCapability: Capability, @unchecked Sendable {
         replies.arm(sessionKey: key)
         _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)])
         return "queued"
+    }
+
+    /// A failure after which the request may still have reached the gateway (no reply in time, or
+    /// the connection ended while waiting), as opposed to the gateway's own refusal.
+    static func mayHaveArrived(_ e: GatewayCallError) -> Bool {
+        e.code == "TIMEOUT" || e.code == "CONNECTION_LOST"
     }
 
     /// chat.push {text, speak?}: a message for the person at the device, spoken here unless

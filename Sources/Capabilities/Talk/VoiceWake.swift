@@ -102,8 +102,8 @@ final class VoiceWake: @unchecked Sendable {
         }
         guard lock.withLock({ listener == nil }), let current, current.activeCaptureId == nil else { return }
         do {
-            let l = try Listener(device: settings.captureDevice, phrases: wanted, keywordFile: keywordFile,
-                                 ptt: current) { [weak self] trigger, capture in
+            let l = try Listener(device: settings.captureDevice, phrases: wanted, keywordFile: keywordFile, ptt: current,
+                                 onFailure: { [weak self] error in self?.microphoneFailed(error) }) { [weak self] trigger, capture in
                 self?.commandStarted(trigger, capture)
             }
             lock.withLock { listener = l }
@@ -113,11 +113,32 @@ final class VoiceWake: @unchecked Sendable {
         }
     }
 
+    /// The listening microphone stopped working (unplugged). A command being recorded ends now
+    /// (push-to-talk's stop reports it); otherwise wake stops listening and tries again in a while,
+    /// as a device may come back.
+    private func microphoneFailed(_ error: MicrophoneError) {
+        if let l = lock.withLock({ listener }), let capture = l.command {
+            lock.withLock { ptt }?.endpoint(capture)
+            return
+        }
+        log.warn("voice wake: the microphone stopped working (\(error.description)); trying again in \(Self.retryAfterFailure)")
+        updateLock.withLock {
+            let old = lock.withLock { () -> Listener? in defer { listener = nil }; return listener }
+            old?.stop()
+        }
+        _ = DeadlineTimer.shared.schedule(at: .now + Self.retryAfterFailure) { [weak self] in
+            guard let wake = self else { return }
+            DetachedThread.start(name: "wake-retry") { wake.update() }
+        }
+    }
+
+    static let retryAfterFailure: Duration = .seconds(10)
+
     /// A phrase was heard and the command is being recorded; ends it on silence or at the cap.
     private func commandStarted(_ trigger: String, _ capture: PushToTalk.Capture) {
         log.info("wake phrase \"\(trigger)\" heard; recording the command")
         let done = Endpoint()
-        capture.onEndpoint = { done.fire() }
+        lock.withLock { ptt }?.setEndpoint(capture) { done.fire() }
         let timer = DeadlineTimer.shared.schedule(at: .now + Self.commandCap) { done.fire() }
         Task { [self] in
             await done.wait()
@@ -138,15 +159,18 @@ final class VoiceWake: @unchecked Sendable {
         private let mic: MicrophoneCapture
         private let lock = Lock()
         private var ring: [Int16] = []
-        private var command: PushToTalk.Capture?
+        private var recording: PushToTalk.Capture?
+        /// The command being recorded after a hit, if any.
+        var command: PushToTalk.Capture? { lock.withLock { recording } }
 
         init(device: String, phrases: [String], keywordFile: String, ptt: PushToTalk,
+             onFailure: @escaping @Sendable (MicrophoneError) -> Void,
              onHit: @escaping @Sendable (String, PushToTalk.Capture) -> Void) throws(NodeError) {
             try ptt.beginSpotting(phrases: phrases, file: keywordFile)
             do { mic = try MicrophoneCapture(device: device, sampleRate: 16_000, channels: 1) }
             catch { throw NodeError.unavailable(error.description) }
-            mic.start { [self] chunk in
-                if let capture = lock.withLock({ command }) { ptt.feed(chunk, capture); return }
+            mic.start(failed: onFailure) { [self] chunk in
+                if let capture = lock.withLock({ recording }) { ptt.feed(chunk, capture); return }
                 let heard = ptt.spot(chunk.samples)
                 let preamble = lock.withLock { () -> [Int16] in
                     ring.append(contentsOf: chunk.samples)
@@ -154,8 +178,8 @@ final class VoiceWake: @unchecked Sendable {
                     return ring
                 }
                 guard let heard else { return }
-                guard let capture = try? ptt.adopt(mic: mic, preamble: preamble, onEndpoint: {}) else { return }
-                lock.withLock { command = capture; ring = [] }
+                guard let capture = try? ptt.adopt(mic: mic, preamble: preamble) else { return }
+                lock.withLock { recording = capture; ring = [] }
                 onHit(heard, capture)
             }
         }

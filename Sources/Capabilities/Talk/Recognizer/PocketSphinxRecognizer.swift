@@ -76,7 +76,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
             }
             guard ps_set_lm_file(decoder, Self.lmSearch, files["-lm"]!) >= 0 else {
                 _ = ps_load_dict(decoder, "/dev/null", nil, nil)
-                try restoreWakeWords()
+                restoreWakeWords()
                 throw NodeError.unavailable("speech recognizer: cannot load the language model \(files["-lm"]!)")
             }
             isReady = true
@@ -89,29 +89,33 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
             _ = ps_unset_search(decoder, Self.lmSearch)
             _ = ps_load_dict(decoder, "/dev/null", nil, nil)
             isReady = false
-            try restoreWakeWords()
+            restoreWakeWords()
         }
         cps_return_free_memory()
     }
 
     /// Runs `body` (which swaps the dictionary or searches) outside any utterance, resuming
-    /// wake-phrase spotting afterwards if it was running.
+    /// wake-phrase spotting afterwards if it was running and still can.
     private func pausingSpotting(_ body: () throws(NodeError) -> Void) throws(NodeError) {
         let wasSpotting = inUtterance && spotting
         if inUtterance { ps_end_utt(decoder); inUtterance = false }
         defer {
-            if wasSpotting, ps_set_search(decoder, Self.wakeSearch) >= 0, ps_start_utt(decoder) >= 0 { inUtterance = true; spotting = true }
+            if wasSpotting, wakeFile != nil, ps_set_search(decoder, Self.wakeSearch) >= 0, ps_start_utt(decoder) >= 0 {
+                inUtterance = true; spotting = true
+            }
         }
         try body()
     }
 
     /// The small dictionary lost the wake words with the reload: add them back and rebuild the
-    /// keyword search on them.
-    private func restoreWakeWords() throws(NodeError) {
+    /// keyword search on them. If that fails the keyword search is dropped (it was built on the
+    /// old dictionary) and spotting reports "no phrases" until the gateway sends them again.
+    private func restoreWakeWords() {
         guard let file = wakeFile else { return }
         if !isReady { for w in wakeWords { _ = ps_add_word(decoder, w.word, w.phones, 0) } }
-        guard ps_set_kws(decoder, Self.wakeSearch, file) >= 0 else {
-            throw NodeError.unavailable("voice wake: pocketsphinx refused the phrases again")
+        if ps_set_kws(decoder, Self.wakeSearch, file) < 0 {
+            _ = ps_unset_search(decoder, Self.wakeSearch)
+            wakeFile = nil
         }
     }
 

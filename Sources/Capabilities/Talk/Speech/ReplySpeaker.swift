@@ -42,15 +42,17 @@ final class ReplySpeaker: @unchecked Sendable {
         let fromGateway = audio
         guard speaker.mark == asked else { log.info("not speaking \(why): a new push-to-talk began meanwhile"); return }
         do throws(NodeError) {
-            let seconds = try await Self.blocking { [settings, speaker] () throws(NodeError) -> Double in
+            let played = try await Self.blocking { [settings, speaker] () throws(NodeError) -> Double? in
                 let a: SpeechAudio
                 if let fromGateway { a = fromGateway } else { a = try Self.espeak(text, voice: settings.voice) }
-                do throws(AudioPlayback.Failure) { try speaker.play(a.samples, sampleRate: a.sampleRate, unlessInterruptedSince: asked) } catch {
+                do throws(AudioPlayback.Failure) {
+                    return try speaker.play(a.samples, sampleRate: a.sampleRate, unlessInterruptedSince: asked) ? a.seconds : nil
+                } catch {
                     throw NodeError.unavailable(error.description)
                 }
-                return a.seconds
             }
-            log.info("spoke \(why): \(text.count) characters, \(seconds.fixed(1)) s (\(voice))")
+            if let seconds = played { log.info("spoke \(why): \(text.count) characters, \(seconds.fixed(1)) s (\(voice))") }
+            else { log.info("stopped speaking \(why): a new push-to-talk began") }
         } catch {
             log.warn("could not speak \(why): \(error.message)")
         }

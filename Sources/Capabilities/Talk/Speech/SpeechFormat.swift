@@ -26,9 +26,7 @@ enum SpeechFormat: Equatable, Sendable {
     static func detect(_ data: [UInt8], outputFormat: String?, mimeType: String?, fileExtension: String?) -> SpeechFormat {
         if data.starts(with: Array("RIFF".utf8)), data.count >= 12, Array(data[8..<12]) == Array("WAVE".utf8) { return .wav }
         if data.starts(with: Array("OggS".utf8)) { return .oggOpus }
-        if data.starts(with: Array("ID3".utf8)) || (data.count >= 2 && data[0] == 0xFF && data[1] & 0xE0 == 0xE0 && outputFormat?.hasPrefix("pcm") != true) {
-            return .mp3
-        }
+        if data.starts(with: Array("ID3".utf8)) || MPEGAudioFrames.startsWithFrames(data) { return .mp3 }
         let hint = (outputFormat ?? "").lowercased()
         if hint.hasPrefix("pcm_"), let rate = Int(hint.dropFirst(4)), (8_000...192_000).contains(rate) { return .pcm(sampleRate: rate) }
         if hint.hasPrefix("mp3") || mimeType == "audio/mpeg" || fileExtension?.lowercased().hasSuffix("mp3") == true { return .mp3 }

@@ -12,6 +12,15 @@ public struct ResolvedAddress: Sendable, CustomStringConvertible {
     /// Loopback, RFC 1918/6598 (private, CGNAT/tailnet), link-local, ULA.
     public var isLoopbackOrPrivate: Bool { Self.isLoopbackOrPrivate(text) }
 
+    /// Whether `host` (a URL's host) is this machine: `localhost`, 127.0.0.0/8 or ::1 as
+    /// numeric addresses only (a name such as "127.example" is not).
+    public static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().filter { $0 != "[" && $0 != "]" }
+        if h == "localhost" || h == "::1" { return true }
+        var v4 = in_addr()
+        return inet_pton(AF_INET, h, &v4) == 1 && UInt32(bigEndian: v4.s_addr) >> 24 == 127
+    }
+
     /// The same for an address in text form (IPv6 when it has a colon; a `%zone` is ignored).
     /// `sharedAddressSpace: false` leaves out 100.64/10, which is also carriers' NAT.
     public static func isLoopbackOrPrivate(_ text: String, sharedAddressSpace: Bool = true) -> Bool {

@@ -106,8 +106,8 @@ public enum Daemon {
         // Capability events (location.update, …) go to the gateway; while offline the latest of
         // each kind is held and sent after the next connect.
         for entry in runtime.registry.entries where entry.advertised { await forwardEvents(entry.capability, to: gateway, log: log) }
-        let network = NetworkChangeMonitor { Task { await gateway.networkChanged() } }
-        let sleep = SleepMonitor { Task { await gateway.systemResumed() } }
+        let network = NetworkChangeMonitor { Task { await connector.networkChanged() } }
+        let sleep = SleepMonitor { Task { await connector.systemResumed() } }
         if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }
 
         // SIGHUP: read the config file again and apply it (one reload at a time, in order).

@@ -27,6 +27,8 @@ actor GatewayConnector {
     /// session uses the same.
     private var chosen: (config: NodeConfig, tlsHint: String?)?
     private var operatorRunning = false
+    /// Bumped by every `connect`: a refresh that started for an earlier gateway gives up.
+    private var generation = 0
 
     init(runtime: NodeRuntime, identity: DeviceIdentity, deviceInfo: JSONValue, status: GatewayStatus,
          handle: GatewayHandle, log: Logger) {
@@ -39,10 +41,11 @@ actor GatewayConnector {
     }
 
     func connect(_ config: NodeConfig) async {
+        generation += 1
+        chosen = nil
         await stopSearch()
         await handle.stopClient()
         await stopOperator()
-        chosen = nil
         if config.gateway.url != nil || config.gateway.setupCode != nil {
             do { try await start(config, tlsHint: nil) } catch {
                 log.warn("\(error); serving only the local control socket")
@@ -75,12 +78,14 @@ actor GatewayConnector {
 
     /// Starts or stops the operator session to match what the advertised capabilities want now.
     func refreshOperator() async {
-        guard let chosen else { return }
+        let gen = generation
         let use = runtime.registry.entries.filter(\.advertised).map(\.capability.operatorSessionUse).max() ?? .none
         var wanted = use == .always
         if use == .whenTokenHeld, let key = await handle.current?.gatewayKey {
             wanted = (try? runtime.store.deviceToken(gateway: key, role: "operator")) != nil
         }
+        // A connect() ran meanwhile: it refreshes again for its own gateway.
+        guard gen == generation, let chosen else { return }
         if wanted == operatorRunning { return }
         if !wanted {
             log.info("no capability needs the operator session any more; closing it")
@@ -89,12 +94,25 @@ actor GatewayConnector {
         }
         do {
             let c = try GatewayClient(config: chosen.config, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
-                                      deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator)
+                                      deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator,
+                                      onlyWithToken: use == .whenTokenHeld)
             operatorRunning = true
-            await operatorHandle.start(c)
+            if await !operatorHandle.start(c) { operatorRunning = false; return }
+            if gen != generation { await stopOperator() }
         } catch {
             log.warn("cannot start the operator session: \(error)")
         }
+    }
+
+    /// A network change or a resume reaches both sessions.
+    func networkChanged() async {
+        await handle.networkChanged()
+        await operatorHandle.networkChanged()
+    }
+
+    func systemResumed() async {
+        await handle.systemResumed()
+        await operatorHandle.systemResumed()
     }
 
     private func stopOperator() async {

@@ -23,6 +23,9 @@ public actor GatewayClient {
     private let dispatcher: Dispatcher
     public let status: GatewayStatus
     public let session: GatewayProtocol.SessionRole
+    /// Connect only with a stored device token of this role: when the gateway refuses it, stop
+    /// instead of asking for an approval nobody opted into (an operator token from a setup code).
+    private let onlyWithToken: Bool
     private let log: Logger
     private let setupCode: SetupCode?
     private var signatureVersion: DeviceAuthPayload.Version = .v3
@@ -62,7 +65,7 @@ public actor GatewayClient {
     /// chosen gateway's URL in `config.gateway.url`, with its advertised fingerprint as `tlsHint`).
     public init(config: NodeConfig, store: StateStore, identity: DeviceIdentity, dispatcher: Dispatcher,
                 deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus(), tlsHint: String? = nil,
-                session: GatewayProtocol.SessionRole = .node) throws(ConfigError) {
+                session: GatewayProtocol.SessionRole = .node, onlyWithToken: Bool = false) throws(ConfigError) {
         var code: SetupCode?
         if let sc = config.gateway.setupCode {
             do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: error.description) }
@@ -84,6 +87,7 @@ public actor GatewayClient {
         self.deviceInfo = deviceInfo
         self.tlsHint = tlsHint
         self.session = session
+        self.onlyWithToken = onlyWithToken
         log = Logger(component: session.isNode ? "gateway" : "operator")
     }
 
@@ -134,7 +138,7 @@ public actor GatewayClient {
     public func systemResumed() async {
         log.info("system resumed from suspend")
         guard let conn = current, await status.isConnected else { reconnectSoon(); return }
-        if await conn.probe() { await announcePresence(conn, trigger: "background") }
+        if await conn.probe(), session.isNode { await announcePresence(conn, trigger: "background") }
     }
 
     // MARK: the loop
@@ -145,6 +149,9 @@ public actor GatewayClient {
         gw.url = url.absoluteString
         while !stopped {
             reannouncing = false  // only ever meant for the session it closed
+            // The operator session follows the node's trust decisions: the pin the node stored
+            // (read again before each attempt), never a first-use trust of its own.
+            if !session.isNode, let stored = try? store.gateway(gatewayKey) { gw.tlsPin = stored.tlsPin }
             let credential = chooseCredential()
             let (options, trust) = connectOptions(stored: gw.tlsPin)
             await status.set(.connecting(url.absoluteString))
@@ -158,6 +165,9 @@ public actor GatewayClient {
                                "(gatewayTlsSha256 \(tlsHint ?? "")): refusing it, as the advertisement may be spoofed. If the " +
                                "certificate is right, set gateway.tlsFingerprint to it (\(error.description))", record: &gw)
                     return
+                case .untrusted where !session.isNode && gw.tlsPin == nil:
+                    await waitBackoff("the gateway's certificate is not pinned yet; waiting for the node session to pin it")
+                    continue
                 case .pinMismatch, .untrusted, .insecureURL:
                     await halt(error.description, record: &gw)
                     return
@@ -166,7 +176,7 @@ public actor GatewayClient {
                     continue
                 }
             }
-            if url.scheme == "wss", gw.tlsPin == nil, config.gateway.tlsFingerprint == nil, !ws.peerVerified, let fp = ws.peerFingerprint {
+            if session.isNode, url.scheme == "wss", gw.tlsPin == nil, config.gateway.tlsFingerprint == nil, !ws.peerVerified, let fp = ws.peerFingerprint {
                 gw.tlsPin = fp
                 save(gw)
                 log.warn("trusting \(url.host ?? "") on first use\(trust == .discoveryHint ? " (its certificate matches the fingerprint discovery advertised)" : ""): " +
@@ -207,7 +217,7 @@ public actor GatewayClient {
             } catch { log.error("could not store the device token: \(error)") }
         }
         keepBootstrapTokens(hello, credential: credential)
-        let wasPending = gw.pairingState != .paired
+        let wasPending = session.isNode ? gw.pairingState != .paired : lastLoggedRequestId != nil
         gw.pairingState = .paired
         gw.pairingRequestId = nil
         gw.lastError = nil
@@ -273,8 +283,14 @@ public actor GatewayClient {
             signatureVersion = .v2
             return false
         case .dropDeviceToken:
-            log.warn("the gateway no longer accepts the stored device token; dropping it and retrying with the configured credential")
             try? store.deleteDeviceToken(gateway: gatewayKey, role: session.role)
+            if onlyWithToken {
+                await halt("the gateway no longer accepts the operator token the setup code handed over (dropped it); " +
+                           "talk goes on over the node session. To ask for an operator approval instead, set capabilities.talk.operator: true",
+                           record: &gw)
+                return true
+            }
+            log.warn("the gateway no longer accepts the stored device token; dropping it and retrying with the configured credential")
             return false
         case .retry(let afterMs):
             if let ms = afterMs { await wait("gateway refused: \(e)", for: .milliseconds(ms)) }
@@ -351,7 +367,7 @@ public actor GatewayClient {
     /// loopback on this machine.
     private func keepBootstrapTokens(_ hello: GatewayProtocol.HelloOk, credential: GatewayProtocol.Credential) {
         guard case .bootstrapToken = credential, !hello.extraDeviceTokens.isEmpty else { return }
-        guard url.scheme == "wss" || Self.isLoopback(url.host ?? "") else {
+        guard url.scheme == "wss" || ResolvedAddress.isLoopback(url.host ?? "") else {
             log.warn("the gateway handed over \(hello.extraDeviceTokens.count) further device token(s) on an unencrypted connection; not keeping them")
             return
         }
@@ -363,17 +379,13 @@ public actor GatewayClient {
         }
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased().filter { $0 != "[" && $0 != "]" }
-        return h == "localhost" || h == "::1" || h.hasPrefix("127.")
-    }
-
     private func connectOptions(stored pin: String?) -> (WebSocketOptions, GatewayTrust.Source) {
         var o = WebSocketOptions()
         o.maxMessageBytes = GatewayProtocol.decoderLimitBeforeHello
         o.allowInsecurePublic = config.gateway.allowInsecure
         let (policy, source) = GatewayTrust.policy(configured: config.gateway.tlsFingerprint, stored: pin,
-                                                   hint: url.scheme == "wss" ? tlsHint : nil, allowTOFU: config.gateway.allowTOFU)
+                                                   hint: url.scheme == "wss" ? tlsHint : nil,
+                                                   allowTOFU: config.gateway.allowTOFU && session.isNode)
         o.tls = policy
         if let ca = ProcessInfo.processInfo.environment["OPENCLAW_NODE_CA_FILE"] { o.caFile = ca }
         return (o, source)

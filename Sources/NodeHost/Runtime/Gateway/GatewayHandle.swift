@@ -29,9 +29,10 @@ public actor GatewayHandle {
     /// Observes the end of every session that reached hello-ok (set before `start`).
     public func setOnDisconnect(_ f: @escaping @Sendable () -> Void) { onDisconnect = f }
 
-    /// Starts the client's connect loop (ignored after `stop`).
-    public func start(_ c: GatewayClient) async {
-        guard !stopped, client == nil else { return }
+    /// Starts the client's connect loop; false (and ignored) after `stop` or while another client runs.
+    @discardableResult
+    public func start(_ c: GatewayClient) async -> Bool {
+        guard !stopped, client == nil else { return false }
         client = c
         let observer = onReady
         await c.setOnReady { [weak self] hello in
@@ -41,6 +42,7 @@ public actor GatewayHandle {
         if let onDisconnect { await c.setOnDisconnect(onDisconnect) }
         if let onEvent { await c.setOnEvent(onEvent) }
         runTask = Task { await c.run() }
+        return true
     }
 
     public var current: GatewayClient? { client }

@@ -6,7 +6,8 @@ import Store
 import Support
 
 /// Requests the node sent and is waiting on (`node.invoke.result`, `node.event`): resolved by the
-/// matching `res` frame, by a timeout, or when the connection ends.
+/// matching `res` frame, by a timeout (code TIMEOUT), or when the connection ends (code
+/// CONNECTION_LOST). Both are the node's own codes: the request may or may not have arrived.
 ///
 /// `expect` registers the id *before* the request is sent, so a reply that arrives before the
 /// sender gets to `wait` is kept rather than lost.
@@ -30,7 +31,7 @@ actor PendingReplies {
     }
 
     func expect(_ id: String, timeout: Duration) {
-        if closed { slots[id] = .done(.failure(.init(["code": "UNAVAILABLE", "message": "connection closed"]))); return }
+        if closed { slots[id] = .done(.failure(.init(["code": "CONNECTION_LOST", "message": "connection closed"]))); return }
         slots[id] = .waiting(nil)
         timers[id] = DeadlineTimer.shared.schedule(at: .now + timeout) { [weak self] in
             Task { await self?.resolve(id, .failure(.init(["code": "TIMEOUT", "message": "no reply from the gateway"]))) }
@@ -65,7 +66,7 @@ actor PendingReplies {
 
     func failAll(_ why: String) {
         closed = true
-        for id in Array(slots.keys) { resolve(id, .failure(.init(["code": "UNAVAILABLE", "message": .string(why)]))) }
+        for id in Array(slots.keys) { resolve(id, .failure(.init(["code": "CONNECTION_LOST", "message": .string(why)]))) }
     }
 
     var count: Int { slots.count }
