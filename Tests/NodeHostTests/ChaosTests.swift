@@ -174,6 +174,65 @@ import Testing
         return ["linkCutDetectMs": .number(detectMs.rounded()), "linkBackReconnectMs": .number(recoverMs.rounded())]
     }
 
+    /// A bad link, as `tc netem` would make it (10 % loss, 200 ± 100 ms delay, a quarter of the
+    /// packets reordered, both ways): the node in a network namespace of its own, reaching the test
+    /// gateway through Tests/gateway/lossy_link.py, a user-space impairing router between two TUN
+    /// devices (this kernel has no sch_netem; the kernels' own TCP does the rest on both ends). The
+    /// node connects and pairs over it, every invoke gets exactly one result, and the session holds.
+    @Test func lossyDelayedReorderedLink() throws {
+        guard getuid() == 0 else { return }  // network namespaces need root
+        let invokes = Chaos.size(10, full: 200)
+        let ns = "ocn-lossy-\(getpid())"
+        func ip(_ args: [String]) throws {
+            let r = try runProcess("/usr/sbin/ip", args)
+            guard r.code == 0 else { throw TestFailure("ip \(args.joined(separator: " ")): \(r.stderr)") }
+        }
+        try ip(["netns", "add", ns])
+        defer { _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns]) }
+        try ip(["-n", ns, "link", "set", "lo", "up"])
+        let link = try PythonServer(script: "lossy_link.py", args: [
+            "--netns", ns, "--host-dev", "ocnl-h", "--host-addr", "10.213.78.1", "--ns-dev", "ocnl-n", "--ns-addr", "10.213.78.2",
+            "--loss", "0.1", "--delay-ms", "200", "--jitter-ms", "100", "--reorder", "0.25", "--seed", "16"])
+        defer { link.stop() }
+        #expect(link.ready["event"] == "ready")
+        // A 5 s tick: liveness declares the link dead after 10 s of silence, which TCP's own
+        // retransmissions through this loss should never reach.
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--tick-ms", "5000", "--host", "10.213.78.1"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: "ws://10.213.78.1:\(gw.port)")
+        defer { node.cleanup() }
+        let p = try BackgroundProcess("/usr/sbin/ip", ["netns", "exec", ns, TestPaths.nodeBinary, "run", "--config", node.configPath], env: node.env)
+        defer { p.stop() }
+        // Pairing over the bad link: the request, the approval, the reconnect with the new token.
+        let started = Date()
+        let asked = try #require(gw.waitFor("pairing_requested", timeout: 60), "\(p.log.suffix(1500))")
+        gw.command(["cmd": "approve", "requestId": asked["requestId"]!])
+        _ = try #require(gw.waitFor("hello", timeout: 60), "\(p.log.suffix(1500))")
+        let pairedMs = Date().timeIntervalSince(started) * 1000
+        var latencies: [Double] = [], failures = 0
+        for i in 0..<invokes {
+            let t0 = Date()
+            let r = gw.invoke("device.status", id: "lossy-\(i)", timeoutMs: 30_000, wait: 40)
+            if r?["ok"] == true { latencies.append(Date().timeIntervalSince(t0) * 1000) }
+            else { failures += 1; Issue.record("invoke \(i): \(String(describing: r))\n\(p.log.suffix(1500))") }
+        }
+        let results = gw.all("invoke_result").compactMap { $0["id"]?.stringValue }.filter { $0.hasPrefix("lossy-") }
+        let duplicates = results.count - Set(results).count
+        let reconnects = gw.all("hello").count - 1  // the first hello is the one after approval
+        #expect(duplicates == 0 && reconnects == 0, "duplicates \(duplicates), reconnects \(reconnects)\n\(p.log.suffix(1500))")
+        #expect(p.isRunning)
+        link.stop()
+        var stats: JSONValue = [:]
+        while let line = link.nextLine(timeout: 2) { if let v = JSONValue.parse(line), v["event"] == "stats" { stats = v } }
+        latencies.sort()
+        let pct = { (q: Double) in latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(q * Double(latencies.count)))] }
+        Chaos.report("lossy-link", ["iterations": .number(Double(invokes)), "failures": .number(Double(failures + duplicates + reconnects)),
+                                    "pairedMs": .number(pairedMs.rounded()), "p50Ms": .number(pct(0.5).rounded()),
+                                    "p99Ms": .number(pct(0.99).rounded()), "reconnects": .number(Double(reconnects)),
+                                    "packetsDropped": stats["dropped"] ?? 0, "packetsReordered": stats["reordered"] ?? 0,
+                                    "packetsForwarded": stats["forwarded"] ?? 0])
+    }
+
     /// The node SIGKILLed at random moments while it writes state: the TOFU pin and device token of
     /// a TLS gateway that rotates the token at every connect, the gateway record, and exec approvals
     /// the CLI writes at the same time. The database stays intact, the identity and the pin never
