@@ -79,8 +79,8 @@ import Testing
         #expect(r.node.log.contains("the microphone stopped working"), "logged: \(r.node.log.suffix(1500))")
     }
 
-    /// Voice wake's microphone goes away: wake says so and stops listening, and listens again once
-    /// the device is back.
+    /// Voice wake's microphone goes away: wake says so and stops listening, keeps trying (10 s,
+    /// then 20 s: still gone), and listens again once the device is back.
     @Test func voiceWakeSurvivesAMicrophoneThatGoesAway() throws {
         let plugin = try Self.plugin.get()
         let mic = Mic()
@@ -91,8 +91,10 @@ import Testing
         #expect(waitUntil(timeout: 10) { r.node.log.contains("for voice wake: \"computer\"") }, "\(r.node.log.suffix(1500))")
         _ = FileManager.default.createFile(atPath: mic.unplug, contents: nil)
         #expect(waitUntil(timeout: 10) { r.node.log.contains("voice wake: the microphone stopped working") }, "\(r.node.log.suffix(1500))")
+        #expect(waitUntil(timeout: 15) { r.node.log.contains("voice wake cannot listen") && r.node.log.contains("trying again in 20") },
+                "the first retry finds it still gone: \(r.node.log.suffix(1500))")
         try FileManager.default.removeItem(atPath: mic.unplug)
-        #expect(waitUntil(timeout: 20) { r.node.log.components(separatedBy: "for voice wake: \"computer\"").count > 2 },
+        #expect(waitUntil(timeout: 25) { r.node.log.components(separatedBy: "for voice wake: \"computer\"").count > 2 },
                 "listening again: \(r.node.log.suffix(1500))")
     }
 

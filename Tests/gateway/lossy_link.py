@@ -52,6 +52,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     rng = random.Random(a.seed)
+    # If the test runner dies, so does the link (its TUN devices go with it).
+    PR_SET_PDEATHSIG = 1
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() == 1:
+        sys.exit("the test runner is gone")
 
     home = os.open("/proc/self/ns/net", os.O_RDONLY)
     host = open_tun(a.host_dev, a.host_addr, a.ns_addr)

@@ -30,6 +30,9 @@ final class VoiceWake: @unchecked Sendable {
     private var foreground = false
     private var pausedForPTT = false
     private var listener: Listener?
+    /// After the microphone failed: the pending retry, and the delay before the next one.
+    private var retryTimer: DeadlineTimer.Token?
+    private var retryDelay: Duration?
 
     init(settings: TalkSettings, keywordFile: String, onCommand: @escaping CommandHandler) {
         self.settings = settings
@@ -68,6 +71,7 @@ final class VoiceWake: @unchecked Sendable {
     func resume() { lock.withLock { pausedForPTT = false }; update() }
 
     func stop() {
+        if let t = lock.withLock({ () -> DeadlineTimer.Token? in defer { retryTimer = nil }; return retryTimer }) { DeadlineTimer.shared.cancel(t) }
         updateLock.withLock {
             let old = lock.withLock { () -> Listener? in ptt = nil; defer { listener = nil }; return listener }
             close(old, why: "stopping")
@@ -102,37 +106,59 @@ final class VoiceWake: @unchecked Sendable {
         }
         guard lock.withLock({ listener == nil }), let current, current.activeCaptureId == nil else { return }
         do {
-            let l = try Listener(device: settings.captureDevice, phrases: wanted, keywordFile: keywordFile, ptt: current,
-                                 onFailure: { [weak self] error in self?.microphoneFailed(error) }) { [weak self] trigger, capture in
+            let l = try Listener(device: settings.captureDevice, phrases: wanted, keywordFile: keywordFile, ptt: current)
+            lock.withLock { listener = l; retryDelay = nil }
+            l.start(onFailure: { [weak self] failed, error in self?.microphoneFailed(failed, error) }) { [weak self] trigger, capture in
                 self?.commandStarted(trigger, capture)
             }
-            lock.withLock { listener = l }
             log.info("microphone open (\(settings.captureDevice)) for voice wake: \(wanted.map { "\"\($0)\"" }.joined(separator: ", "))")
         } catch {
-            log.warn("voice wake cannot listen: \(error.message)")
+            retryLater("voice wake cannot listen: \(error.message)")
         }
     }
 
-    /// The listening microphone stopped working (unplugged). A command being recorded ends now
-    /// (push-to-talk's stop reports it); otherwise wake stops listening and tries again in a while,
-    /// as a device may come back.
-    private func microphoneFailed(_ error: MicrophoneError) {
-        if let l = lock.withLock({ listener }), let capture = l.command {
-            lock.withLock { ptt }?.endpoint(capture)
-            return
+    /// The microphone could not be opened or stopped working: listen again later (a device that
+    /// was unplugged may come back), waiting longer each time up to 5 minutes; the first failure
+    /// is a warning, the repeats are logged at debug.
+    private func retryLater(_ why: String) {
+        let delay = lock.withLock { () -> Duration? in
+            let next = retryDelay.map { min($0 * 2, Self.retryCap) } ?? Self.retryAfterFailure
+            defer { retryDelay = next }
+            return retryTimer == nil ? next : nil
         }
-        log.warn("voice wake: the microphone stopped working (\(error.description)); trying again in \(Self.retryAfterFailure)")
-        updateLock.withLock {
-            let old = lock.withLock { () -> Listener? in defer { listener = nil }; return listener }
-            old?.stop()
-        }
-        _ = DeadlineTimer.shared.schedule(at: .now + Self.retryAfterFailure) { [weak self] in
+        guard let delay else { return }  // one retry is pending already
+        if delay == Self.retryAfterFailure { log.warn("\(why); trying again in \(delay)") } else { log.debug("\(why); trying again in \(delay)") }
+        let token = DeadlineTimer.shared.schedule(at: .now + delay) { [weak self] in
             guard let wake = self else { return }
+            wake.lock.withLock { wake.retryTimer = nil }
             DetachedThread.start(name: "wake-retry") { wake.update() }
         }
+        lock.withLock { retryTimer = token }
     }
 
     static let retryAfterFailure: Duration = .seconds(10)
+    static let retryCap: Duration = .seconds(300)
+
+    /// `failed`'s microphone stopped working (unplugged). A command it was recording ends now
+    /// (push-to-talk's stop reports it, and listening resumes through the retry); otherwise wake
+    /// stops listening and tries again later. A listener that is no longer the current one is
+    /// left alone.
+    private func microphoneFailed(_ failed: Listener, _ error: MicrophoneError) {
+        guard lock.withLock({ listener === failed }) else { return }
+        if let capture = failed.command {
+            lock.withLock { ptt }?.endpoint(capture)
+            return
+        }
+        updateLock.withLock {
+            let old = lock.withLock { () -> Listener? in
+                guard listener === failed else { return nil }
+                defer { listener = nil }
+                return listener
+            }
+            old?.stop()
+        }
+        retryLater("voice wake: the microphone stopped working (\(error.description))")
+    }
 
     /// A phrase was heard and the command is being recorded; ends it on silence or at the cap.
     private func commandStarted(_ trigger: String, _ capture: PushToTalk.Capture) {
@@ -163,13 +189,19 @@ final class VoiceWake: @unchecked Sendable {
         /// The command being recorded after a hit, if any.
         var command: PushToTalk.Capture? { lock.withLock { recording } }
 
-        init(device: String, phrases: [String], keywordFile: String, ptt: PushToTalk,
-             onFailure: @escaping @Sendable (MicrophoneError) -> Void,
-             onHit: @escaping @Sendable (String, PushToTalk.Capture) -> Void) throws(NodeError) {
+        private let ptt: PushToTalk
+
+        /// Opens the microphone and points the decoder at the phrases; `start` begins listening.
+        init(device: String, phrases: [String], keywordFile: String, ptt: PushToTalk) throws(NodeError) {
             try ptt.beginSpotting(phrases: phrases, file: keywordFile)
             do { mic = try MicrophoneCapture(device: device, sampleRate: 16_000, channels: 1) }
             catch { throw NodeError.unavailable(error.description) }
-            mic.start(failed: onFailure) { [self] chunk in
+            self.ptt = ptt
+        }
+
+        func start(onFailure: @escaping @Sendable (Listener, MicrophoneError) -> Void,
+                   onHit: @escaping @Sendable (String, PushToTalk.Capture) -> Void) {
+            mic.start(failed: { [self] error in onFailure(self, error) }) { [self] chunk in
                 if let capture = lock.withLock({ recording }) { ptt.feed(chunk, capture); return }
                 let heard = ptt.spot(chunk.samples)
                 let preamble = lock.withLock { () -> [Int16] in

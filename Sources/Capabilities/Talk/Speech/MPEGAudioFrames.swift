@@ -32,7 +32,9 @@ enum MPEGAudioFrames {
     }
 
     static func startsWithFrames(_ d: [UInt8]) -> Bool {
-        guard let first = header(d, at: 0) else { return false }
-        return header(d, at: first.length) != nil
+        guard let first = header(d, at: 0), header(d, at: first.length) != nil else { return false }
+        // The same stream: version, layer and sample rate do not change between frames.
+        let next = first.length
+        return d[1] & 0xFE == d[next + 1] & 0xFE && d[2] & 0x0C == d[next + 2] & 0x0C
     }
 }

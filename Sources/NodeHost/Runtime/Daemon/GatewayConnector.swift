@@ -97,8 +97,12 @@ actor GatewayConnector {
                                       deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator,
                                       onlyWithToken: use == .whenTokenHeld)
             operatorRunning = true
-            if await !operatorHandle.start(c) { operatorRunning = false; return }
-            if gen != generation { await stopOperator() }
+            if await !operatorHandle.start(c) {
+                if gen == generation { operatorRunning = false }
+                return
+            }
+            // A connect() ran while this one started: stop it, and only it (not a newer session).
+            if gen != generation, await operatorHandle.stopClient(ifCurrent: c) { operatorRunning = false }
         } catch {
             log.warn("cannot start the operator session: \(error)")
         }

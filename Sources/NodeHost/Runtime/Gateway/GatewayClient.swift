@@ -144,6 +144,7 @@ public actor GatewayClient {
     // MARK: the loop
 
     public func run() async {
+        guard !stopped else { return }  // stopped before it ran: the status belongs to a newer client
         await status.set(.connecting(url.absoluteString))
         var gw = (try? store.gateway(gatewayKey)) ?? StateStore.GatewayRecord(gateway: gatewayKey, url: url.absoluteString)
         gw.url = url.absoluteString
@@ -165,7 +166,7 @@ public actor GatewayClient {
                                "(gatewayTlsSha256 \(tlsHint ?? "")): refusing it, as the advertisement may be spoofed. If the " +
                                "certificate is right, set gateway.tlsFingerprint to it (\(error.description))", record: &gw)
                     return
-                case .untrusted where !session.isNode && gw.tlsPin == nil:
+                case .untrusted where !session.isNode && gw.tlsPin == nil && config.gateway.allowTOFU:
                     await waitBackoff("the gateway's certificate is not pinned yet; waiting for the node session to pin it")
                     continue
                 case .pinMismatch, .untrusted, .insecureURL:

@@ -41,6 +41,8 @@ public actor GatewayHandle {
         }
         if let onDisconnect { await c.setOnDisconnect(onDisconnect) }
         if let onEvent { await c.setOnEvent(onEvent) }
+        // A stopClient() while this was setting up has taken the client away again.
+        guard client === c, !stopped else { return false }
         runTask = Task { await c.run() }
         return true
     }
@@ -86,10 +88,19 @@ public actor GatewayHandle {
     /// Ends the current client's session and loop (config reload with new gateway settings); the
     /// handle stays usable: `start` takes the next client, held events wait for it.
     public func stopClient() async {
-        await client?.stop()
-        await runTask?.value
+        let (c, task) = (client, runTask)
         client = nil
         runTask = nil
+        await c?.stop()
+        await task?.value
+    }
+
+    /// Stops `c` if it is still this handle's client (a newer one is left running). True if it was.
+    @discardableResult
+    public func stopClient(ifCurrent c: GatewayClient) async -> Bool {
+        guard client === c else { return false }
+        await stopClient()
+        return true
     }
 
     /// The node's command list changed: renew the session so the gateway sees it (see

@@ -6,8 +6,8 @@ import Store
 import Support
 
 /// Requests the node sent and is waiting on (`node.invoke.result`, `node.event`): resolved by the
-/// matching `res` frame, by a timeout (code TIMEOUT), or when the connection ends (code
-/// CONNECTION_LOST). Both are the node's own codes: the request may or may not have arrived.
+/// matching `res` frame, by a timeout (code TIMEOUT), or when the connection ends while waiting
+/// (code CONNECTION_LOST). Both are the node's own codes: the request may or may not have arrived.
 ///
 /// `expect` registers the id *before* the request is sent, so a reply that arrives before the
 /// sender gets to `wait` is kept rather than lost.
@@ -31,7 +31,8 @@ actor PendingReplies {
     }
 
     func expect(_ id: String, timeout: Duration) {
-        if closed { slots[id] = .done(.failure(.init(["code": "CONNECTION_LOST", "message": "connection closed"]))); return }
+        // Closed before the request went out: it never arrived.
+        if closed { slots[id] = .done(.failure(.init(["code": "UNAVAILABLE", "message": "connection closed before sending"]))); return }
         slots[id] = .waiting(nil)
         timers[id] = DeadlineTimer.shared.schedule(at: .now + timeout) { [weak self] in
             Task { await self?.resolve(id, .failure(.init(["code": "TIMEOUT", "message": "no reply from the gateway"]))) }
