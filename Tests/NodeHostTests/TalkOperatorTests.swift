@@ -61,29 +61,21 @@ import Testing
         #expect(waitUntil(timeout: 10) { (try? r.node.status())?["daemon"]?["operatorConnection"]?.stringValue?.hasPrefix("connected") == true })
         let dir = TestPaths.tempDir("voice"); defer { try? FileManager.default.removeItem(atPath: dir) }
 
-        // PCM at 24 kHz, as asked for.
-        let pcm = try Self.voiceFile("voice.pcm", ["-f", "s16le", "-ar", "24000"], in: dir)
-        r.gw.command(["cmd": "speak", "audioFile": .string(pcm), "outputFormat": "pcm_24000"])
-        try Self.turn(r)
-        #expect(waitUntil(timeout: 20) { r.node.log.contains("(gateway voice test, pcm_24000)") }, "\(r.node.log.suffix(1500))")
-        let a = try Self.heard(r.spoken, rate: 24_000)
-        #expect(abs(a.seconds - 2.79) < 0.3 && a.text == "go forward ten meters", "\(a)")
-
-        // MP3, whatever the reply claims.
-        let mp3 = try Self.voiceFile("voice.mp3", ["-ar", "24000", "-c:a", "libmp3lame", "-b:a", "48k"], in: dir)
-        r.gw.command(["cmd": "speak", "audioFile": .string(mp3), "outputFormat": "mp3_44100_128", "mimeType": "audio/mpeg"])
-        try Self.turn(r)
-        #expect(waitUntil(timeout: 20) { r.node.log.contains("(gateway voice test, mp3)") }, "\(r.node.log.suffix(1500))")
-        let b = try Self.heard(r.spoken, rate: 24_000)
-        #expect(abs(b.seconds - 2.79) < 0.3 && b.text == "go forward ten meters", "\(b)")
-
-        // Ogg/Opus plays at 48 kHz.
-        let opus = try Self.voiceFile("voice.ogg", ["-c:a", "libopus", "-b:a", "32k"], in: dir)
-        r.gw.command(["cmd": "speak", "audioFile": .string(opus), "outputFormat": "opus_48000_32"])
-        try Self.turn(r)
-        #expect(waitUntil(timeout: 20) { r.node.log.contains("(gateway voice test, ogg/opus)") }, "\(r.node.log.suffix(1500))")
-        let c = try Self.heard(r.spoken, rate: 48_000)
-        #expect(abs(c.seconds - 2.79) < 0.3 && c.text == "go forward ten meters", "\(c)")
+        // PCM at 24 kHz as asked for; MP3 whatever the reply claims; Ogg/Opus, which plays at 48 kHz.
+        let voices: [(file: String, ffmpeg: [String], reply: [String: JSONValue], logged: String, rate: Int)] = [
+            ("voice.pcm", ["-f", "s16le", "-ar", "24000"], ["outputFormat": "pcm_24000"], "pcm_24000", 24_000),
+            ("voice.mp3", ["-ar", "24000", "-c:a", "libmp3lame", "-b:a", "48k"], ["outputFormat": "mp3_44100_128", "mimeType": "audio/mpeg"],
+             "mp3", 24_000),
+            ("voice.ogg", ["-c:a", "libopus", "-b:a", "32k"], ["outputFormat": "opus_48000_32"], "ogg/opus", 48_000),
+        ]
+        for v in voices {
+            let file = try Self.voiceFile(v.file, v.ffmpeg, in: dir)
+            r.gw.command(.object(["cmd": "speak", "audioFile": .string(file)].merging(v.reply) { a, _ in a }))
+            try Self.turn(r)
+            #expect(waitUntil(timeout: 20) { r.node.log.contains("(gateway voice test, \(v.logged))") }, "\(r.node.log.suffix(1500))")
+            let heard = try Self.heard(r.spoken, rate: v.rate)
+            #expect(abs(heard.seconds - 2.79) < 0.3 && heard.text == "go forward ten meters", "\(v.file): \(heard)")
+        }
 
         // The gateway has no voice but allows a local one: espeak-ng.
         r.gw.command(["cmd": "speak", "error": ["reason": "talk_unconfigured", "fallbackEligible": true]])
@@ -99,6 +91,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: r.spoken))
 
         // A new push-to-talk while the gateway is still synthesizing: that reply is not played over it.
+        let pcm = dir + "/voice.pcm"
         r.gw.command(["cmd": "speak", "audioFile": .string(pcm), "outputFormat": "pcm_24000", "delayMs": 2500])
         try Self.turn(r)
         let next = try #require(try r.call("talk.ptt.start")["payload"]?["captureId"], "\(r.node.log.suffix(1500))")

@@ -169,20 +169,7 @@ import Testing
         let dir = TestPaths.tempDir("kws")
         // One decoder: spotting, then recognition, then spotting again.
         let r = try PocketSphinxRecognizer()
-        func spots(_ phrase: String) throws -> String? {
-            try r.setWakePhrases([phrase], file: dir + "/k.txt")
-            try r.beginSpotting()
-            var heard: String?
-            audio.withUnsafeBufferPointer { all in
-                var i = 0
-                while i < all.count, heard == nil {
-                    let n = min(320, all.count - i)
-                    heard = r.spot(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
-                    i += n
-                }
-            }
-            return heard
-        }
+        func spots(_ phrase: String) throws -> String? { try TalkRecognizerTests.spots(r, phrase, in: audio, listFile: dir + "/k.txt") }
         #expect(try spots("forward") == "forward")
         #expect(try TalkRecognizerTests.decode(r, audio).text == "go forward ten meters", "recognition after spotting")
         #expect(try spots("computer") == nil)

@@ -28,6 +28,23 @@ import Testing
         return (try r.finish(), heard)
     }
 
+    /// Spots `phrase` in `samples` with `r`'s keyword search, fed 20 ms at a time as a microphone
+    /// would: the phrase heard, or nil.
+    static func spots(_ r: SpeechRecognizer, _ phrase: String, in samples: [Int16], listFile: String) throws -> String? {
+        try r.setWakePhrases([phrase], file: listFile)
+        try r.beginSpotting()
+        var heard: String?
+        samples.withUnsafeBufferPointer { all in
+            var i = 0
+            while i < all.count, heard == nil {
+                let n = min(320, all.count - i)
+                heard = r.spot(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
+                i += n
+            }
+        }
+        return heard
+    }
+
     @Test func decodesRealSpeech() throws {
         let r = try PocketSphinxRecognizer()
         let audio = try Self.samples(Self.goForward)
@@ -45,20 +62,7 @@ import Testing
         let dir = TestPaths.tempDir("lm"); defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try PocketSphinxRecognizer(prepareNow: false)
         #expect(!r.isReady)
-        func spots(_ phrase: String) throws -> String? {
-            try r.setWakePhrases([phrase], file: dir + "/k.txt")
-            try r.beginSpotting()
-            var heard: String?
-            audio.withUnsafeBufferPointer { all in
-                var i = 0
-                while i < all.count, heard == nil {
-                    let n = min(320, all.count - i)
-                    heard = r.spot(UnsafeBufferPointer(rebasing: all[i..<(i + n)]))
-                    i += n
-                }
-            }
-            return heard
-        }
+        func spots(_ phrase: String) throws -> String? { try Self.spots(r, phrase, in: audio, listFile: dir + "/k.txt") }
         #expect(try spots("forward") == "forward", "spotting needs no language model")
         #expect(try Self.decode(r, audio).text == "go forward ten meters", "begin() loads it")
         #expect(r.isReady)

@@ -18,8 +18,8 @@ enum EspeakVoice {
     }
 
     /// Mono 16-bit samples of `text` spoken by `voice` ("en", "de", …), and their sample rate.
-    static func synthesize(_ text: String, voice: String) throws(NodeError) -> (samples: [Int16], sampleRate: Int) {
-        try lock.withLock { () throws(NodeError) -> ([Int16], Int) in
+    static func synthesize(_ text: String, voice: String) throws(NodeError) -> SpeechAudio {
+        try lock.withLock { () throws(NodeError) -> SpeechAudio in
             if sampleRate <= 0 {
                 sampleRate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0)
                 guard sampleRate > 0 else {
@@ -37,7 +37,7 @@ enum EspeakVoice {
                 espeak_Synth($0.baseAddress, $0.count, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, nil)
             }
             guard rc == EE_OK else { throw NodeError.unavailable("espeak-ng could not speak the text (error \(rc.rawValue))") }
-            return (collected, Int(sampleRate))
+            return SpeechAudio(samples: collected, sampleRate: Int(sampleRate))
         }
     }
 }

@@ -108,7 +108,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
     func start() async -> Availability {
         let ptt: PushToTalk
         // Loading the model reads tens of megabytes: off the cooperative pool.
-        do { ptt = try await Self.blocking { [self] () throws(NodeError) in try session() } } catch { return .unavailable(error.message) }
+        do { ptt = try await TalkWork.blocking { [self] () throws(NodeError) in try session() } } catch { return .unavailable(error.message) }
         if settings.voiceWake { wake.attach(ptt) }
         return .available
     }
@@ -181,14 +181,14 @@ final class TalkCapability: Capability, @unchecked Sendable {
         voice.interrupt()  // a new push-to-talk wins over the reply being spoken
         wake.pause()         // and over voice wake, which gives the microphone back
         let started: (id: String, new: Bool)
-        do { started = try await Self.blocking { () throws(NodeError) in try ptt.start() } } catch { wake.resume(); throw error }
+        do { started = try await TalkWork.blocking { () throws(NodeError) in try ptt.start() } } catch { wake.resume(); throw error }
         return ["captureId": .string(started.id)]
     }
 
     func stop(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
         defer { wake.resume() }
-        guard let done = try await Self.blocking({ () throws(NodeError) in try ptt.stop() }) else {
+        guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else {
             return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
         }
         return await submit(done.id, done.transcript)
@@ -197,7 +197,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
     func cancel(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let ptt = try session()
         defer { wake.resume() }
-        guard let id = try await Self.blocking({ () throws(NodeError) in ptt.cancel() }) else {
+        guard let id = try await TalkWork.blocking({ () throws(NodeError) in ptt.cancel() }) else {
             return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
         }
         return ["captureId": .string(id), "status": "cancelled"]
@@ -212,11 +212,11 @@ final class TalkCapability: Capability, @unchecked Sendable {
         wake.pause()
         defer { wake.resume() }
         let endpoint = Endpoint()
-        _ = try await Self.blocking { () throws(NodeError) in try ptt.start(onEndpoint: { endpoint.fire() }) }
+        _ = try await TalkWork.blocking { () throws(NodeError) in try ptt.start(onEndpoint: { endpoint.fire() }) }
         let timer = DeadlineTimer.shared.schedule(at: .now + PushToTalk.onceCap) { endpoint.fire() }
         await endpoint.wait()
         DeadlineTimer.shared.cancel(timer)
-        guard let done = try await Self.blocking({ () throws(NodeError) in try ptt.stop() }) else {
+        guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else {
             return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
         }
         return await submit(done.id, done.transcript)
@@ -283,10 +283,6 @@ final class TalkCapability: Capability, @unchecked Sendable {
         return ["messageId": .string(id)]
     }
 
-    /// Opening and closing ALSA devices blocks for up to ~100 ms: off the cooperative pool.
-    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(NodeError) -> T) async throws(NodeError) -> T {
-        try await BlockingThread.run("talk") { (_: CancelFlag) throws(NodeError) -> T in try body() }
-    }
 }
 
 /// A one-shot signal for `once`: the first of endpoint and cap wins.

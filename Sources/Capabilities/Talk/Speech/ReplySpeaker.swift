@@ -42,9 +42,9 @@ final class ReplySpeaker: @unchecked Sendable {
         let fromGateway = audio
         guard speaker.mark == asked else { log.info("not speaking \(why): a new push-to-talk began meanwhile"); return }
         do throws(NodeError) {
-            let played = try await Self.blocking { [settings, speaker] () throws(NodeError) -> Double? in
+            let played = try await TalkWork.blocking { [settings, speaker] () throws(NodeError) -> Double? in
                 let a: SpeechAudio
-                if let fromGateway { a = fromGateway } else { a = try Self.espeak(text, voice: settings.voice) }
+                if let fromGateway { a = fromGateway } else { a = try EspeakVoice.synthesize(text, voice: settings.voice) }
                 do throws(AudioPlayback.Failure) {
                     return try speaker.play(a.samples, sampleRate: a.sampleRate, unlessInterruptedSince: asked) ? a.seconds : nil
                 } catch {
@@ -61,9 +61,9 @@ final class ReplySpeaker: @unchecked Sendable {
     /// Speaks `text` with espeak-ng only (chat.push: the node's own voice, as iOS uses its system voice).
     func speakLocally(_ text: String) async throws(NodeError) {
         let (settings, speaker) = (settings, speaker)
-        let audio = try await Self.blocking { () throws(NodeError) in try Self.espeak(text, voice: settings.voice) }
+        let audio = try await TalkWork.blocking { () throws(NodeError) in try EspeakVoice.synthesize(text, voice: settings.voice) }
         Task { [log] in
-            do throws(NodeError) { try await Self.blocking { () throws(NodeError) in
+            do throws(NodeError) { try await TalkWork.blocking { () throws(NodeError) in
                 do throws(AudioPlayback.Failure) { try speaker.play(audio.samples, sampleRate: audio.sampleRate) } catch { throw NodeError.unavailable(error.description) }
             } } catch { log.warn("chat.push not spoken: \(error.message)") }
         }
@@ -100,15 +100,5 @@ final class ReplySpeaker: @unchecked Sendable {
                 return .fallback(error.description)
             }
         }
-    }
-
-    private static func espeak(_ text: String, voice: String) throws(NodeError) -> SpeechAudio {
-        let a = try EspeakVoice.synthesize(text, voice: voice)
-        return SpeechAudio(samples: a.samples, sampleRate: a.sampleRate)
-    }
-
-    /// Synthesis and playback block: off the cooperative pool.
-    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(NodeError) -> T) async throws(NodeError) -> T {
-        try await BlockingThread.run("talk") { (_: CancelFlag) throws(NodeError) -> T in try body() }
     }
 }
