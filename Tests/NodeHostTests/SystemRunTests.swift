@@ -104,17 +104,17 @@ import Testing
         #expect(missing["payload"]?["success"] == false)
         #expect(missing["payload"]?["error"]?.stringValue?.contains("No such file") == true, "\(missing)")
         // PATH overrides are ignored; the daemon's OPENCLAW_* (its gateway credentials) never reach commands.
-        let env = try r.run(["command": Self.argv("env"), "env": ["PATH": "/nowhere", "MY_FLAG": "1"]])
+        let env = try r.run(["command": Self.argv("env"), "env": ["PATH": "/nowhere", "LANG": "C.UTF-8"]])
         let text = env["payload"]?["stdout"]?.stringValue ?? ""
-        #expect(text.contains("MY_FLAG=1") && !text.contains("PATH=/nowhere") && !text.contains("OPENCLAW_"), "\(text)")
-        let blocked = try r.run(["command": Self.argv("true"), "env": ["LD_PRELOAD": "/tmp/x.so", "GIT_SSH": "x", "BAD KEY": "1"]])
+        #expect(text.contains("LANG=C.UTF-8") && !text.contains("PATH=/nowhere") && !text.contains("OPENCLAW_"), "\(text)")
+        // Keys outside the allowlist (terminal, locale, envAllow) are refused by name, as upstream words it.
+        let blocked = try r.run(["command": Self.argv("true"), "env": ["LD_PRELOAD": "/tmp/x.so", "GIT_SSH": "x", "BAD KEY": "1", "MY_FLAG": "1"]])
         #expect(blocked["ok"] == false && blocked["error"]?["code"] == "UNAVAILABLE")
-        #expect(blocked["error"]?["message"] == "SYSTEM_RUN_DENIED: environment override rejected (blocked override keys: GIT_SSH, LD_PRELOAD; invalid non-portable override keys: BAD KEY)",
+        #expect(blocked["error"]?["message"] == "SYSTEM_RUN_DENIED: environment override rejected (blocked override keys: GIT_SSH, LD_PRELOAD, MY_FLAG; invalid non-portable override keys: BAD KEY)",
                 "\(blocked)")
-        // A shell wrapper keeps only terminal and locale variables of the request.
-        let wrapped = try r.run(["command": Self.argv("/bin/sh", "-lc", "env"), "env": ["LANG": "C.UTF-8", "MY_FLAG": "1"]])
+        let wrapped = try r.run(["command": Self.argv("/bin/sh", "-lc", "env"), "env": ["LANG": "C.UTF-8", "TERM": "dumb"]])
         let wt = wrapped["payload"]?["stdout"]?.stringValue ?? ""
-        #expect(wt.contains("LANG=C.UTF-8") && !wt.contains("MY_FLAG"), "\(wt)")
+        #expect(wt.contains("LANG=C.UTF-8") && wt.contains("TERM=dumb"), "\(wt)")
         let which = try r.call("system.which", ["bins": ["sh", "no-such-binary-here", "/bin/sh"]])
         #expect(which["payload"] == ["bins": ["sh": .string(Subprocess.findExecutable("sh") ?? "?")]], "\(which)")
         let noBins = try r.call("system.which")
@@ -188,8 +188,8 @@ import Testing
         #expect(try denial(["command": Self.argv("/bin/sh", "-lc", "echo a && ls")]).reason == "allowlist-miss")
         #expect(try denial(["command": Self.argv("/bin/sh", "-lc", "echo $(id)")]).reason == "allowlist-miss", "expansions are not analysed")
         #expect(try denial(["command": Self.argv("tr", "x", "y")]).reason == "allowlist-miss", "argPattern")
-        // An operator's approval carried by the gateway runs it.
-        #expect(try r.run(["command": Self.argv("ls", "/"), "approved": true])["payload"]?["success"] == true)
+        // An approval flag alone counts for nothing (ask is off in this config): SystemRunAttackTests.
+        #expect(try denial(["command": Self.argv("ls", "/"), "approved": true]).reason == "allowlist-miss")
         // The STOP-list needs a fresh approval even under full security.
         try setPolicy(["security": "full"], allowlist: [])
         #expect(try denial(["command": Self.argv("rm", r.work + "/nothing")]) == ("SYSTEM_RUN_DENIED: denylist match; approval required", "denylist-hit"))
@@ -197,21 +197,12 @@ import Testing
         #expect(try denial(["command": Self.argv("true")]) == ("SYSTEM_RUN_DENIED: approval required", "approval-required"))
         try setPolicy(["security": "deny"], allowlist: [])
         #expect(try denial(["command": Self.argv("true")]) == ("SYSTEM_RUN_DISABLED: security=deny", "security=deny"))
-        // allow-always is remembered for exactly that command, and survives in the document.
-        try setPolicy(["security": "allowlist", "ask": "on-miss"], allowlist: [])
-        #expect(try denial(["command": Self.argv("uname")]) == ("SYSTEM_RUN_DENIED: approval required", "approval-required"))
-        #expect(try r.run(["command": Self.argv("uname"), "approvalDecision": "allow-always"])["payload"]?["success"] == true)
-        #expect(try r.run(["command": Self.argv("uname")])["payload"]?["success"] == true, "remembered")
-        #expect(try denial(["command": Self.argv("uname", "-a")]).reason == "approval-required", "bound to the exact command")
-        let doc = try r.call("system.execApprovals.get")
-        let entry = doc["payload"]?["file"]?["agents"]?["main"]?["allowlist"]?.arrayValue?.first
-        #expect(entry?["source"] == "allow-always" && entry?["pattern"]?.stringValue?.hasPrefix("=command:") == true, "\(doc)")
-        #expect(entry?["lastResolvedPath"]?.stringValue?.hasSuffix("/uname") == true)
+        // allow-always (remembered for exactly that command): SystemRunAttackTests, with a config that lets operators be asked.
         // The gateway's plan must be the command that runs.
         #expect(try denial(["command": Self.argv("true"), "approved": true, "systemRunPlan": ["argv": Self.argv("false")]])
                 == ("SYSTEM_RUN_DENIED: execution plan mismatch", "execution-plan-miss"))
         let prepared = try r.call("system.run.prepare", ["command": Self.argv("/bin/sh", "-lc", "echo hi"), "agentId": "main"])
-        #expect(prepared["payload"]?["plan"]?["commandText"] == "echo hi" && prepared["payload"]?["execPolicy"]?["security"] == "allowlist",
+        #expect(prepared["payload"]?["plan"]?["commandText"] == "echo hi" && prepared["payload"]?["execPolicy"]?["security"] == "deny",
                 "\(prepared)")
         #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
     }
@@ -253,9 +244,30 @@ struct SystemPolicyUnitTests {
         for bad in ["echo $HOME", "echo `id`", "ls > x", "cat < x", "sleep 1 &", "(ls)", "echo 'open", "a &&& b", "; ls", "ls *.txt"] {
             #expect(ShellAnalysis.split(bad) == nil, "\(bad)")
         }
-        #expect(ShellAnalysis.analyse(["/bin/sh", "-lc", "ls"]).shellWrapper)
-        #expect(ShellAnalysis.analyse(["bash", "-c", "ls"]).segments == [["ls"]])
-        #expect(!ShellAnalysis.analyse(["sh", "script.sh"]).shellWrapper)
+        #expect(ShellAnalysis.analyse(["/bin/sh", "-lc", "ls"], cwd: nil, path: nil).shellWrapper)
+        #expect(ShellAnalysis.analyse(["bash", "-c", "ls"], cwd: nil, path: nil).segments == [["ls"]])
+        #expect(!ShellAnalysis.analyse(["sh", "script.sh"], cwd: nil, path: nil).shellWrapper)
+        #expect(!ShellAnalysis.analyse(["/tmp/sh", "-c", "ls"], cwd: nil, path: nil).shellWrapper, "not a system shell")
+        let chain = ShellAnalysis.analyse(["/bin/sh", "-lc", "git status && echo 'a b' | wc -l\nls; true || false"], cwd: nil, path: nil)
+        #expect(chain.separators == ["&&", "|", ";", ";", "||"])
+        #expect(chain.pinnedScript(resolved: ["/usr/bin/git", "/usr/bin/echo", "/usr/bin/wc", "/usr/bin/ls", "/usr/bin/true", "/usr/bin/false"])
+                == "/usr/bin/git status && /usr/bin/echo 'a b' | /usr/bin/wc -l ; /usr/bin/ls ; /usr/bin/true || /usr/bin/false")
+        #expect(ShellAnalysis.split("ls &&") == nil, "a chain cannot end in an operator")
+    }
+
+    @Test func allowlistPatternsAreCanonicalAndBounded() {
+        #expect(AllowlistPatterns.canonical("/bin/../usr/./bin/echo", home: "/h") == PathName.resolvingSymlinks("/usr/bin/echo"))
+        #expect(AllowlistPatterns.canonical("~/bin/*", home: "/h") == "/h/bin/*")
+        for p in ["**", "/**", "/*", "/**/*", "*", "??", "/*/bin"] { #expect(AllowlistPatterns.coversEverything(p), "\(p)") }
+        for p in ["/usr/bin/*", "git", "g*", "/usr/**"] { #expect(!AllowlistPatterns.coversEverything(p), "\(p)") }
+        #expect(AllowlistPatterns.within("/usr/bin/git", "/usr/bin/*"))
+        #expect(AllowlistPatterns.within("/usr/bin/py*", "/usr/bin/*"))
+        #expect(!AllowlistPatterns.within("/usr/bin/**", "/usr/bin/*"))
+        #expect(AllowlistPatterns.within("/usr/bin/**", "/usr/**"))
+        #expect(!AllowlistPatterns.within("/usr/lib/x", "/usr/bin/*"))
+        #expect(!AllowlistPatterns.within("/usr/bin/a/b", "/usr/bin/?"))
+        #expect(InlineEval.gitConfig(["git", "-C", "/r", "-c", "a=b", "status"]))
+        #expect(!InlineEval.gitConfig(["git", "commit", "-c", "HEAD"]))
     }
 
     @Test func globsOverPaths() {

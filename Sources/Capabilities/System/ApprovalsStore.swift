@@ -35,7 +35,8 @@ struct ApprovalsStore: Sendable {
 
     /// `system.execApprovals.set`: refuses a write not based on the current document, keeps the
     /// stored socket path and token when the new file has none, and returns the new snapshot.
-    func set(file: JSONValue, baseHash: String?) throws(NodeError) -> JSONValue {
+    /// `pattern` canonicalizes each allowlist entry's pattern or refuses it (the ceiling).
+    func set(file: JSONValue, baseHash: String?, pattern: (String) throws(NodeError) -> String = { $0 }) throws(NodeError) -> JSONValue {
         let current = try snapshot()
         if current.exists {
             guard let baseHash, !baseHash.isEmpty else {
@@ -43,7 +44,7 @@ struct ApprovalsStore: Sendable {
             }
             guard baseHash == current.hash else { throw NodeError.invalidRequest("exec approvals changed; reload and retry") }
         }
-        var next = try ExecApprovalsDocument.normalized(file, newId: { UUID().uuidString.lowercased() })
+        var next = try ExecApprovalsDocument.normalized(file, newId: { UUID().uuidString.lowercased() }, pattern: pattern)
         if next.json["socket"] == nil, let socket = current.document.json["socket"], var o = next.json.objectValue {
             o["socket"] = socket
             next = ExecApprovalsDocument(json: .object(o))

@@ -2,9 +2,11 @@ import FoundationEssentials
 import Glibc
 import Support
 
-/// Runs one command to completion in its own process group: stdout and stderr captured up to a
-/// combined cap (the rest read and dropped, so a chatty command neither blocks nor grows the daemon),
-/// the whole group killed with SIGKILL at the timeout or when the caller cancels.
+/// Runs one command to completion in its own process group, under the process-tree reaper
+/// (`ProcessTreeReaper`): stdout and stderr captured up to a combined cap (the rest read and
+/// dropped, so a chatty command neither blocks nor grows the daemon); at the timeout or when the
+/// caller cancels, the reaper kills every descendant, also those that left the process group
+/// (`setsid`), then the group is killed as well.
 struct CommandRunner {
     /// Upstream's OUTPUT_CAP: bytes of stdout + stderr together.
     static let outputCap = 200_000
@@ -26,6 +28,8 @@ struct CommandRunner {
     let environment: [String: String]
     let cwd: String?
     let timeout: Duration?
+    /// Descriptors the child gets at these numbers (the sandbox's seccomp filter); ours are closed after the spawn.
+    var extraFDs: [Int32: Int32] = [:]
 
     func run() async -> Outcome {
         let job = self
@@ -35,9 +39,14 @@ struct CommandRunner {
     private func runBlocking(_ flag: CancelFlag) -> Outcome {
         var outcome = Outcome()
         let child: Subprocess
+        // Without the helper (an executable that is not openclaw-node's), the process group is all
+        // there is to kill.
+        let reaped = ProcessTreeReaper.wrap(executable, Array(argv.dropFirst()))
         do {
-            child = try Subprocess.spawn(executable, Array(argv.dropFirst()), environment: environment, stdin: .null,
-                                         stdout: .pipe, stderr: .pipe, newProcessGroup: true, workingDirectory: cwd)
+            defer { extraFDs.values.forEach { _ = close($0) } }
+            child = try Subprocess.spawn(reaped?.executable ?? executable, reaped?.arguments ?? Array(argv.dropFirst()),
+                                         environment: environment, stdin: .null, stdout: .pipe, stderr: .pipe,
+                                         newProcessGroup: true, extraFDs: extraFDs, workingDirectory: cwd)
         } catch {
             outcome.error = error.description
             return outcome
@@ -54,9 +63,15 @@ struct CommandRunner {
             if killedAt == nil {
                 if flag.isCancelled { outcome.cancelled = true }
                 if let timeout, ContinuousClock.now - started >= timeout { outcome.timedOut = true }
-                if outcome.cancelled || outcome.timedOut { kill(-child.pid, SIGKILL); killedAt = .now }
+                if outcome.cancelled || outcome.timedOut {
+                    // The reaper kills the whole tree and exits; the group goes too, in case it cannot.
+                    if reaped != nil { kill(child.pid, SIGTERM) } else { kill(-child.pid, SIGKILL) }
+                    killedAt = .now
+                }
             } else if ContinuousClock.now - killedAt! > .seconds(2) {
-                break  // a process that left the group still holds the pipe; stop waiting for it
+                break  // something still holds the pipe; stop waiting for it
+            } else if reaped != nil, ContinuousClock.now - killedAt! > .milliseconds(500), child.isRunning {
+                kill(-child.pid, SIGKILL)
             }
             var pfds = fds.enumerated().filter { open[$0.offset] }.map { pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0) }
             var waitMs: Int32 = 100

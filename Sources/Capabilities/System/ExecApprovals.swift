@@ -34,7 +34,9 @@ struct ExecApprovalsDocument: Sendable, Equatable {
     static let systemDefaults: (security: ExecSecurity, ask: ExecAsk, askFallback: ExecSecurity) = (.full, .off, .full)
 
     /// The document a write would store: known keys only, enums checked, entries given ids.
-    static func normalized(_ v: JSONValue, newId: () -> String) throws(NodeError) -> ExecApprovalsDocument {
+    /// `pattern` gives each entry's stored pattern, or throws why the entry may not be stored.
+    static func normalized(_ v: JSONValue, newId: () -> String,
+                           pattern: (String) throws(NodeError) -> String = { $0 }) throws(NodeError) -> ExecApprovalsDocument {
         guard let o = v.objectValue else { throw NodeError.invalidRequest("file must be an object") }
         if let ver = o["version"], ver != 1 { throw NodeError.invalidRequest("file.version must be 1") }
         var out: [String: JSONValue] = ["version": 1]
@@ -51,7 +53,7 @@ struct ExecApprovalsDocument: Sendable, Equatable {
             if let list = agent["allowlist"] {
                 guard let items = list.arrayValue else { throw NodeError.invalidRequest("file.agents.\(name).allowlist must be an array") }
                 a["allowlist"] = .array(try items.enumerated().map { (i, e) throws(NodeError) in
-                    try entry(e, "file.agents.\(name).allowlist[\(i)]", newId: newId)
+                    try entry(e, "file.agents.\(name).allowlist[\(i)]", newId: newId, pattern: pattern)
                 })
             }
             agents[name] = .object(a)
@@ -78,10 +80,13 @@ struct ExecApprovalsDocument: Sendable, Equatable {
         return out
     }
 
-    private static func entry(_ e: JSONValue, _ at: String, newId: () -> String) throws(NodeError) -> JSONValue {
-        guard let o = e.objectValue, let pattern = o["pattern"]?.stringValue, !pattern.isEmpty else {
+    private static func entry(_ e: JSONValue, _ at: String, newId: () -> String,
+                              pattern check: (String) throws(NodeError) -> String) throws(NodeError) -> JSONValue {
+        guard let o = e.objectValue, let written = o["pattern"]?.stringValue, !written.isEmpty else {
             throw NodeError.invalidRequest("\(at).pattern required")
         }
+        let pattern: String
+        do { pattern = try check(written) } catch { throw NodeError(error.code, verbatim: "\(at): \(error.message)") }
         var out: [String: JSONValue] = ["pattern": .string(pattern), "id": .string(o["id"]?.stringValue ?? newId())]
         if let arg = o["argPattern"] {
             guard let s = arg.stringValue else { throw NodeError.invalidRequest("\(at).argPattern must be a string") }

@@ -1,7 +1,7 @@
 /// The environment a command runs with (docs/PROTOCOL.md §6.4, "Environment"): the daemon's own,
-/// minus what lets a variable take over the program (loader and interpreter hooks) and what is the
-/// node's own (its gateway token, systemd's notify socket), plus the request's overrides, minus
-/// those that would do the same. The lists follow the upstream node host's host-env security policy.
+/// minus what lets a variable take over the program (loader and interpreter hooks: upstream's
+/// host-env blocklist, kept as the floor) and what is the node's own (its gateway token, systemd's
+/// notify socket), plus the request's overrides, which must be on an allowlist (`requestKeys`).
 enum ExecEnvironment {
     /// Never inherited, never accepted from a request.
     static let blockedKeys: Set<String> = [
@@ -20,24 +20,16 @@ enum ExecEnvironment {
     ]
     /// Prefixes never inherited or accepted (OPENCLAW_ holds the gateway token and password).
     static let blockedPrefixes = ["BASH_FUNC_", "DYLD_", "LD_", "OPENCLAW_"]
-    /// Inherited as they are, but a request may not set them.
-    static let blockedOverrideKeys: Set<String> = [
-        "HOME", "GRADLE_USER_HOME", "ZDOTDIR", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
-        "LESSOPEN", "LESSCLOSE", "PAGER", "MANPAGER", "GIT_PAGER", "EDITOR", "VISUAL", "FCEDIT", "SUDO_EDITOR",
-        "PROMPT_COMMAND", "HISTFILE", "PERL5DB", "PERL5DBCMD", "OPENSSL_CONF", "OPENSSL_ENGINES", "PYTHONSTARTUP", "WGETRC",
-        "CURL_HOME", "CLASSPATH", "CGO_CFLAGS", "CGO_LDFLAGS", "GOFLAGS", "CORECLR_PROFILER_PATH", "PHPRC",
-        "PHP_INI_SCAN_DIR", "DENO_DIR", "BUN_CONFIG_REGISTRY", "YARN_RC_FILENAME", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-        "NO_PROXY", "NODE_TLS_REJECT_UNAUTHORIZED", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
-        "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT", "PIP_INDEX_URL",
-        "PIP_PYPI_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_FIND_LINKS", "PIP_TRUSTED_HOST", "UV_INDEX",
-        "UV_INDEX_URL", "UV_PYTHON", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH",
-        "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "GOPROXY", "GONOSUMCHECK", "GONOSUMDB", "GONOPROXY", "GOPRIVATE", "GOENV",
-        "GOPATH", "PYTHONUSERBASE", "RUSTFLAGS", "VIRTUAL_ENV", "LUA_PATH", "LUA_CPATH", "GEM_HOME", "GEM_PATH",
-        "BUNDLE_GEMFILE", "COMPOSER_HOME", "XDG_CONFIG_HOME", "AWS_CONFIG_FILE",
+    /// What a request may set (docs/SECURITY.md, "The environment of a command"): terminal and
+    /// locale settings only, plus what the operator lists in `capabilities.system.envAllow`.
+    /// Everything else is refused by name: keys that turn an allowed program into another one
+    /// (`GIT_ALLOW_PROTOCOL`, `GIT_CONFIG_*`, `PERL5DB`, `PYTHONSTARTUP`, `LOCPATH`, `PAGER`, …)
+    /// keep appearing, so no blocklist can keep up with them.
+    static let requestKeys: Set<String> = [
+        "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES",
+        "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES",
+        "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION", "TZ",
     ]
-    static let blockedOverridePrefixes = ["GIT_CONFIG_", "NPM_CONFIG_", "CARGO_REGISTRIES_"]
-    /// What a shell wrapper (`sh -lc …`) keeps of the request's overrides.
-    static let shellWrapperKeys: Set<String> = ["TERM", "LANG", "COLORTERM", "NO_COLOR", "FORCE_COLOR"]
     /// Used when PATH is missing from the daemon's environment (and by system.which).
     static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -59,29 +51,44 @@ enum ExecEnvironment {
 
     /// The environment for one run, or the upstream denial message naming the rejected keys.
     /// PATH overrides are ignored (a request cannot redirect which binary a name resolves to).
-    static func build(base: [String: String], overrides: [String: String]?, shellWrapper: Bool) -> Result<[String: String], RejectedOverrides> {
+    /// `allowed` adds the operator's `envAllow` keys to `requestKeys`; values of the locale and
+    /// time-zone keys must be names, not paths (glibc loads locale data from a path).
+    static func build(base: [String: String], overrides: [String: String]?, allowed extra: Set<String> = []) -> Result<[String: String], RejectedOverrides> {
         var env = inherited(base)
-        var blocked: [String] = [], invalid: [String] = []
+        var blocked: [String] = [], invalid: [String] = [], badValues: [String] = []
         for (key, value) in (overrides ?? [:]).sorted(by: { $0.key < $1.key }) {
             if key == "PATH" { continue }
             if !isPortable(key) { invalid.append(key); continue }
-            if isBlocked(key) || blockedOverrideKeys.contains(key) || blockedOverridePrefixes.contains(where: { key.hasPrefix($0) }) {
-                blocked.append(key); continue
-            }
-            if shellWrapper && !(shellWrapperKeys.contains(key) || key.hasPrefix("LC_")) { continue }
+            guard !isBlocked(key), requestKeys.contains(key) || extra.contains(key) else { blocked.append(key); continue }
+            guard valueIsSafe(key, value) else { badValues.append(key); continue }
             env[key] = value
         }
-        if !blocked.isEmpty || !invalid.isEmpty { return .failure(RejectedOverrides(blocked: blocked, invalid: invalid)) }
+        if !blocked.isEmpty || !invalid.isEmpty || !badValues.isEmpty {
+            return .failure(RejectedOverrides(blocked: blocked, invalid: invalid, badValues: badValues))
+        }
         return .success(env)
+    }
+
+    /// No control characters anywhere; locale and TZ values are plain names.
+    static func valueIsSafe(_ key: String, _ value: String) -> Bool {
+        guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f }) else { return false }
+        if key == "LANG" || key == "LANGUAGE" || key.hasPrefix("LC_") {
+            // LANGUAGE is a colon-separated list of names.
+            return value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789_.@-:".unicodeScalars.contains($0)) }
+        }
+        if key == "TZ" { return !value.contains("..") && !value.hasPrefix("/") && !value.hasPrefix(":/") }
+        return true
     }
 
     struct RejectedOverrides: Error {
         let blocked: [String]
         let invalid: [String]
+        var badValues: [String] = []
         var message: String {
             var parts: [String] = []
             if !blocked.isEmpty { parts.append("blocked override keys: \(blocked.joined(separator: ", "))") }
             if !invalid.isEmpty { parts.append("invalid non-portable override keys: \(invalid.joined(separator: ", "))") }
+            if !badValues.isEmpty { parts.append("unsafe override values: \(badValues.joined(separator: ", "))") }
             return "SYSTEM_RUN_DENIED: environment override rejected (\(parts.joined(separator: "; ")))"
         }
     }

@@ -3,12 +3,14 @@ import Glibc
 import Support
 
 /// Which file a command name runs: a name with a slash is taken relative to the working directory;
-/// a bare name is looked up on PATH as execvp would.
+/// a bare name is looked up on PATH as execvp would. The path is the one that is executed (not
+/// canonicalized: multi-call programs such as `unxz` → `xz` go by their name); matching compares
+/// canonical paths as well (`AllowlistMatch`).
 enum ExecutableResolver {
     static func resolve(_ name: String, path: String?, cwd: String?) -> String? {
         if name.contains("/") {
             let full = name.hasPrefix("/") ? name : PathName.join(cwd ?? FileManager.default.currentDirectoryPath, name)
-            return Subprocess.isExecutableFile(full) ? PathName.resolvingSymlinks(full) : nil
+            return Subprocess.isExecutableFile(full) ? full : nil
         }
         return Subprocess.findExecutable(name, path: path ?? ExecEnvironment.defaultPath)
     }

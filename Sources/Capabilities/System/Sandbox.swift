@@ -1,3 +1,5 @@
+import FoundationEssentials
+import Glibc
 import Support
 
 /// `capabilities.system.sandbox: "bwrap"`: each command runs under bubblewrap with a read-only view
@@ -5,15 +7,25 @@ import Support
 /// privileges, and optionally no network. Writable: the run's `cwd` and the configured paths. The
 /// node's own state directory and config file are hidden, so a command cannot read the device key
 /// or the gateway credentials. Upstream's Linux node host has no sandbox; this one is opt-in.
+///
+/// What keeps it closed whatever a request says (docs/SECURITY.md):
+/// - a writable path is canonical (symlinks resolved) and is never `/`, a home directory, a
+///   directory that holds a home, the state directory or the config, nor inside a hidden path;
+/// - the hiding binds come after every writable bind, so a bind can never uncover them;
+/// - `sandboxNetwork: false` also means no Unix sockets: a private /run (the session bus, the
+///   systemd user manager) and a seccomp filter that refuses `socket(AF_UNIX)` (sockets in the
+///   home, abstract sockets), on top of the network namespace.
 struct Sandbox: Sendable {
     enum Kind: String, CaseIterable, Sendable { case none, bwrap }
 
     var kind: Kind = .none
     var writable: [String] = []
     var network = true
-    /// Hidden from commands: the node's state directory and its config file.
+    /// Hidden from commands: the node's state directory and its config file (canonical paths).
     var hiddenDirectories: [String] = []
     var hiddenFiles: [String] = []
+    /// Home directories a writable path may not be or contain (the daemon's, and the password database's).
+    var homes: [String] = Sandbox.homeDirectories()
 
     /// Where bwrap is, when the sandbox is on.
     static func bwrapPath() -> String? { ExecutableResolver.resolve("bwrap", path: nil, cwd: nil) }
@@ -24,19 +36,69 @@ struct Sandbox: Sendable {
         if Self.bwrapPath() == nil {
             return "capabilities.system.sandbox is \"bwrap\" but bwrap is not installed (apt install bubblewrap)"
         }
+        for dir in writable {
+            if let why = refusal(dir) { return "capabilities.system.sandboxWritable: \(why)" }
+        }
         return nil
     }
 
-    /// The executable and argv that run `argv` (already resolved to `executable`) in the sandbox.
-    func wrap(executable: String, argv: [String], cwd: String?) -> (executable: String, argv: [String]) {
-        guard kind == .bwrap, let bwrap = Self.bwrapPath() else { return (executable, argv) }
+    /// Why `path` may not be made writable in the sandbox (nil: it may). Checked on the canonical
+    /// path, so a symlink to the home or the state directory is refused like the directory itself.
+    func refusal(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return "\"\(path)\" is not an absolute path" }
+        let real = PathName.resolvingSymlinks(path)
+        let shown = real == path ? "\"\(path)\"" : "\"\(path)\" (\(real))"
+        if real == "/" { return "\(shown) is the root directory; give the command a project directory" }
+        for hidden in hiddenDirectories + hiddenFiles {
+            if PathName.isWithin(real, hidden) { return "\(shown) contains the node's state or config (\(hidden)), which commands must not see" }
+            if PathName.isWithin(hidden, real) { return "\(shown) is inside the node's state directory (\(hidden))" }
+        }
+        for home in homes where PathName.isWithin(real, home) {
+            return "\(shown) is \(real == home ? "" : "above ")a home directory (\(home)); use a directory inside it, such as a project folder"
+        }
+        return nil
+    }
+
+    /// The executable and argv that run `argv` (already resolved to `executable`) in the sandbox,
+    /// or the refusal naming the path. `seccompFD` is the descriptor number the filter is read from.
+    func wrap(executable: String, argv: [String], cwd: String?, seccompFD: Int32?) -> Result<(executable: String, argv: [String]), Refused> {
+        guard kind == .bwrap, let bwrap = Self.bwrapPath() else { return .success((executable, argv)) }
+        if let cwd, let why = refusal(cwd) { return .failure(Refused(message: "cwd \(why)")) }
+        for dir in writable { if let why = refusal(dir) { return .failure(Refused(message: "sandboxWritable \(why)")) } }
         var a = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
+        if !network { a += ["--tmpfs", "/run"] }
+        let binds = [cwd].compactMap { $0 } + writable
+        for dir in binds { a += ["--bind", dir, dir] }
+        // Last, so that no bind above can uncover them.
         for dir in hiddenDirectories { a += ["--tmpfs", dir] }
         for file in hiddenFiles { a += ["--ro-bind", "/dev/null", file] }
-        for dir in ([cwd].compactMap { $0 } + writable) { a += ["--bind", dir, dir] }
         a += ["--unshare-pid", "--die-with-parent", "--new-session"]
         if !network { a += ["--unshare-net"] }
+        if let seccompFD { a += ["--seccomp", String(seccompFD)] }
         a += ["--chdir", cwd ?? "/", "--", executable] + argv.dropFirst()
-        return (bwrap, a)
+        return .success((bwrap, a))
+    }
+
+    /// Whether runs need the Unix-socket filter.
+    var needsSeccomp: Bool { kind == .bwrap && !network }
+
+    struct Refused: Error { let message: String }
+
+    /// The daemon's home and every home directory of the password database (canonical).
+    static func homeDirectories() -> [String] {
+        var out = Set<String>()
+        out.insert(PathName.resolvingSymlinks(PathName.home(ProcessInfo.processInfo.environment)))
+        setpwent()
+        while let pw = getpwent() {
+            guard let d = pw.pointee.pw_dir else { continue }
+            let dir = String(cString: d)
+            // Service accounts' "homes" such as / or /nonexistent are not homes to protect here.
+            if dir.count > 1, dir != "/nonexistent", FileManager.default.fileExists(atPath: dir) {
+                out.insert(PathName.resolvingSymlinks(dir))
+            }
+        }
+        endpwent()
+        out.remove("/")
+        return out.sorted()
     }
 }

@@ -15,6 +15,8 @@ final class SystemCapability: Capability, @unchecked Sendable {
     private let log = Logger(component: "system")
     private let lock = Lock()
     private var link: GatewayLink?
+    /// Plans system.run.prepare issued, which an operator's approval may be for.
+    let issuedPlans = IssuedPlans()
 
     init(settings: SystemSettings, approvals: ApprovalsStore, environment: [String: String]) {
         self.settings = settings
@@ -46,7 +48,14 @@ final class SystemCapability: Capability, @unchecked Sendable {
         do {
             let s = try approvals.snapshot()
             let p = s.document.policy(agent: "main")
-            out.append(Diagnosis(.ok, "exec approvals \(s.exists ? "stored" : "not set yet (defaults apply)"): security \(min(p.security, settings.security).rawValue), ask \(max(p.ask, settings.ask).rawValue), \(p.allowlist.count) allowlist entries"))
+            let home = PathName.home(environment)
+            let effective = effectiveAllowlist(p.allowlist, home: home, path: ExecEnvironment.inherited(environment)["PATH"])
+            out.append(Diagnosis(.ok, "effective exec policy (agent main): security \(min(p.security, settings.security).rawValue), ask \(max(p.ask, settings.ask).rawValue), \(effective.count) allowlist entries in force; approvals \(s.exists ? "stored" : "not set yet (defaults apply)"); the gateway's approvals \(settings.ask == .off ? "never count (ask is off in the config)" : "count only for plans this node prepared")"))
+            if effective.count < p.allowlist.count {
+                out.append(Diagnosis(.warn, "\(p.allowlist.count - effective.count) allowlist entries are ignored: they allow every program or leave capabilities.system.allowlistCeiling"))
+            }
+            out.append(Diagnosis(.ok, settings.allowlistCeiling.map { "allowlist ceiling: \($0.joined(separator: ", "))" }
+                                 ?? "no allowlist ceiling (capabilities.system.allowlistCeiling): the gateway may add entries, none that allows every program"))
         } catch {
             out.append(Diagnosis(.fail, "exec approvals: \(error.message)"))
         }
@@ -72,8 +81,9 @@ final class SystemCapability: Capability, @unchecked Sendable {
         let argv = p.argv
         let runId = p.runId ?? UUID().uuidString.lowercased()
         let sessionKey = p.sessionKey ?? "node"
-        let analysis = ShellAnalysis.analyse(argv)
-        let commandText = p.rawCommand ?? ShellAnalysis.shellPayload(argv) ?? CommandText.format(argv)
+        let base = ExecEnvironment.inherited(environment)
+        let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: base["PATH"])
+        let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
 
         func deny(_ message: String, reason: String?) async -> NodeError {
             log.info("system.run [\(runId)] denied: \(message)")
@@ -88,25 +98,42 @@ final class SystemCapability: Capability, @unchecked Sendable {
             throw await deny("SYSTEM_RUN_DENIED: execution plan mismatch", reason: "execution-plan-miss")
         }
         let env: [String: String]
-        switch ExecEnvironment.build(base: environment, overrides: p.env, shellWrapper: analysis.shellWrapper) {
+        switch ExecEnvironment.build(base: environment, overrides: p.env, allowed: settings.envAllow) {
         case .success(let e): env = e
         case .failure(let rejected): throw await deny(rejected.message, reason: nil)
         }
-
+        let approved = approvalCounts(p, runId: runId)
         let decision = try evaluate(argv: argv, analysis: analysis, commandText: commandText, env: env, cwd: p.cwd,
-                                    agent: p.agentId, approvedByAsk: p.approvedByAsk)
+                                    agent: p.agentId, approvedByAsk: approved)
         if let denial = decision.denial { throw await deny(denial.message, reason: denial.reason) }
 
         let started = ContinuousClock.now
         var outcome: CommandRunner.Outcome
         if let executable = ExecutableResolver.resolve(argv[0], path: env["PATH"], cwd: p.cwd) {
             let timeout = (p.timeoutMs ?? 0) > 0 ? Duration.milliseconds(p.timeoutMs!) : nil
+            // What was checked is what runs: an allowlisted chain runs with each program pinned to
+            // the path it matched, and without the login profile (docs/SECURITY.md).
+            var program = (executable: executable, argv: argv)
+            if let pinned = decision.pinned { program = (executable, [argv[0], "-c", pinned]) }
             log.info("system.run [\(runId)] \(PathName.lastComponent(executable)) (\(argv.count) args, \(commandText.count) chars) starting")
-            log.debug("system.run [\(runId)] \(commandText)")
-            let boxed = settings.sandbox.wrap(executable: executable, argv: argv, cwd: p.cwd)
+            log.debug("system.run [\(runId)] \(decision.pinned ?? commandText)")
+            var seccomp: Int32? = nil
+            if settings.sandbox.needsSeccomp {
+                guard let fd = UnixSocketFilter.descriptor() else {
+                    throw await deny("SYSTEM_RUN_DENIED: the sandbox's Unix-socket filter cannot be built on this machine", reason: nil)
+                }
+                seccomp = fd
+            }
+            let boxed: (executable: String, argv: [String])
+            switch settings.sandbox.wrap(executable: program.executable, argv: program.argv, cwd: p.cwd, seccompFD: seccomp.map { _ in 3 }) {
+            case .success(let b): boxed = b
+            case .failure(let refused):
+                if let seccomp { close(seccomp) }
+                throw await deny("SYSTEM_RUN_DENIED: sandbox: \(refused.message)", reason: "sandbox-path")
+            }
             outcome = await CommandRunner(executable: boxed.executable, argv: boxed.argv, environment: env, cwd: p.cwd,
-                                          timeout: timeout).run()
-            if p.approvalDecision == "allow-always", outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
+                                          timeout: timeout, extraFDs: seccomp.map { [3: $0] } ?? [:]).run()
+            if p.approvalDecision == "allow-always", approved, outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
                 rememberAlways(commandText: commandText, executable: executable, agent: p.agentId ?? "main", runId: runId)
             }
         } else {
@@ -127,11 +154,42 @@ final class SystemCapability: Capability, @unchecked Sendable {
         return .object(result)
     }
 
+    /// Whether the approval the gateway carries counts (docs/SECURITY.md, "Approvals"): only when
+    /// the config lets an operator be asked at all (`ask` is not "off"), and only for a plan this
+    /// node issued with system.run.prepare for exactly this argv, cwd, environment and agent —
+    /// once. A flag alone is not an operator's decision.
+    func approvalCounts(_ p: SystemRunParams, runId: String) -> Bool {
+        guard p.approvedByAsk else { return false }
+        guard settings.ask != .off else {
+            log.info("system.run [\(runId)] the gateway's approval does not count: capabilities.system.ask is \"off\" (no operator is asked on this node)")
+            return false
+        }
+        guard p.systemRunPlan != nil, issuedPlans.take(IssuedPlans.key(argv: p.argv, cwd: p.cwd, env: p.env, agent: p.agentId)) else {
+            log.info("system.run [\(runId)] the gateway's approval does not count: it is not for a plan this node issued (system.run.prepare) for this command, cwd and environment")
+            return false
+        }
+        return true
+    }
+
     struct Decision {
         let denial: ExecPolicy.Denial?
         let durableApproval: Bool
         let security: ExecSecurity
         let ask: ExecAsk
+        /// The script to run instead of the shell wrapper's own, each program pinned (allowlist runs).
+        var pinned: String? = nil
+    }
+
+    /// The allowlist entries that count: canonical, inside the ceiling, none that covers every program.
+    func effectiveAllowlist(_ entries: [AllowlistEntry], home: String, path: String?) -> [AllowlistEntry] {
+        entries.filter { e in
+            let canonical = AllowlistPatterns.canonical(e.pattern, home: home)
+            if let why = AllowlistPatterns.refusal(e.pattern, canonical: canonical, ceiling: settings.allowlistCeiling, home: home, path: path) {
+                log.warn("exec approvals: ignoring an entry: \(why)")
+                return false
+            }
+            return true
+        }
     }
 
     /// The policy inputs for this run, from config, the approvals document and the command.
@@ -142,20 +200,27 @@ final class SystemCapability: Capability, @unchecked Sendable {
         let security = min(policy.security, settings.security)
         let ask = max(policy.ask, settings.ask)
         let home = PathName.home(environment)
+        let allowlist = effectiveAllowlist(policy.allowlist, home: home, path: env["PATH"])
         let segments = analysis.ok ? analysis.segments : [argv]
         let resolved = segments.map { ExecutableResolver.resolve($0[0], path: env["PATH"], cwd: cwd) }
         let satisfied = analysis.ok && zip(segments, resolved).allSatisfy { seg, path in
             guard let path else { return false }
-            return policy.allowlist.contains { AllowlistMatch.matches($0, argv: seg, resolvedPath: path, home: home) }
+            return allowlist.contains { AllowlistMatch.matches($0, argv: seg, resolvedPath: path, home: home) }
         }
         let durable = policy.allowlist.contains { $0.pattern == AllowlistMatch.commandPattern(commandText) }
         let denylisted = resolved.contains { path in
-            path.map { p in settings.denylist.contains { PathGlob.matches($0, p, home: home) } } ?? false
+            path.map { p in settings.denylist.contains { PathGlob.matches($0, p, home: home)
+                || PathGlob.matches(AllowlistPatterns.canonical($0, home: home), PathName.resolvingSymlinks(p), home: home) } } ?? false
         }
-        log.debug("policy for agent \(agent ?? "main"): security \(security.rawValue), ask \(ask.rawValue), \(policy.allowlist.count) entries, analysis \(analysis.ok ? "ok" : "failed"), allowlist \(satisfied ? "satisfied" : "missed")\(durable ? ", allow-always" : "")\(denylisted ? ", denylisted" : "")")
+        log.debug("policy for agent \(agent ?? "main"): security \(security.rawValue), ask \(ask.rawValue), \(allowlist.count) entries, analysis \(analysis.ok ? "ok" : "failed"), allowlist \(satisfied ? "satisfied" : "missed")\(durable ? ", allow-always" : "")\(denylisted ? ", denylisted" : "")")
         let input = ExecPolicy.Input(security: security, ask: ask, analysisOk: analysis.ok, allowlistSatisfied: satisfied,
                                      durableApproval: durable, denylisted: denylisted, approvedByAsk: approvedByAsk)
-        return Decision(denial: ExecPolicy.evaluate(input), durableApproval: durable, security: security, ask: ask)
+        var d = Decision(denial: ExecPolicy.evaluate(input), durableApproval: durable, security: security, ask: ask)
+        // Under the allowlist, a shell chain runs with the very programs that were checked.
+        if security == .allowlist, analysis.shellWrapper, analysis.ok, resolved.allSatisfy({ $0 != nil }) {
+            d.pinned = analysis.pinnedScript(resolved: resolved.compactMap { $0 })
+        }
+        return d
     }
 
     /// An allow-always decision: the exact command is allowed from now on (argv-bound, as upstream).
@@ -177,15 +242,20 @@ final class SystemCapability: Capability, @unchecked Sendable {
 
     func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let argv = p.command ?? []
-        let analysis = ShellAnalysis.analyse(argv)
-        let commandText = p.rawCommand ?? ShellAnalysis.shellPayload(argv) ?? CommandText.format(argv)
+        let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: ExecEnvironment.inherited(environment)["PATH"])
+        let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
         let env: [String: String]
-        switch ExecEnvironment.build(base: environment, overrides: p.env, shellWrapper: analysis.shellWrapper) {
+        switch ExecEnvironment.build(base: environment, overrides: p.env, allowed: settings.envAllow) {
         case .success(let e): env = e
         case .failure(let rejected): throw NodeError(.invalidRequest, verbatim: rejected.message)
         }
         let d = try evaluate(argv: argv, analysis: analysis, commandText: commandText, env: env, cwd: p.cwd,
                              agent: p.agentId, approvedByAsk: false)
+        if settings.sandbox.kind == .bwrap, let cwd = p.cwd, let why = settings.sandbox.refusal(cwd) {
+            throw NodeError(.invalidRequest, verbatim: "SYSTEM_RUN_DENIED: sandbox: cwd \(why)")
+        }
+        // The plan an operator's approval may later be given for: this argv, cwd, env and agent.
+        issuedPlans.issue(IssuedPlans.key(argv: argv, cwd: p.cwd, env: p.env, agent: p.agentId))
         let optional: (String?) -> JSONValue = { $0.map { .string($0) } ?? .null }
         let plan: JSONValue = ["argv": .array(argv.map { .string($0) }), "cwd": optional(p.cwd), "commandText": .string(commandText),
                                "commandPreview": .null, "agentId": optional(p.agentId), "sessionKey": optional(p.sessionKey)]
@@ -203,8 +273,19 @@ final class SystemCapability: Capability, @unchecked Sendable {
 
     func approvalsGet(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue { try approvals.get() }
 
+    /// The gateway's write: every allowlist pattern stored canonical, and refused when it leaves
+    /// the config's ceiling (or, without one, would allow every program).
     func approvalsSet(_ p: ExecApprovalsSetParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
-        let result = try approvals.set(file: p.file ?? .null, baseHash: p.baseHash)
+        let home = PathName.home(environment)
+        let path = ExecEnvironment.inherited(environment)["PATH"]
+        let ceiling = settings.allowlistCeiling
+        let result = try approvals.set(file: p.file ?? .null, baseHash: p.baseHash) { (written: String) throws(NodeError) -> String in
+            let canonical = AllowlistPatterns.canonical(written, home: home)
+            if let why = AllowlistPatterns.refusal(written, canonical: canonical, ceiling: ceiling, home: home, path: path) {
+                throw NodeError.invalidRequest(why)
+            }
+            return canonical
+        }
         log.info("exec approvals replaced (hash \(result["hash"]?.stringValue?.prefix(12) ?? "?"))")
         return result
     }

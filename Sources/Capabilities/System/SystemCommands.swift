@@ -44,7 +44,7 @@ public enum SystemCommands {
 
     public static func capability(context: CapabilityContext) -> any Capability {
         var settings = SystemSettings(context.config.capability(capabilityName))
-        settings.sandbox.hiddenDirectories = [context.config.stateDir]
+        settings.sandbox.hiddenDirectories = [PathName.resolvingSymlinks(context.config.stateDir)]
         settings.sandbox.hiddenFiles = [context.config.sourceFile].compactMap { $0 }.map { PathName.resolvingSymlinks($0) }
         return SystemCapability(settings: settings,
                          approvals: ApprovalsStore(documents: context.documents,

@@ -9,6 +9,11 @@ struct SystemSettings: Sendable {
     /// Globs over resolved binary paths that always need a fresh operator approval (a STOP-list).
     var denylist: [String] = []
     var sandbox = Sandbox()
+    /// Path globs that allowlist entries written through the gateway must fall inside (nil: none
+    /// set, and then no entry may cover every program).
+    var allowlistCeiling: [String]? = nil
+    /// Environment keys a request may set besides terminal and locale settings.
+    var envAllow: Set<String> = []
 
     init() {}
 
@@ -19,6 +24,8 @@ struct SystemSettings: Sendable {
         sandbox.kind = section.string("sandbox").flatMap(Sandbox.Kind.init(rawValue:)) ?? .none
         sandbox.writable = section.settings["sandboxWritable"]?.arrayValue?.compactMap(\.stringValue) ?? []
         sandbox.network = section.bool("sandboxNetwork") ?? true
+        allowlistCeiling = section.settings["allowlistCeiling"]?.arrayValue?.compactMap(\.stringValue)
+        envAllow = Set(section.settings["envAllow"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     static let configFields: [ConfigField] = [
@@ -31,6 +38,11 @@ struct SystemSettings: Sendable {
         ConfigField("sandbox", .enumeration(Sandbox.Kind.allCases.map(\.rawValue)), default: "\"none\"",
                     "bwrap: run each command under bubblewrap (read-only system, private /tmp, only cwd and sandboxWritable writable)"),
         ConfigField("sandboxWritable", .stringArray, default: "[]", "absolute paths commands may write to besides their cwd (bwrap)"),
-        ConfigField("sandboxNetwork", .bool, default: "true", "false: commands get no network at all (bwrap)"),
+        ConfigField("sandboxNetwork", .bool, default: "true",
+                    "false: commands get no network at all, nor Unix sockets (private /run, socket(AF_UNIX) refused) (bwrap)"),
+        ConfigField("allowlistCeiling", .stringArray, default: "unset",
+                    "path globs (\"/usr/bin/*\") that allowlist entries the gateway writes must fall inside; unset: any entry but one that allows every program"),
+        ConfigField("envAllow", .stringArray, default: "[]",
+                    "environment keys a request may set besides terminal and locale ones (TERM, LANG, LC_*, TZ, …)"),
     ]
 }

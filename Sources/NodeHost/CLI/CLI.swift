@@ -28,6 +28,13 @@ public enum CLI {
         ("completion", "print the bash completion script (source <(openclaw-node completion bash))", CompletionCommand.help),
     ]
 
+    /// The helpers the node starts from its own executable (not listed in --help): nil for any
+    /// other command line. Synchronous: called before the async main starts any thread.
+    public static func helperMain(_ args: [String]) -> Int32? {
+        guard args.first == ProcessTreeReaper.subcommand else { return nil }
+        return ProcessTreeReaper.main(Array(args.dropFirst()))
+    }
+
     public static func main(_ args: [String],
                             capabilities: @escaping CapabilityFactory = NodeRuntime.capabilities(config:)) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)

@@ -18,7 +18,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CBundleABI", path: "Shims/CBundleABI"),
-        .target(name: "Support", path: "Support"),
+        // prctl(2) wrappers (a variadic function) for the process-tree reaper.
+        .systemLibrary(name: "CProcessControl", path: "Shims/CProcessControl"),
+        .target(name: "Support", dependencies: ["CProcessControl"], path: "Support"),
         .target(name: "Config", dependencies: ["Support"], path: "Config"),
         .target(name: "Kit", dependencies: ["Support", "Config", "CBundleABI"], path: "Kit"),
     ]

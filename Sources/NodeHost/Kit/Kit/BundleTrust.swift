@@ -7,28 +7,29 @@ import Support
 /// every directory above it must belong to root or to the user running the node, and must not be
 /// writable by group or others (a sticky directory such as /tmp is fine: others cannot replace
 /// what is in it). Anyone who could swap the file could run code as this node.
-enum BundleTrust {
+public enum BundleTrust {
     /// nil when the path is trustworthy, else what is wrong with it and how to fix it.
-    static func problem(_ path: String) -> String? {
+    /// `rootOnly`: the node's own account is not enough (a system shell must be root's).
+    public static func problem(_ path: String, rootOnly: Bool = false) -> String? {
         let resolved = PathName.resolvingSymlinks(path)
         var st = stat()
         guard stat(resolved, &st) == 0 else { return "cannot stat it: \(String(cString: strerror(errno)))" }
         guard st.st_mode & S_IFMT == S_IFREG else { return "it is not a regular file" }
-        if let p = problem(resolved, st, isDirectory: false) { return p }
+        if let p = problem(resolved, st, isDirectory: false, rootOnly: rootOnly) { return p }
         var dir = PathName.directory(resolved)
         while !dir.isEmpty {
             guard stat(dir, &st) == 0 else { return "cannot stat \(dir): \(String(cString: strerror(errno)))" }
-            if let p = problem(dir, st, isDirectory: true) { return p }
+            if let p = problem(dir, st, isDirectory: true, rootOnly: rootOnly) { return p }
             if dir == "/" { break }
             dir = PathName.directory(dir)
         }
         return nil
     }
 
-    private static func problem(_ path: String, _ st: stat, isDirectory: Bool) -> String? {
+    private static func problem(_ path: String, _ st: stat, isDirectory: Bool, rootOnly: Bool) -> String? {
         let me = geteuid()
-        if st.st_uid != 0 && st.st_uid != me {
-            return "\(path) is owned by uid \(st.st_uid), not root or the user running the node (uid \(me)); run chown root \(path)"
+        if st.st_uid != 0 && (rootOnly || st.st_uid != me) {
+            return "\(path) is owned by uid \(st.st_uid), not root\(rootOnly ? "" : " or the user running the node (uid \(me))"); run chown root \(path)"
         }
         let mode = st.st_mode & 0o7777
         let sticky = isDirectory && mode & S_ISVTX != 0

@@ -48,6 +48,12 @@ public enum PathName {
         return "/"
     }
 
+    /// Whether `path` is `ancestor` or below it (plain string paths, both canonical).
+    public static func isWithin(_ ancestor: String, _ path: String) -> Bool {
+        if ancestor == "/" { return path.hasPrefix("/") }
+        return path == ancestor || path.hasPrefix(ancestor.hasSuffix("/") ? ancestor : ancestor + "/")
+    }
+
     /// The path with symbolic links and "." / ".." resolved (realpath(3)); the input when it does not exist.
     public static func resolvingSymlinks(_ path: String) -> String {
         guard let r = realpath(path, nil) else { return path }

@@ -1,0 +1,9 @@
+// prctl(2) is variadic, which Swift cannot call: one static inline wrapper per use.
+#include <sys/prctl.h>
+#include <signal.h>
+
+/// Orphaned descendants are re-parented to this process instead of init (PR_SET_CHILD_SUBREAPER).
+static inline int ocn_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+/// `sig` is delivered to this process when its parent thread exits (PR_SET_PDEATHSIG).
+static inline int ocn_set_parent_death_signal(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
