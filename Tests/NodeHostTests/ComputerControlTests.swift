@@ -269,35 +269,64 @@ struct DeviceAppsTests {
     }
 }
 
-/// device.apps.launch: only entries that start one native program, with the entry's own arguments.
+/// device.apps.launch: only entries whose Exec is one native program without arguments (upstream's
+/// Linux rule), which no user entry can stand in for (docs/SECURITY.md).
 struct DeviceAppsLaunchTests {
-    @Test func launchesNativeProgramsOnly() throws {
+    @Test func launchesOneNativeProgramOnly() throws {
         let root = TestPaths.tempDir("xdg-launch")
-        let apps = root + "/share/applications"
-        try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
-        func write(_ name: String, _ body: String) { _ = FileManager.default.createFile(atPath: apps + "/" + name, contents: Data(body.utf8)) }
-        let sleep = try #require(Subprocess.findExecutable("sleep"))
-        write("sleeper.desktop", "[Desktop Entry]\nType=Application\nName=Sleeper\nExec=\(sleep) 30 %U\n")
-        write("shell.desktop", "[Desktop Entry]\nType=Application\nName=Shell\nExec=sh -c \"sleep 30\"\n")
+        let apps = root + "/share/applications", user = root + "/home/.local/share/applications"
+        for d in [apps, user] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
+        func write(_ dir: String, _ name: String, _ body: String) { _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(body.utf8)) }
+        func entry(_ exec: String, _ name: String = "App") -> String { "[Desktop Entry]\nType=Application\nName=\(name)\nExec=\(exec)\n" }
+        let truePath = try #require(Subprocess.findExecutable("true"))
+        let python = PathName.resolvingSymlinks(try #require(Subprocess.findExecutable("python3")))
+        write(apps, "real.desktop", entry(truePath, "Real"))
+        write(apps, "quoted.desktop", entry("\"\(truePath)\"", "Quoted"))
+        write(apps, "byname.desktop", entry("true", "By name"))
+        let attacks: [(id: String, exec: String, says: String)] = [
+            ("args", "\(truePath) --version", "is not a single program"),
+            ("fieldcode", "\(truePath) %U", "is not a single program"),
+            ("pycmd", "\(python) -c 'import os; os.system(\"id\")'", "is not a single program"),
+            ("findexec", "find / -exec dash -c id ;", "is not a single program"),
+            ("mawk", "mawk 'BEGIN{system(\"id\")}'", "is not a single program"),
+            ("python", python, "shell, interpreter or script"),
+            ("dash", "dash", "shell, interpreter or script"),
+            ("envprog", "/usr/bin/env", "shell, interpreter or script"),
+            ("subst", "$(id)", "is not a single program"),
+            ("equals", "A=b", "is not a single program"),
+            ("shellwrap", "sh -c \"sleep 30\"", "is not a single program"),
+            ("broken", "\"unterminated", "is not a single program"),
+        ]
+        for a in attacks { write(apps, a.id + ".desktop", entry(a.exec)) }
         let script = root + "/tool.sh"
         _ = FileManager.default.createFile(atPath: script, contents: Data("#!/bin/sh\nsleep 30\n".utf8), attributes: [.posixPermissions: 0o755])
-        write("script.desktop", "[Desktop Entry]\nType=Application\nName=Script\nExec=\(script)\n")
-        write("quotes.desktop", "[Desktop Entry]\nType=Application\nName=Broken\nExec=\"unterminated\n")
-        let env = ["XDG_DATA_HOME": root + "/none", "XDG_DATA_DIRS": root + "/share", "HOME": root, "PATH": "/usr/bin:/bin"]
-        let started = try AppLauncher.launch(DeviceAppsLaunchParams(appId: "sleeper"), env: env)
-        #expect(started["status"] == "process-started")
-        let pid = try #require(started["pid"]?.intValue.map(Int32.init))
-        #expect(kill(pid, 0) == 0, "the application runs")
-        var cmdline = ""
-        _ = waitUntil(timeout: 5) {
-            cmdline = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-            return !cmdline.isEmpty
+        write(apps, "script.desktop", entry(script))
+        // A program another account could replace, in an entry of its own.
+        let theirs = root + "/theirs"
+        try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: truePath, toPath: theirs + "/prog")
+        chown(theirs + "/prog", 65534, 65534)
+        write(apps, "theirs.desktop", entry(theirs + "/prog"))
+        // The user's entry with a system entry's id does not take its place.
+        let planted = root + "/planted"
+        try FileManager.default.copyItem(atPath: truePath, toPath: planted)
+        write(user, "real.desktop", entry(planted, "Real (planted)"))
+        // A symbolic link is not an entry.
+        try FileManager.default.createSymbolicLink(atPath: apps + "/link.desktop", withDestinationPath: apps + "/real.desktop")
+        let env = ["XDG_DATA_HOME": root + "/home/.local/share", "XDG_DATA_DIRS": root + "/share", "HOME": root + "/home", "PATH": "/usr/bin:/bin"]
+
+        for id in ["real", "quoted", "byname"] {
+            let started = try AppLauncher.launch(DeviceAppsLaunchParams(appId: id), env: env)
+            let pid = try #require(started["pid"]?.intValue.map(Int32.init), "\(id): \(started)")
+            #expect(started["status"] == "process-started")
+            #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "\(id): reaped after it ended")
         }
-        #expect(cmdline == "\(sleep)\u{0}30\u{0}", "field codes dropped: \(cmdline.debugDescription)")
-        kill(pid, SIGKILL)
-        #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "reaped after it ended")
-        for (id, fragment) in [("shell", "shell, interpreter or script"), ("script", "shell, interpreter or script"),
-                               ("quotes", "no usable Exec"), ("nope", "no application with id")] {
+        let real = DesktopEntries.load(env, locale: nil).first { $0.id == "real" }
+        #expect(real?.label == "Real" && real?.system == true, "the system's entry keeps its id: \(String(describing: real))")
+        #expect(try AppLauncher.executable(of: #require(real), env: env) == truePath)
+        #expect(!DesktopEntries.load(env, locale: nil).contains { $0.id == "link" }, "symbolic links are skipped")
+        for (id, fragment) in attacks.map({ ($0.id, $0.says) }) + [("script", "shell, interpreter or script"), ("theirs", "owned by uid 65534"),
+                                                                 ("nope", "no application with id")] {
             do {
                 _ = try AppLauncher.launch(DeviceAppsLaunchParams(appId: id), env: env)
                 Issue.record("\(id) was launched")
@@ -305,7 +334,8 @@ struct DeviceAppsLaunchTests {
                 #expect(error.message.contains(fragment), "\(id): \(error.message)")
             }
         }
-        #expect(AppLauncher.splitExec("app --name \"a b\" %f 100%%") == ["app", "--name", "a b", "100%"])
+        #expect(AppLauncher.singleToken("\"/opt/My App/bin/app\"") == "/opt/My App/bin/app")
+        #expect(AppLauncher.baseName("/usr/bin/python3.11") == "python")
         try? FileManager.default.removeItem(atPath: root)
     }
 }

@@ -21,8 +21,10 @@ struct ComputerActPlan: Sendable {
         if action == .key || action == .holdKey, (p.keys ?? "").trimmed().isEmpty { throw NodeError.invalidRequest("\(action.rawValue) needs keys") }
     }
 
-    /// Runs the action; returns a short description for the log (never the typed text).
-    func perform(on input: any ComputerInput) throws(NodeError) -> String {
+    /// Runs the action; returns a short description for the log (never the typed text). Holds
+    /// and drag pauses wait on `stop`, so a cancel, a disconnect or the daemon's shutdown ends
+    /// them at once — and what was pressed is released on the way out.
+    func perform(on input: any ComputerInput, stop: CancelFlag) throws(NodeError) -> String {
         let needsMapping = action.needsPoint || ((action == .scroll || action == .leftMouseDown || action == .leftMouseUp) && p.x != nil)
         var mapper: PointMapper?
         if needsMapping { mapper = try PointMapper(input: input, p: p) }
@@ -47,7 +49,7 @@ struct ComputerActPlan: Sendable {
             let steps = 12
             let pause = UInt32(max(100, p.durationMs ?? 0) * 1000 / steps)
             for i in 1...steps {
-                usleep(pause)
+                guard stop.sleep(milliseconds: Int(pause / 1000)) else { break }
                 try input.move(to: mapper!.target, x: fx + (tx - fx) * i / steps, y: fy + (ty - fy) * i / steps)
             }
             input.button(1, down: false)
@@ -78,7 +80,10 @@ struct ComputerActPlan: Sendable {
         case .key, .holdKey:
             let combo = try KeyNames.parse(p.keys ?? "")
             guard let key = combo.key else { throw NodeError(ComputerError.unsupportedKey, "no key in \"\(p.keys ?? "")\"") }
-            try input.combo(combo.modifiers, key: key, holdMs: action == .holdKey ? min(p.durationMs ?? 1000, 10_000) : nil)
+            let holdMs = min(p.durationMs ?? 1000, 10_000)
+            var interrupted = false
+            try input.combo(combo.modifiers, key: key, hold: action == .holdKey ? { interrupted = !stop.sleep(milliseconds: holdMs) } : nil)
+            if interrupted { throw NodeError(.cancelled, "hold_key was interrupted; the keys were released") }
             return p.keys ?? ""
         case .closeExecution:
             return ""

@@ -20,6 +20,9 @@ final class ComputerCapability: Capability, @unchecked Sendable {
     /// An execution a person interrupted, and when; refused until it takes a new screenshot.
     private var overridden: (execution: String, at: ContinuousClock.Instant)?
     private var watcher: UserInputWatcher?
+    /// Raised by an execution's end (gateway gone, shutdown, a person at the desk): the actions
+    /// running then stop waiting, release what they hold and return.
+    private var interrupt = CancelFlag()
 
     init(settings: ComputerSettings) { self.settings = settings }
 
@@ -77,6 +80,9 @@ final class ComputerCapability: Capability, @unchecked Sendable {
     private func endExecution(reason: String) {
         let (wasOwner, held) = lock.withLock { () -> (String?, (any ComputerInput)?) in
             defer { owner = nil }
+            // Before taking the input's lock, which a running hold_key has.
+            interrupt.cancel()
+            interrupt = CancelFlag()
             return (owner, input)
         }
         guard let held else { return }
@@ -126,9 +132,11 @@ final class ComputerCapability: Capability, @unchecked Sendable {
         let input = try connection()
         let plan = try ComputerActPlan(p, action: action)
         let log = self.log
-        let result: Result<String, NodeError> = await BlockingThread.run("computer-act") { (_: CancelFlag) -> Result<String, NodeError> in
+        let interrupt = lock.withLock { self.interrupt }
+        let result: Result<String, NodeError> = await BlockingThread.run("computer-act") { (cancelled: CancelFlag) -> Result<String, NodeError> in
             input.lock.withLock { () -> Result<String, NodeError> in
-                do throws(NodeError) { return .success(try plan.perform(on: input)) } catch { return .failure(error) }
+                do throws(NodeError) { return .success(try plan.perform(on: input, stop: .either(cancelled, interrupt))) }
+                catch { return .failure(error) }
             }
         }
         switch result {

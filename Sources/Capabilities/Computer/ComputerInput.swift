@@ -31,8 +31,8 @@ protocol ComputerInput: AnyObject, Sendable {
     func modifiers(_ mods: [KeySym], down: Bool) throws(NodeError)
     /// Types the text, any Unicode, as key presses.
     func type(_ text: String) throws(NodeError)
-    /// One key with modifiers, held for `holdMs` when given.
-    func combo(_ mods: [KeySym], key: KeySym, holdMs: Int?) throws(NodeError)
+    /// One key with modifiers, held down while `hold` runs (hold_key), then released.
+    func combo(_ mods: [KeySym], key: KeySym, hold: (() -> Void)?) throws(NodeError)
     /// Releases every key and button held down (end of an execution, shutdown).
     func releaseAll()
     func sync()

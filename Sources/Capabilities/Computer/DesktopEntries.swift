@@ -1,11 +1,15 @@
 import FoundationEssentials
 import Glibc
+import Kit
 import Support
 
 /// Installed applications from XDG desktop entries (the Desktop Entry Specification): the user's
 /// `$XDG_DATA_HOME/applications` first, then each of `$XDG_DATA_DIRS`. An entry's id is its path
-/// below `applications/` with `/` as `-`; the first directory that has an id wins, so a user's
-/// `Hidden=true` copy hides the system's entry.
+/// below `applications/` with `/` as `-`; the first directory that has an id wins — except that an
+/// entry anyone but root could have written (the user's own, or one in a directory others can
+/// write) never takes the id of a system entry: a planted `firefox.desktop` cannot stand in for the
+/// real one (docs/SECURITY.md). Entries are regular files (symbolic links are skipped) of at most
+/// 64 KiB, as upstream's Linux inventory reads them.
 struct DesktopEntry: Equatable, Sendable {
     let id: String
     let label: String
@@ -23,19 +27,39 @@ enum DesktopEntries {
         return [(home + "/applications", false)] + dirs.map { ($0 + "/applications", true) }
     }
 
+    static let maxEntryBytes = 64 * 1024
+
     /// Every launchable application, by id, in label order.
     static func load(_ env: [String: String], locale: String?) -> [DesktopEntry] {
+        let found = directories(env).map { dir in (dir, files(in: dir.path)) }
+        // The ids that root's entries hold: no other entry may take them.
+        var rootOwned = Set<String>()
+        for (dir, entries) in found where dir.system {
+            for (id, file) in entries where trustedAsSystem(file) { rootOwned.insert(id) }
+        }
         var seen = Set<String>()
         var out: [DesktopEntry] = []
-        for dir in directories(env) {
-            for (id, file) in files(in: dir.path) where !seen.contains(id) {
+        for (dir, entries) in found {
+            for (id, file) in entries where !seen.contains(id) {
+                let system = dir.system && trustedAsSystem(file)
+                if !system && rootOwned.contains(id) { continue }  // the system's entry of that id wins
                 seen.insert(id)
-                guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-                      let entry = parse(text, id: id, path: file, systemDir: dir.system, locale: locale, env: env) else { continue }
+                guard let text = read(file),
+                      let entry = parse(text, id: id, path: file, systemDir: system, locale: locale, env: env) else { continue }
                 out.append(entry)
             }
         }
         return out.sorted { $0.label.lowercased() < $1.label.lowercased() }
+    }
+
+    /// Written by root alone: the file and every directory above it root's, none writable by others.
+    static func trustedAsSystem(_ file: String) -> Bool { BundleTrust.problem(file, rootOnly: true) == nil }
+
+    /// The text of a regular file (not a symbolic link) of at most 64 KiB.
+    static func read(_ file: String) -> String? {
+        var st = stat()
+        guard lstat(file, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= maxEntryBytes else { return nil }
+        return try? String(contentsOfFile: file, encoding: .utf8)
     }
 
     /// `*.desktop` files below `dir`, with their ids.

@@ -146,12 +146,12 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
         }
     }
 
-    func combo(_ mods: [KeySym], key keysym: KeySym, holdMs: Int?) throws(NodeError) {
+    func combo(_ mods: [KeySym], key keysym: KeySym, hold: (() -> Void)?) throws(NodeError) {
         try ensure(mods + [keysym])
         for m in mods { key(m, down: true) }
         key(keysym, down: true)
         sync()
-        if let holdMs { usleep(UInt32(holdMs) * 1000) }
+        hold?()
         key(keysym, down: false)
         for m in mods.reversed() { key(m, down: false) }
         sync()

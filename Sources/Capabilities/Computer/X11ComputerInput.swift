@@ -54,7 +54,7 @@ extension XTestInput: ComputerInput {
         sync()
     }
 
-    func combo(_ mods: [KeySym], key keysym: KeySym, holdMs: Int?) throws(NodeError) {
+    func combo(_ mods: [KeySym], key keysym: KeySym, hold: (() -> Void)?) throws(NodeError) {
         let modCodes = mods.compactMap { keycode(for: $0)?.code }
         guard let k = keycode(for: keysym) else {
             throw NodeError(ComputerError.unsupportedKey, "the key cannot be typed on this keymap")
@@ -63,7 +63,7 @@ extension XTestInput: ComputerInput {
         let held = modCodes + [shift].compactMap { $0 }
         for m in held { key(m, down: true) }
         key(k.code, down: true)
-        if let holdMs { usleep(UInt32(holdMs) * 1000) }
+        hold?()
         key(k.code, down: false)
         for m in held.reversed() { key(m, down: false) }
         restoreSpares()

@@ -38,6 +38,8 @@ public enum CLI {
     public static func main(_ args: [String],
                             capabilities: @escaping CapabilityFactory = NodeRuntime.capabilities(config:)) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        // Before anything can start a child: the gateway credentials leave the environment.
+        NodeSecrets.withhold()
         guard let first = args.first else { Out.line(usage); return ExitCode.usage.rawValue }
         let rest = Array(args.dropFirst())
         do {

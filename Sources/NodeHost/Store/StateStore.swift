@@ -61,6 +61,7 @@ public final class StateStore: @unchecked Sendable {
         var isDir = false
         if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
             guard isDir else { throw .directory("stateDir \(dir) exists but is not a directory") }
+            if let why = StateTrust.problem(directory: dir) { throw .directory(why) }
             return
         }
         do {
@@ -82,6 +83,7 @@ public final class StateStore: @unchecked Sendable {
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd >= 0 { fchmod(fd, 0o600); close(fd); return }
         guard errno == EEXIST else { throw .directory("cannot create \(path): \(String(cString: strerror(errno)))") }
+        if let why = StateTrust.problem(database: path) { throw .directory(why) }
         chmod(path, 0o600)
     }
 

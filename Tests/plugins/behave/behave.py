@@ -11,8 +11,9 @@
   flood     after hello, writes events and log lines as fast as it can, forever (and answers)
   crashloop says hello, then exits with code 4 at once, every time it is started
   ticker    after hello, emits behave.tick {n} every 50 ms (a steady event stream) and answers
+  env       answers with the names in its environment and its working directory
 """
-import json, sys, threading, time
+import json, os, sys, threading, time
 
 mode = sys.argv[1]
 
@@ -68,6 +69,10 @@ for line in sys.stdin:
             sys.stdout.flush()
         if mode == "event":
             send({"type": "event", "event": "behave.happened", "payload": {"n": 1}})
-        send({"type": "result", "id": msg["id"], "ok": True, "payload": {"mode": mode, "params": msg["params"]}})
+        payload = {"mode": mode, "params": msg["params"]}
+        if mode == "env":
+            payload["environ"] = sorted(os.environ.keys())
+            payload["cwd"] = os.getcwd()
+        send({"type": "result", "id": msg["id"], "ok": True, "payload": payload})
     elif msg["type"] == "cancel":
         pass

@@ -8,6 +8,8 @@ import Support
 /// - `""`, `"/"` → the built-in scaffold;
 /// - absolute http(s)/data/about URLs → as given (not file:, which would let an agent read the
 ///   node's own files — config with the gateway token, keys — back through canvas.eval);
+/// - the gateway's `canvasHostUrl`/`pluginSurfaceUrls` are used only when http or https, and the
+///   resolved URL is checked again (docs/SECURITY.md);
 /// - `/__openclaw__/…` or any other `/path` → on the canvas host (after its capability prefix,
 ///   keeping its `oc_cap` query), e.g. `http://gw:18789/__openclaw__/cap/TOKEN/__openclaw__/canvas/x.html`;
 /// - a bare relative path (`report/index.html`) → a canvas document: `<host>/__openclaw__/canvas/<path>`.
@@ -32,6 +34,11 @@ enum CanvasURL {
             throw NodeError.invalidRequest("\"\(s)\" is relative to the canvas host, but the gateway advertised none " +
                                            "(connect the node to a gateway, or pass an absolute URL)")
         }
+        // The gateway names the host; only a web origin may be one (a file:/// "host" would make
+        // every relative target a local file, readable back through canvas.eval).
+        guard let hostScheme = base.scheme?.lowercased(), hostScheme == "http" || hostScheme == "https" else {
+            throw NodeError.invalidRequest("the gateway's canvas host \"\(host)\" is not an http or https URL; refusing to resolve \"\(s)\" against it")
+        }
         let path = s.hasPrefix("/") ? s : "/__openclaw__/canvas/" + s
         // The request's own query/fragment, then the host's (capability token) query.
         var own = URLComponents(string: "http://x" + path) ?? URLComponents()
@@ -42,6 +49,10 @@ enum CanvasURL {
         base.fragment = own.fragment
         own = base
         guard let url = own.string else { throw NodeError.invalidRequest("cannot build a URL from \"\(s)\"") }
+        // Checked again on what the browser will load, whatever the pieces were.
+        guard let final = scheme(of: url), final == "http" || final == "https" else {
+            throw NodeError.invalidRequest("\"\(s)\" resolves to \"\(url)\", which is not an http or https URL")
+        }
         return .url(url)
     }
 

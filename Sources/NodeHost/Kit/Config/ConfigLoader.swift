@@ -26,7 +26,7 @@ public enum ConfigLoader {
     /// `/etc/openclaw-node/config.json5`, each only if it exists; else nil (built-in defaults).
     /// Never the working directory: which gateway the node trusts must not depend on the folder a
     /// command happens to run in.
-    public static func resolvePath(explicit: String?, environment env: [String: String] = ProcessInfo.processInfo.environment,
+    public static func resolvePath(explicit: String?, environment env: [String: String] = NodeSecrets.environment,
                                    systemFile: String = systemConfigFile) -> String? {
         if let explicit { return explicit }
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -34,7 +34,7 @@ public enum ConfigLoader {
         return [base + "/openclaw-node/config.json5", systemFile].first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    public static func load(path: String?, environment env: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) -> NodeConfig {
+    public static func load(path: String?, environment env: [String: String] = NodeSecrets.environment) throws(Failure) -> NodeConfig {
         guard let path else {
             var c = NodeConfig(environment: env)
             c.applyEnvironment(env)

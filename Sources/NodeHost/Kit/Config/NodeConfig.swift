@@ -71,7 +71,7 @@ public struct NodeConfig: Sendable {
     /// The capabilities loaded from bundles (libopenclaw-<name>.so), in manifest order.
     public var bundledCapabilityNames: [String] { NodeConfig.knownCapabilities.map(\.name).filter { $0 != "device" } }
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = NodeSecrets.environment) {
         displayName = "Linux Node (\(NodeConfig.hostname()))"
         stateDir = NodeConfig.defaultStateDir(environment)
         for (name, on) in NodeConfig.enabledByDefault { capabilities[name] = CapabilitySection(enabled: on, settings: [:]) }

@@ -69,6 +69,15 @@ public enum BundleLoader {
         if let problem = BundleTrust.problem(path) {
             return .failure(Failure(description: "\(name): refused bundle \(path): \(problem)"))
         }
+        // What the bundle links is found beside it ($ORIGIN): every libopenclaw-*.so there is
+        // code this process would run, so each must pass the same rule.
+        let dir = PathName.directory(path)
+        for lib in ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        where lib.hasPrefix("libopenclaw-") && lib.hasSuffix(".so") && lib != file {
+            if let problem = BundleTrust.problem(PathName.join(dir, lib)) {
+                return .failure(Failure(description: "\(name): refused bundle \(path): the library \(lib) beside it is not trustworthy: \(problem)"))
+            }
+        }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "unknown error"
             // The Debian package recommends, not requires, what each bundle links: say so.

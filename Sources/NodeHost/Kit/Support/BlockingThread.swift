@@ -27,10 +27,29 @@ public final class CancelFlag: @unchecked Sendable {
     private let lock = Lock()
     private var raised = false
 
-    public init() {}
+    private let watched: [CancelFlag]
+
+    public init() { watched = [] }
 
     public func cancel() { lock.withLock { raised = true } }
-    public var isCancelled: Bool { lock.withLock { raised } }
+    public var isCancelled: Bool { lock.withLock { raised } || watched.contains { $0.isCancelled } }
+
+    /// Waits `milliseconds`, or less when the flag is raised meanwhile (within 5 ms): false when it
+    /// was. For holds and pauses that must end at once on cancel, disconnect or shutdown.
+    public func sleep(milliseconds: Int) -> Bool {
+        let end = ContinuousClock.now + .milliseconds(milliseconds)
+        while !isCancelled {
+            let left = end - ContinuousClock.now
+            if left <= .zero { return true }
+            usleep(UInt32(min(left, .milliseconds(5)).milliseconds * 1000))
+        }
+        return false
+    }
+
+    /// A flag raised when either of these is.
+    public static func either(_ a: CancelFlag, _ b: CancelFlag) -> CancelFlag { CancelFlag(watching: [a, b]) }
+
+    private init(watching: [CancelFlag]) { watched = watching }
 
     /// Throws `error` once the flag is raised.
     public func check<E: Error>(_ error: @autoclosure () -> E) throws(E) {

@@ -10,9 +10,11 @@ import Support
 
 /// Serves the control socket (stateDir/control.sock, 0600) for `openclaw-node invoke`, `presence`
 /// and `status` while the daemon runs. Each client gets a thread; commands go through the same
-/// dispatcher as gateway invokes. Misbehaving local clients cannot starve the daemon: at most
-/// `maxClients` at once (the rest are told NODE_BUSY and closed), and a client that sends no
-/// complete request line for `idleSeconds` is closed.
+/// dispatcher as gateway invokes. Misbehaving local clients cannot starve the daemon or lock the
+/// operator out: at most `maxClients` at once; when all are taken, the client idle longest is
+/// dropped to make room (only when every one is running a command is the newcomer told
+/// NODE_BUSY), and a client that sends no complete request line for `idleSeconds` is closed. A
+/// client that goes away while its command runs cancels it (a hold_key lets go at once).
 public final class ControlServer: @unchecked Sendable {
     public enum StartError: Error, CustomStringConvertible {
         case alreadyRunning(String)
@@ -33,7 +35,7 @@ public final class ControlServer: @unchecked Sendable {
     static let maxClients = 64
     /// OPENCLAW_NODE_CONTROL_IDLE_SECONDS overrides it (tests).
     let idleSeconds = Int(ProcessInfo.processInfo.environment["OPENCLAW_NODE_CONTROL_IDLE_SECONDS"] ?? "") ?? 30
-    private let clients = ClientCount()
+    private let clients = ClientTable()
 
     public init(runtime: NodeRuntime, statusProvider: @escaping @Sendable () async -> JSONValue) {
         self.runtime = runtime
@@ -71,39 +73,51 @@ public final class ControlServer: @unchecked Sendable {
                 client.close()
                 continue
             }
-            guard clients.enter(limit: Self.maxClients) else {
-                let busy = NodeError(.nodeBusy, "\(Self.maxClients) control clients are connected already; retry shortly", retryable: true)
+            guard let slot = clients.admit(client.fd, limit: Self.maxClients) else {
+                let busy = NodeError(.nodeBusy, "\(Self.maxClients) control clients are running commands; retry shortly", retryable: true)
                 _ = client.writeAll(Data((ControlProtocol.errorReply(busy).jsonString() + "\n").utf8))
                 client.close()
                 continue
             }
+            if slot.evicted { log.info("control socket full: dropped the client idle longest to serve a new one") }
             client.setReceiveTimeout(seconds: idleSeconds)
             DetachedThread.start(name: "control-client") { [weak self, clients] in
-                self?.serve(client)
-                clients.leave()
+                self?.serve(client, slot: slot.id)
+                clients.leave(slot.id)
+                client.close()
             }
         }
     }
 
-    private func serve(_ client: UnixSocket) {
-        defer { client.close() }
+    /// The client's requests, one line each, until it goes; the table's slot is left by the caller.
+    private func serve(_ client: UnixSocket, slot: Int) {
         var buffer: [UInt8] = []
         while let line = client.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer) {
-            let reply = waitFor { await self.handle(line) }
+            clients.setBusy(slot, true)
+            let id = "local-" + UUID().uuidString.lowercased()
+            let reply = waitFor(client) { await self.handle(line, id: id) } onHangUp: {
+                Task { await self.runtime.dispatcher.cancel(id: id) }
+            }
+            clients.setBusy(slot, false)
             guard client.writeAll(Data((reply.jsonString() + "\n").utf8)) else { return }
         }
     }
 
-    /// Runs async work from this plain thread without occupying a cooperative-pool thread.
-    private func waitFor(_ work: @escaping @Sendable () async -> JSONValue) -> JSONValue {
+    /// Runs async work from this plain thread without occupying a cooperative-pool thread; calls
+    /// `onHangUp` once if the client hangs up meanwhile.
+    private func waitFor(_ client: UnixSocket, _ work: @escaping @Sendable () async -> JSONValue,
+                         onHangUp: () -> Void) -> JSONValue {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
         Task { box.value = await work(); done.signal() }
-        done.wait()
+        var hungUp = false
+        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if !hungUp, client.peerHungUp { hungUp = true; onHangUp() }
+        }
         return box.value ?? .null
     }
 
-    private func handle(_ line: Data) async -> JSONValue {
+    private func handle(_ line: Data, id: String) async -> JSONValue {
         guard let req = JSONValue.parse(line), case .object = req else {
             return ControlProtocol.errorReply(.invalidRequest("control request is not a JSON object"))
         }
@@ -112,7 +126,6 @@ public final class ControlServer: @unchecked Sendable {
             guard let command = req["command"]?.stringValue else {
                 return ControlProtocol.errorReply(.invalidRequest("command required"))
             }
-            let id = "local-" + UUID().uuidString.lowercased()
             switch await runtime.dispatcher.invoke(id: id, command: command, params: InvokeParams(req["params"]),
                                                    timeoutMs: req["timeoutMs"]?.intValue,
                                                    maxPayloadBytes: ControlProtocol.maxPayloadBytes) {
@@ -140,10 +153,38 @@ public final class ControlServer: @unchecked Sendable {
 
 private final class ResultBox: @unchecked Sendable { var value: JSONValue? }
 
-/// How many control clients are being served.
-private final class ClientCount: @unchecked Sendable {
+/// The control clients being served: whether each is running a command, and since when it has
+/// been idle, so that a full table makes room by dropping the client idle longest.
+private final class ClientTable: @unchecked Sendable {
+    private struct Entry { let fd: Int32; var busy: Bool; var idleSince: ContinuousClock.Instant }
     private let lock = Lock()
-    private var n = 0
-    func enter(limit: Int) -> Bool { lock.withLock { guard n < limit else { return false }; n += 1; return true } }
-    func leave() { lock.withLock { n -= 1 } }
+    private var entries: [Int: Entry] = [:]
+    private var nextId = 0
+
+    /// A slot for the client on `fd`, or nil when every slot is running a command. The dropped
+    /// client's socket is shut down here (under the lock, so its descriptor cannot have been
+    /// closed and reused yet: its thread leaves the table before closing it).
+    func admit(_ fd: Int32, limit: Int) -> (id: Int, evicted: Bool)? {
+        lock.withLock {
+            var evicted = false
+            if entries.count >= limit {
+                guard let idle = entries.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince }) else { return nil }
+                shutdown(idle.value.fd, Int32(SHUT_RDWR))
+                entries[idle.key] = nil
+                evicted = true
+            }
+            nextId += 1
+            entries[nextId] = Entry(fd: fd, busy: false, idleSince: .now)
+            return (nextId, evicted)
+        }
+    }
+
+    func setBusy(_ id: Int, _ busy: Bool) {
+        lock.withLock {
+            entries[id]?.busy = busy
+            if !busy { entries[id]?.idleSince = .now }
+        }
+    }
+
+    func leave(_ id: Int) { lock.withLock { entries[id] = nil } }
 }

@@ -32,6 +32,16 @@ public enum Doctor {
         public var failed: Bool { findings.contains { $0.level == .fail } }
     }
 
+    /// A config that holds the gateway token or password must be readable by its owner alone.
+    static func secretsReadableByOthers(_ path: String?, _ config: NodeConfig) -> String? {
+        guard let path, let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let v = try? JSON5Parser.parse(text, file: path).plain,
+              v["gateway"]?["token"]?.stringValue != nil || v["gateway"]?["password"]?.stringValue != nil,
+              let mode = PathName.permissions(path), mode & 0o044 != 0 else { return nil }
+        return "\(path) holds the gateway's \(v["gateway"]?["token"] != nil ? "token" : "password") and is readable by " +
+            "\(mode & 0o004 != 0 ? "every account" : "its group") (mode \(mode.octal())): run chmod 600 \(path), or pass it in OPENCLAW_GATEWAY_TOKEN"
+    }
+
     public static func check(configPath path: String?, capabilities: NodeRuntime.CapabilityFactory) async -> Report {
         var findings: [Finding] = []
         let config: NodeConfig
@@ -42,6 +52,7 @@ public enum Doctor {
             findings.append(.init(level: .fail, area: "config", text: error.description))
             return Report(findings: findings, manifest: nil)
         }
+        if let why = secretsReadableByOthers(path, config) { findings.append(.init(level: .warn, area: "config", text: why)) }
         findings += stateFindings(config)
         let loaded: [any Capability]
         do { loaded = try capabilities(config) } catch {

@@ -236,6 +236,12 @@ public enum GatewayProtocol {
         public let pluginSurfaceUrls: [String: String]
         public let mainSessionKey: String?
 
+        /// `url` when it is an http or https URL, else nil.
+        static func webURL(_ url: String) -> String? {
+            let lower = url.lowercased()
+            return lower.hasPrefix("http://") || lower.hasPrefix("https://") ? url : nil
+        }
+
         init?(_ p: JSONValue?) {
             guard let p, p["type"]?.stringValue == "hello-ok" else { return nil }
             protocolVersion = p["protocol"]?.intValue
@@ -251,8 +257,10 @@ public enum GatewayProtocol {
             maxPayload = max(mp, 1024)
             // A zero or absurd tick would make the liveness watchdog fire constantly.
             tickIntervalMs = max(p["policy"]?["tickIntervalMs"]?.intValue ?? GatewayProtocol.defaultTickIntervalMs, 100)
-            canvasHostUrl = p["canvasHostUrl"]?.stringValue
-            pluginSurfaceUrls = (p["pluginSurfaceUrls"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+            // Surfaces the node's browser will load: web origins only (a file:/// "host" would turn
+            // relative canvas targets into local files).
+            canvasHostUrl = p["canvasHostUrl"]?.stringValue.flatMap(Self.webURL)
+            pluginSurfaceUrls = (p["pluginSurfaceUrls"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Self.webURL) }
             mainSessionKey = p["snapshot"]?["sessionDefaults"]?["mainSessionKey"]?.stringValue
         }
     }

@@ -29,8 +29,30 @@ public struct PluginManifest: Sendable, Equatable {
 
     public struct Invalid: Error, CustomStringConvertible { public let description: String }
 
+    /// A relative `executable` must stay inside the plugin's directory (symlinks resolved); an
+    /// absolute one (an interpreter such as /usr/bin/python3) is taken as it is. Either way the
+    /// file must pass the trust rule.
+    static func executablePath(_ exe: String, directory: String, file: String) throws(Invalid) -> String {
+        let path: String
+        if exe.hasPrefix("/") {
+            path = exe
+        } else {
+            let dir = PathName.resolvingSymlinks(directory)
+            path = PathName.resolvingSymlinks(PathName.join(dir, exe))
+            guard PathName.isWithin(dir, path), path != dir else {
+                throw Invalid(description: "\(file): executable \"\(exe)\" leaves the plugin's directory (\(path)); put the program inside \(directory) or name an absolute path")
+            }
+        }
+        if let why = BundleTrust.problem(path) { throw Invalid(description: "\(file): refused executable \(path): \(why)") }
+        return path
+    }
+
+    /// The trust rule of bundles applied to plugins (docs/SECURITY.md): the directory, the
+    /// manifest and the executable — each with every directory above it — belong to root or the
+    /// node's account and are not writable by group or others.
     public static func load(directory: String) throws(Invalid) -> PluginManifest {
         let file = directory + "/plugin.json5"
+        if let why = BundleTrust.problem(file) { throw Invalid(description: "refused plugin \(directory): \(why)") }
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw Invalid(description: "\(file): cannot read") }
         let v: JSONValue
         do { v = try JSON5Parser.parse(text, file: file).plain } catch { throw Invalid(description: error.description) }
@@ -54,8 +76,16 @@ public struct PluginManifest: Sendable, Equatable {
                                     dangerous: c["dangerous"]?.boolValue ?? false, permission: c["permission"]?.stringValue,
                                     summary: c["summary"]?.stringValue ?? "plugin \(id)"))
         }
-        return PluginManifest(id: id, version: v["version"]?.stringValue ?? "0", executable: exe.hasPrefix("/") ? exe : directory + "/" + exe,
-                              args: v["args"]?.arrayValue?.compactMap(\.stringValue) ?? [], capability: capability,
+        let args = v["args"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        // A script handed to an interpreter is code as much as the executable is.
+        for arg in args where !arg.hasPrefix("-") {
+            let path = arg.hasPrefix("/") ? arg : PathName.join(directory, arg)
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
+            if let why = BundleTrust.problem(path) { throw Invalid(description: "\(file): refused script \(path): \(why)") }
+        }
+        return PluginManifest(id: id, version: v["version"]?.stringValue ?? "0", executable: try executablePath(exe, directory: directory, file: file),
+                              args: args, capability: capability,
                               commands: commands, directory: directory)
     }
 }

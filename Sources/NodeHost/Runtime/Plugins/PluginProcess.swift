@@ -80,7 +80,9 @@ actor PluginProcess {
     private func spawn() throws(NodeError) {
         let p: Subprocess
         do {
-            p = try Subprocess.spawn(manifest.executable, manifest.args, stdin: .pipe, stdout: .pipe, stderr: .pipe)
+            // In its own directory, so that a script named relative to it (args) is the one checked.
+            p = try Subprocess.spawn(manifest.executable, manifest.args, stdin: .pipe, stdout: .pipe, stderr: .pipe,
+                                     workingDirectory: manifest.directory)
         } catch {
             throw NodeError("PLUGIN_UNAVAILABLE", "plugin \(manifest.id): \(error.description)")
         }

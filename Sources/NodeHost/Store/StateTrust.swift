@@ -1,0 +1,60 @@
+import FoundationEssentials
+import Glibc
+import Kit
+import Support
+
+/// Like ssh's StrictModes, for the node's own state: the state directory and `state.db*` must
+/// belong to the account running the node and be writable by it alone, and the directories above
+/// must be root's or its own and not writable by others (sticky /tmp is fine). An account that
+/// made the directory or the database holds the device key and reads every token written later,
+/// so the node refuses such state instead of using it (docs/SECURITY.md).
+enum StateTrust {
+    static func problem(directory dir: String) -> String? {
+        let real = PathName.resolvingSymlinks(dir)
+        var st = stat()
+        guard stat(real, &st) == 0 else { return nil }  // created by prepareDirectory
+        if let why = ownership(real, st) { return why }
+        var parent = PathName.directory(real)
+        while !parent.isEmpty {
+            guard stat(parent, &st) == 0 else { break }
+            let mode = st.st_mode & 0o7777
+            if st.st_uid != 0 && st.st_uid != geteuid() {
+                return refusal(dir, "the directory above it, \\(parent), is owned by uid \\(st.st_uid), who could replace it")
+            }
+            if mode & 0o022 != 0 && mode & S_ISVTX == 0 {
+                return refusal(dir, "the directory above it, \\(parent), is writable by group or others (mode \\(mode.octal())), who could replace it")
+            }
+            if parent == "/" { break }
+            parent = PathName.directory(parent)
+        }
+        for name in ["state.db", "state.db-wal", "state.db-shm", "state.db-journal"] {
+            if let why = problem(database: PathName.join(real, name)) { return why }
+        }
+        return nil
+    }
+
+    /// For one of the database's files (nil when it does not exist).
+    static func problem(database path: String) -> String? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        guard st.st_mode & S_IFMT == S_IFREG else { return refusal(path, "it is not a regular file") }
+        return ownership(path, st)
+    }
+
+    private static func ownership(_ path: String, _ st: stat) -> String? {
+        let me = geteuid()
+        let mode = st.st_mode & 0o7777
+        if st.st_uid != me {
+            return refusal(path, "it is owned by uid \\(st.st_uid), not the account running the node (uid \\(me))")
+        }
+        if mode & 0o022 != 0 {
+            return refusal(path, "it is writable by group or others (mode \\(mode.octal()))")
+        }
+        return nil
+    }
+
+    private static func refusal(_ path: String, _ why: String) -> String {
+        "refusing to use \\(path): \\(why). Whoever controls the node's state holds its device key and reads its tokens. " +
+            "Remove it, or make it this account's alone (chown -R \\(geteuid()) \\(path); chmod -R go-w \\(path)), or set node.stateDir"
+    }
+}
