@@ -19,10 +19,10 @@ enum StateTrust {
             guard stat(parent, &st) == 0 else { break }
             let mode = st.st_mode & 0o7777
             if st.st_uid != 0 && st.st_uid != geteuid() {
-                return refusal(dir, "the directory above it, \\(parent), is owned by uid \\(st.st_uid), who could replace it")
+                return refusal(dir, "the directory above it, \(parent), is owned by uid \(st.st_uid), who could replace it")
             }
             if mode & 0o022 != 0 && mode & S_ISVTX == 0 {
-                return refusal(dir, "the directory above it, \\(parent), is writable by group or others (mode \\(mode.octal())), who could replace it")
+                return refusal(dir, "the directory above it, \(parent), is writable by group or others (mode \(mode.octal())), who could replace it")
             }
             if parent == "/" { break }
             parent = PathName.directory(parent)
@@ -45,16 +45,16 @@ enum StateTrust {
         let me = geteuid()
         let mode = st.st_mode & 0o7777
         if st.st_uid != me {
-            return refusal(path, "it is owned by uid \\(st.st_uid), not the account running the node (uid \\(me))")
+            return refusal(path, "it is owned by uid \(st.st_uid), not the account running the node (uid \(me))")
         }
         if mode & 0o022 != 0 {
-            return refusal(path, "it is writable by group or others (mode \\(mode.octal()))")
+            return refusal(path, "it is writable by group or others (mode \(mode.octal()))")
         }
         return nil
     }
 
     private static func refusal(_ path: String, _ why: String) -> String {
-        "refusing to use \\(path): \\(why). Whoever controls the node's state holds its device key and reads its tokens. " +
-            "Remove it, or make it this account's alone (chown -R \\(geteuid()) \\(path); chmod -R go-w \\(path)), or set node.stateDir"
+        "refusing to use \(path): \(why). Whoever controls the node's state holds its device key and reads its tokens. " +
+            "Remove it, or make it this account's alone (chown -R \(geteuid()) \(path); chmod -R go-w \(path)), or set node.stateDir"
     }
 }
