@@ -42,7 +42,12 @@ enum DesktopEntries {
         for (dir, entries) in found {
             for (id, file) in entries where !seen.contains(id) {
                 let system = dir.system && trustedAsSystem(file)
-                if !system && rootOwned.contains(id) { continue }  // the system's entry of that id wins
+                if !system && rootOwned.contains(id) {
+                    // It may hide the system's entry (a Hidden=true copy), never stand in for it.
+                    let shown = read(file).flatMap { parse($0, id: id, path: file, systemDir: false, locale: locale, env: env) }
+                    if shown == nil { seen.insert(id) }
+                    continue
+                }
                 seen.insert(id)
                 guard let text = read(file),
                       let entry = parse(text, id: id, path: file, systemDir: system, locale: locale, env: env) else { continue }
