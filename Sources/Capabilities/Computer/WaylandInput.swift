@@ -77,6 +77,11 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
             // The compositor adds the new device to the seat while handling this request; events
             // it gets before that are dropped (sway: the first click was lost).
             try connection.roundtrip()
+            // A seat that had no pointer now announces one, and each client binds its wl_pointer
+            // only when it reads that: buttons sent before then never reach it (sway 1.7: the
+            // first click after the node's pointer appeared was lost, though the motion arrived).
+            usleep(150_000)
+            try connection.roundtrip()
         }
         guard let p = pointer?.proxy else { return }
         if connection.virtualPointerVersion >= 2 {
