@@ -32,16 +32,14 @@ enum DesktopEntries {
     /// Every launchable application, by id, in label order.
     static func load(_ env: [String: String], locale: String?) -> [DesktopEntry] {
         let found = directories(env).map { dir in (dir, files(in: dir.path)) }
-        // The ids that root's entries hold: no other entry may take them.
-        var rootOwned = Set<String>()
-        for (dir, entries) in found where dir.system {
-            for (id, file) in entries where trustedAsSystem(file) { rootOwned.insert(id) }
-        }
+        // Root's entries (checked once each), and the ids they hold: no other entry may take them.
+        let rootFiles = Set(found.filter { $0.0.system }.flatMap { $0.1 }.map(\.path).filter(trustedAsSystem))
+        let rootOwned = Set(found.flatMap { $0.1 }.filter { rootFiles.contains($0.path) }.map(\.id))
         var seen = Set<String>()
         var out: [DesktopEntry] = []
         for (dir, entries) in found {
             for (id, file) in entries where !seen.contains(id) {
-                let system = dir.system && trustedAsSystem(file)
+                let system = dir.system && rootFiles.contains(file)
                 if !system && rootOwned.contains(id) {
                     // It may hide the system's entry (a Hidden=true copy), never stand in for it.
                     let shown = read(file).flatMap { parse($0, id: id, path: file, systemDir: false, locale: locale, env: env) }

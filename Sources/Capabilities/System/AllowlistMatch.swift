@@ -8,12 +8,13 @@ enum AllowlistMatch {
     /// A path pattern matches the path that runs or, both canonical, its real path.
     /// Git given configuration on its command line (`InlineEval.gitConfig`) needs an entry with
     /// an argument pattern.
-    static func matches(_ entry: AllowlistEntry, argv: [String], resolvedPath: String, home: String) -> Bool {
+    /// `realPath` is `resolvedPath` with its symbolic links resolved.
+    static func matches(_ entry: AllowlistEntry, argv: [String], resolvedPath: String, realPath: String, home: String) -> Bool {
         if entry.pattern.hasPrefix("=") { return false }  // argv-bound allow-always entries: see commandPattern
         let pathMatches: Bool
         if entry.pattern.contains("/") {
             pathMatches = PathGlob.matches(entry.pattern, resolvedPath, home: home)
-                || PathGlob.matches(AllowlistPatterns.canonical(entry.pattern, home: home), PathName.resolvingSymlinks(resolvedPath), home: home)
+                || PathGlob.matches(entry.canonicalPattern ?? AllowlistPatterns.canonical(entry.pattern, home: home), realPath, home: home)
         } else {
             pathMatches = !argv[0].contains("/") && PathGlob.matches(entry.pattern, argv[0], home: home)
         }

@@ -21,6 +21,8 @@ struct AllowlistEntry: Sendable, Equatable {
     let pattern: String
     let argPattern: String?
     let source: String?
+    /// `pattern` made canonical (AllowlistPatterns.canonical), once, when the entry is put in force.
+    var canonicalPattern: String? = nil
 }
 
 /// The exec-approvals document (upstream's format, docs/PROTOCOL.md §6.4): defaults and per-agent

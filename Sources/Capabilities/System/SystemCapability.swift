@@ -182,13 +182,15 @@ final class SystemCapability: Capability, @unchecked Sendable {
 
     /// The allowlist entries that count: canonical, inside the ceiling, none that covers every program.
     func effectiveAllowlist(_ entries: [AllowlistEntry], home: String, path: String?) -> [AllowlistEntry] {
-        entries.filter { e in
+        entries.compactMap { e in
+            var e = e
             let canonical = AllowlistPatterns.canonical(e.pattern, home: home)
             if let why = AllowlistPatterns.refusal(e.pattern, canonical: canonical, ceiling: settings.allowlistCeiling, home: home, path: path) {
                 log.warn("exec approvals: ignoring an entry: \(why)")
-                return false
+                return nil
             }
-            return true
+            e.canonicalPattern = canonical
+            return e
         }
     }
 
@@ -203,14 +205,16 @@ final class SystemCapability: Capability, @unchecked Sendable {
         let allowlist = effectiveAllowlist(policy.allowlist, home: home, path: env["PATH"])
         let segments = analysis.ok ? analysis.segments : [argv]
         let resolved = segments.map { ExecutableResolver.resolve($0[0], path: env["PATH"], cwd: cwd) }
-        let satisfied = analysis.ok && zip(segments, resolved).allSatisfy { seg, path in
-            guard let path else { return false }
-            return allowlist.contains { AllowlistMatch.matches($0, argv: seg, resolvedPath: path, home: home) }
+        let real = resolved.map { $0.map(PathName.resolvingSymlinks) }
+        let satisfied = analysis.ok && segments.indices.allSatisfy { i in
+            guard let path = resolved[i], let realPath = real[i] else { return false }
+            return allowlist.contains { AllowlistMatch.matches($0, argv: segments[i], resolvedPath: path, realPath: realPath, home: home) }
         }
         let durable = policy.allowlist.contains { $0.pattern == AllowlistMatch.commandPattern(commandText) }
-        let denylisted = resolved.contains { path in
-            path.map { p in settings.denylist.contains { PathGlob.matches($0, p, home: home)
-                || PathGlob.matches(AllowlistPatterns.canonical($0, home: home), PathName.resolvingSymlinks(p), home: home) } } ?? false
+        let denylist = settings.denylist.map { ($0, AllowlistPatterns.canonical($0, home: home)) }
+        let denylisted = zip(resolved, real).contains { path, realPath in
+            guard let path, let realPath else { return false }
+            return denylist.contains { PathGlob.matches($0.0, path, home: home) || PathGlob.matches($0.1, realPath, home: home) }
         }
         log.debug("policy for agent \(agent ?? "main"): security \(security.rawValue), ask \(ask.rawValue), \(allowlist.count) entries, analysis \(analysis.ok ? "ok" : "failed"), allowlist \(satisfied ? "satisfied" : "missed")\(durable ? ", allow-always" : "")\(denylisted ? ", denylisted" : "")")
         let input = ExecPolicy.Input(security: security, ask: ask, analysisOk: analysis.ok, allowlistSatisfied: satisfied,

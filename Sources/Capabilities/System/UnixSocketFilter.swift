@@ -85,9 +85,12 @@ enum UnixSocketFilter {
         return bytes
     }
 
+    /// Built once: the same for every run.
+    private static let compiled = program()
+
     /// A pipe's read end holding the program, for bwrap's `--seccomp`; nil when it cannot be made.
     static func descriptor() -> Int32? {
-        guard let bytes = program(), let pipe = Subprocess.makePipe() else { return nil }
+        guard let bytes = compiled, let pipe = Subprocess.makePipe() else { return nil }
         let written = bytes.withUnsafeBytes { write(pipe.write, $0.baseAddress, $0.count) }
         close(pipe.write)
         guard written == bytes.count else { close(pipe.read); return nil }

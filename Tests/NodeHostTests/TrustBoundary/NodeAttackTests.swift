@@ -1,7 +1,4 @@
-@testable import Config
 import Foundation
-@testable import Kit
-@testable import Runtime
 @testable import Support
 import Testing
 

@@ -1,8 +1,5 @@
-@testable import Config
 import Foundation
-@testable import Kit
 @testable import Support
-@testable import SystemCapability
 import Testing
 
 /// The trust boundary of system.run (docs/SECURITY.md), attacked through the real daemon, the test
