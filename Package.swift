@@ -54,17 +54,24 @@ let package = Package(
         // MP3 speech from the gateway's talk.speak: libmpg123's header only (dlopen'ed on first use).
         .systemLibrary(name: "CMPG123", path: "Sources/CMPG123", providers: [.apt(["libmpg123-dev"])]),
 
-        .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera"),
-        .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location"),
+        .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera",
+                exclude: ["libopenclaw-camera.manifest.json5"]),
+        .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location",
+                exclude: ["libopenclaw-location.manifest.json5"]),
         .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland],
-                path: "Sources/Capabilities/Screen"),
+                path: "Sources/Capabilities/Screen",
+                exclude: ["libopenclaw-screen.manifest.json5"]),
         // Talk: push-to-talk with on-device recognition (pocketsphinx) and the ALSA microphone.
-        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak", "CMPG123"], path: "Sources/Capabilities/Talk"),
-        .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas"),
+        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak", "CMPG123"], path: "Sources/Capabilities/Talk",
+                exclude: ["libopenclaw-talk.manifest.json5"]),
+        .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas",
+                exclude: ["libopenclaw-canvas.manifest.json5"]),
         // system.run with exec approvals: POSIX only, no libraries of its own.
-        .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System"),
+        .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System",
+                exclude: ["libopenclaw-system.manifest.json5"]),
         // computer.act on X11 (XTest); monitors and displayFrameId shared with the screen bundle via X11Support.
-        .target(name: "ComputerCapability", dependencies: [kit, bundleABI, x11, "CXTest", wayland, cwayland], path: "Sources/Capabilities/Computer"),
+        .target(name: "ComputerCapability", dependencies: [kit, bundleABI, x11, "CXTest", wayland, cwayland], path: "Sources/Capabilities/Computer",
+                exclude: ["libopenclaw-computer.manifest.json5"]),
 
         // Links the core only; bundles are dlopen'ed.
         // The executable finds the core next to itself ($ORIGIN, as built) or in an installed

@@ -27,10 +27,12 @@ import Testing
             try fm.createDirectory(atPath: lib, withIntermediateDirectories: true)
             let built = (TestPaths.nodeBinary as NSString).deletingLastPathComponent
             try fm.copyItem(atPath: TestPaths.nodeBinary, toPath: binary)
-            for f in try fm.contentsOfDirectory(atPath: built) where f.hasPrefix("libopenclaw-") && f.hasSuffix(".so") {
+            // The libraries and the bundles' manifests beside them, as the package installs them.
+            for f in try fm.contentsOfDirectory(atPath: built)
+            where f.hasPrefix("libopenclaw-") && (f.hasSuffix(".so") || f.hasSuffix(".manifest.json5")) {
                 if omitted.contains(f) { continue }
                 try fm.copyItem(atPath: built + "/" + f, toPath: lib + "/" + f)
-                chmod(lib + "/" + f, 0o755)
+                chmod(lib + "/" + f, f.hasSuffix(".so") ? 0o755 : 0o644)
             }
             let text = "{ node: { stateDir: '\(root)/state' }, presence: { mode: 'always' }, gateway: { discovery: { lan: false } }, \(body) }"
             _ = fm.createFile(atPath: config, contents: Data(text.utf8))
@@ -81,7 +83,7 @@ import Testing
         let t = try InstallTree(omitting: ["libopenclaw-canvas.so"]); defer { t.cleanup() }
         let why = try #require(try t.reason("canvas"))
         #expect(why.contains("libopenclaw-canvas.so is not installed"), "\(why)")
-        #expect(why.contains(t.bin) && why.contains(t.lib), "names where it looked: \(why)")
+        #expect(why.contains(t.lib), "names where it looked (beside its manifest): \(why)")
         let r = try t.run(["invoke", "canvas.navigate", "--params", "{\"url\":\"\"}"])
         #expect(r.code == 1)
         let e = try #require(JSONValue.parse(r.stdout))

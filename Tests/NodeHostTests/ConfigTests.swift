@@ -29,14 +29,11 @@ import Testing
 
     @Test func repoConfigDocumentsEveryKey() throws {
         let text = try String(contentsOfFile: TestPaths.repoRoot + "/config.json5", encoding: .utf8)
-        // The core's keys, and each bundle's own (loaded here as the node loads them).
-        var paths = ConfigSchema.allKeyPaths
-        for name in NodeConfig().bundledCapabilityNames {
-            let exports = try BundleLoader.load(name).get()
-            #expect(!exports.configFields.isEmpty, "\(name) declares no keys")
-            paths += exports.configFields.map { "capabilities.\(name).\($0.key)" }
-        }
-        for path in paths {
+        // The core's keys, and each installed bundle's own (from its manifest, as the node reads them).
+        let catalog = BundleCatalog.current
+        #expect(catalog.bundles.count >= 7, "\(catalog.names) \(catalog.refused)")
+        for m in catalog.bundles { #expect(!m.config.isEmpty, "\(m.name) declares no keys") }
+        for path in ConfigSchema.allKeyPaths(bundles: catalog.manifests) {
             let leaf = String(path.split(separator: ".").last!)
             #expect(text.contains("\(leaf):"), "config.json5 does not document \(path)")
         }
@@ -131,15 +128,15 @@ import Testing
         #expect(ConfigLoader.resolvePath(explicit: nil, environment: ["XDG_CONFIG_HOME": dir], systemFile: system) == dir + "/openclaw-node/config.json5")
     }
 
-    /// A capability's own keys are its bundle's: checked when the bundle loads, with the same
-    /// file:line:col and "did you mean" as the core's keys.
-    @Test func bundleSectionKeysAreCheckedWhenTheBundleLoads() throws {
-        let c = try ConfigLoader.parse("{\n  capabilities: {\n    camera: { devcie: '/dev/video0' },\n    canvas: { window: 'yes' },\n  },\n}", file: "c.json5")
-        let camera = c.sectionErrors("camera", fields: try BundleLoader.load("camera").get().configFields)
-        #expect(camera.map(\.description) == ["c.json5:3:15: capabilities.camera.devcie: unknown key. Did you mean \"device\"?"])
-        let canvas = c.sectionErrors("canvas", fields: try BundleLoader.load("canvas").get().configFields)
-        #expect(canvas.first?.keyPath == "capabilities.canvas.window")
-        #expect(canvas.first?.reason == "expected a boolean (true or false), found a string")
+    /// A capability's own keys are its manifest's: checked with the rest of the file (no bundle is
+    /// loaded for it), with the same file:line:col and "did you mean" as the core's keys.
+    @Test func bundleSectionKeysAreCheckedFromTheManifests() throws {
+        let errors = invalid("{\n  capabilities: {\n    camera: { devcie: '/dev/video0' },\n    canvas: { window: 'yes' },\n  },\n}")
+        #expect(errors.first?.description == "c.json5:3:15: capabilities.camera.devcie: unknown key. Did you mean \"device\"?")
+        let canvas = errors.first { $0.keyPath == "capabilities.canvas.window" }
+        #expect(canvas?.reason == "expected a boolean (true or false), found a string")
+        // A section no installed bundle has is a mistake too.
+        #expect(invalid("{ capabilities: { camra: {} } }").first?.reason.contains("Did you mean \"camera\"") == true)
         // `enabled` is the core's, checked with the rest of the file.
         #expect(invalid("{ capabilities: { camera: { enabled: 'yes' } } }").first?.keyPath == "capabilities.camera.enabled")
     }

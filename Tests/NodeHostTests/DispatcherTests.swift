@@ -24,14 +24,20 @@ struct GateTestCapability: Capability {
 
     var name = "gate"
     var avail: Availability = .available
-    var commands: [CommandSpec] {
-        [CommandSpec("gate.echo", capability: "gate", params: EchoParams.self, summary: "echo") { p, _ in
+    var manifest: BundleManifest {
+        BundleManifest(name: name, summary: "dispatcher gates", enabledByDefault: true, library: nil, commands: [
+            .init(name: "gate.echo", summary: "echo"), .init(name: "gate.fg", summary: "fg only", requiresForeground: true),
+            .init(name: "gate.sleep", summary: "sleep"), .init(name: "gate.big", summary: "large payload"),
+        ], file: "test")
+    }
+    var handlers: [CommandHandler] {
+        [CommandHandler("gate.echo", params: EchoParams.self) { p, _ in
              ["text": .string(p.text), "count": .number(Double(p.count ?? 1))]
          },
-         CommandSpec("gate.fg", capability: "gate", params: NoParams.self, requiresForeground: true, summary: "fg only") { _, _ in
+         CommandHandler("gate.fg", params: NoParams.self) { _, _ in
              ["ran": true]
          },
-         CommandSpec("gate.sleep", capability: "gate", params: SleepParams.self, summary: "sleep") { p, _ throws(NodeError) in
+         CommandHandler("gate.sleep", params: SleepParams.self) { p, _ throws(NodeError) in
              if p.ignoreCancel == true {
                  // Waits without looking at cancellation (and without blocking a pool thread).
                  await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
@@ -42,7 +48,7 @@ struct GateTestCapability: Capability {
              do { try await Task.sleep(for: .milliseconds(p.ms ?? 0)) } catch { throw NodeError(.cancelled, "stopped") }
              return ["slept": true]
          },
-         CommandSpec("gate.big", capability: "gate", params: BigParams.self, summary: "large payload") { p, _ in
+         CommandHandler("gate.big", params: BigParams.self) { p, _ in
              ["data": .string(String(repeating: "z", count: p.bytes))]
          }]
     }

@@ -86,14 +86,18 @@ import Testing
     }
 
     @Test func dangerousAndCanvasCommandsAreNamedSo() {
-        let m = CommandRegistry.Manifest(caps: ["camera", "canvas", "talk"], commands: ["camera.snap", "camera.list", "canvas.eval", "talk.ptt.once", "computer.act"], permissions: [:])
-        let c = Dictionary(uniqueKeysWithValues: GatewayAllowlist.classify(m, dangerous: ["camera.snap"]).map { ($0.command, $0.policy) })
+        // The real rows, from the installed manifests.
+        let rows = ["camera", "canvas", "talk", "computer"].flatMap { name in
+            TestManifests.named(name).commands.map { CommandSpec(row: $0, capability: name, handler: nil) }
+        }
+        let m = rows.filter { ["camera.snap", "camera.list", "canvas.eval", "talk.ptt.once", "computer.act"].contains($0.name) }
+        let c = Dictionary(uniqueKeysWithValues: GatewayAllowlist.classify(m).map { ($0.command, $0.policy) })
         #expect(c["camera.snap"] == .allowlistDangerous)
         #expect(c["camera.list"] == .allowlist)
         #expect(c["canvas.eval"] == .canvasPlugin)
         #expect(c["talk.ptt.once"] == .allowedByDefault)
         #expect(c["computer.act"] == .allowedByDefault)
-        #expect(GatewayAllowlist.needsAllow(m, dangerous: ["camera.snap"]) == ["camera.snap", "camera.list"])
+        #expect(GatewayAllowlist.needsAllow(m) == ["camera.list", "camera.snap"])
     }
 
     @Test func looseStatePermissionsFail() throws {

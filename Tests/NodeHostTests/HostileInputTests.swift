@@ -112,7 +112,7 @@ import Testing
     @Test func generatedParamsForEveryCommand() throws {
         var rng = Rng(state: Self.seed &+ 2)
         var config = NodeConfig()
-        for name in NodeConfig.knownCapabilities.map(\.name) { config.capabilities[name] = .init(enabled: true, settings: [:]) }
+        for name in config.catalog.names { config.capabilities[name]?.enabled = true }
         config.stateDir = TestPaths.tempDir("fuzz-state")
         let specs = try NodeRuntime.capabilities(config: config).flatMap(\.commands)
         #expect(specs.count >= 25, "every bundle loaded: \(specs.map(\.name))")
@@ -130,7 +130,7 @@ import Testing
                 let params: InvokeParams = i % 17 == 0 ? InvokeParams(text: String(decoding: rng.bytes(20), as: UTF8.self))
                     : i % 13 == 0 ? .value(Self.hostileValue(&rng)) : .value(.object(o))
                 Self.timed(spec.name, i) {
-                    do throws(NodeError) { _ = try spec.prepare(params) } catch {
+                    do throws(NodeError) { _ = try spec.prepared(params) } catch {
                         if error.code != .invalidRequest || error.message.count <= "INVALID_REQUEST: ".count {
                             Issue.record("\(spec.name) #\(i): \(error.code) \(error.message.prefix(200))")
                         }

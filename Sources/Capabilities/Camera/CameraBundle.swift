@@ -8,6 +8,6 @@ import Support
 @_cdecl("openclaw_node_bundle_camera")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "camera") {
-        BundleExports(capability: { CameraCommands.capability(config: $0.config) }, configFields: CameraCommands.configFields).retainedPointer()
+        BundleExports(capability: { CameraCommands.capability(context: $0) }).retainedPointer()
     }
 }

@@ -8,18 +8,19 @@ import Support
 /// camera.list, camera.snap and camera.clip (with the ALSA microphone as AAC) on V4L2 devices through raw ioctls and mmap streaming (no
 /// subprocess, no libv4l2). Work runs on a dedicated thread per invoke; the last camera is kept
 /// streaming for a short idle period (WarmCamera) and then released for other applications.
-public struct CameraCapability: Capability {
-    public let name = "camera"
-    public var commands: [CommandSpec] { CameraCommands.specs(self) }
+public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing {
+    public let manifest: BundleManifest
+    public var handlers: [CommandHandler] { CameraCommands.handlers(self) }
     let settings: CameraSettings
     let warm: WarmCamera
     private let log = Logger(component: "camera")
 
-    public init(config: NodeConfig, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(settings: CameraSettings(config: config, environment: environment))
+    public init(context: CapabilityContext) {
+        self.init(manifest: context.manifest, settings: CameraSettings(context.section, environment: context.environment))
     }
 
-    init(settings: CameraSettings) {
+    init(manifest: BundleManifest, settings: CameraSettings) {
+        self.manifest = manifest
         self.settings = settings
         warm = WarmCamera(idleRelease: settings.idleRelease)
     }

@@ -51,30 +51,14 @@ public struct CameraClipParams: CommandParams, Equatable {
 
 public enum CameraCommands {
     /// The command table, bound to `camera`.
-    static func specs(_ camera: CameraCapability) -> [CommandSpec] { [
-        CommandSpec(CameraCommand.list.rawValue, capability: "camera", params: NoParams.self,
-                    requiresForeground: true, summary: "list capture devices") { _, _ throws(NodeError) in try await camera.list() },
-        CommandSpec(CameraCommand.snap.rawValue, capability: "camera", params: CameraSnapParams.self,
-                    requiresForeground: true, dangerous: true, permission: "camera.capture",
-                    summary: "take a JPEG photo",
-                    paramsDoc: [("deviceId", "string"), ("facing", "front|back"), ("maxWidth", "int, default 1600"),
-                                ("quality", "0..1 (or 1..100), default 0.9"), ("format", "jpg"), ("delayMs", "0..10000")],
-                    handler: camera.snap),
-        CommandSpec(CameraCommand.clip.rawValue, capability: "camera", params: CameraClipParams.self,
-                    requiresForeground: true, dangerous: true, permission: "camera.capture",
-                    summary: "record a short MP4 clip",
-                    paramsDoc: [("deviceId", "string"), ("facing", "front|back"), ("durationMs", "250..60000, default 3000"),
-                                ("includeAudio", "bool, default true: microphone as AAC when one exists (ALSA; hasAudio tells)"), ("format", "mp4")],
-                    handler: camera.clip),
+    static func handlers(_ camera: CameraCapability) -> [CommandHandler] { [
+        CommandHandler(CameraCommand.list.rawValue, params: NoParams.self) { _, _ throws(NodeError) in try await camera.list() },
+        CommandHandler(CameraCommand.snap.rawValue, params: CameraSnapParams.self, handler: camera.snap),
+        CommandHandler(CameraCommand.clip.rawValue, params: CameraClipParams.self, handler: camera.clip),
     ] }
 
-    /// The V4L2 camera capability (unavailable, and so not advertised, when no capture device exists).
-    /// The keys of `capabilities.camera` besides `enabled` (checked when the bundle loads).
-    public static let configFields: [ConfigField] = [
-        ConfigField("device", .string, "default camera, e.g. \"/dev/video0\"; unset = the first capture device"),
-    ]
 
-    public static func capability(config: NodeConfig) -> any Capability {
-        CameraCapability(config: config)
+    public static func capability(context: CapabilityContext) -> any Capability {
+        CameraCapability(context: context)
     }
 }

@@ -28,9 +28,9 @@ struct CameraSettings: Sendable {
         self.audioDevice = audioDevice
     }
 
-    init(config: NodeConfig, environment env: [String: String]) {
+    init(_ section: NodeConfig.CapabilitySection, environment env: [String: String]) {
         deviceDir = env["OPENCLAW_NODE_CAMERA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev"
-        defaultDevice = config.capability("camera").string("device").flatMap { $0.isEmpty ? nil : $0 }
+        defaultDevice = section.string("device").flatMap { $0.isEmpty ? nil : $0 }
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         sysfsRoot = env["OPENCLAW_NODE_SYSFS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/sys"
         if let ms = env["OPENCLAW_NODE_CAMERA_IDLE_MS"].flatMap(Int.init), ms >= 0 { idleRelease = .milliseconds(ms) }

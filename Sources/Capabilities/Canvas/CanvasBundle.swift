@@ -8,6 +8,6 @@ import Support
 @_cdecl("openclaw_node_bundle_canvas")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "canvas") {
-        BundleExports(capability: { CanvasCommands.capability(config: $0.config) }, configFields: CanvasCommands.configFields).retainedPointer()
+        BundleExports(capability: { CanvasCommands.capability(context: $0) }).retainedPointer()
     }
 }

@@ -10,14 +10,20 @@ import Support
 /// Headless, the browser starts on the first canvas command; in window mode it is up from the
 /// daemon's start. On connect to a gateway with a canvas host, a running canvas that shows the
 /// scaffold switches to the gateway's A2UI page. A browser that died is restarted on next use.
-public struct CanvasCapability: Capability {
-    public let name = "canvas"
-    public var commands: [CommandSpec] { CanvasCommands.specs(self) }
+public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing {
+    public let manifest: BundleManifest
+    public var handlers: [CommandHandler] { CanvasCommands.handlers(self) }
     let session: CanvasSession
     private let log = Logger(component: "canvas")
 
-    public init(config: NodeConfig, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        session = CanvasSession(settings: CanvasSettings(config: config, environment: environment), log: log)
+    public init(context: CapabilityContext) {
+        self.init(manifest: context.manifest,
+                  settings: CanvasSettings(context.section, stateDirectory: context.stateDirectory, environment: context.environment))
+    }
+
+    init(manifest: BundleManifest, settings: CanvasSettings) {
+        self.manifest = manifest
+        session = CanvasSession(settings: settings, log: log)
     }
 
     public func availability() async -> Availability {

@@ -66,40 +66,23 @@ public struct CanvasA2UIPushParams: CommandParams, Equatable {
 }
 
 public enum CanvasCommands {
-    /// Every canvas command needs someone at the device.
-    static func row<P: CommandParams>(_ c: CanvasCommand, _ p: P.Type, _ summary: String, _ doc: [(String, String)] = [],
-                                      _ handler: @escaping @Sendable (P, InvocationContext) async throws(NodeError) -> JSONValue) -> CommandSpec {
-        CommandSpec(c.rawValue, capability: "canvas", params: p, requiresForeground: true, summary: summary, paramsDoc: doc,
-                    handler: handler)
-    }
-
-    /// The command table, bound to `canvas`.
-    static func specs(_ canvas: CanvasCapability) -> [CommandSpec] { [
-        row(.present, CanvasPresentParams.self, "show the canvas", [("url", "string"), ("placement", "{x,y,width,height}")], canvas.present),
-        row(.hide, NoParams.self, "hide the canvas") { _, context throws(NodeError) in try await canvas.hide(context) },
-        row(.navigate, CanvasNavigateParams.self, "load a URL (\"\" = built-in scaffold)", [("url", "string")], canvas.navigate),
-        row(.eval, CanvasEvalParams.self, "evaluate JavaScript in the page; the value as a string", [("javaScript", "string (or script)")],
-            canvas.eval),
-        row(.snapshot, CanvasSnapshotParams.self, "capture the canvas",
-            [("format", "jpeg|png, default jpeg"), ("maxWidth", "int, default 1600 jpeg / 900 png"), ("quality", "0..1 or 1..100, default 0.82")],
-            canvas.snapshot),
-        row(.a2uiPush, CanvasA2UIPushParams.self, "push A2UI v0.8 messages", [("messages", "array"), ("jsonl", "string")]) { p, context throws(NodeError) in
+    /// The command table, bound to `canvas` (rows and gates: libopenclaw-canvas.manifest.json5).
+    static func handlers(_ canvas: CanvasCapability) -> [CommandHandler] { [
+        CommandHandler(CanvasCommand.present.rawValue, params: CanvasPresentParams.self, handler: canvas.present),
+        CommandHandler(CanvasCommand.hide.rawValue, params: NoParams.self) { _, context throws(NodeError) in try await canvas.hide(context) },
+        CommandHandler(CanvasCommand.navigate.rawValue, params: CanvasNavigateParams.self, handler: canvas.navigate),
+        CommandHandler(CanvasCommand.eval.rawValue, params: CanvasEvalParams.self, handler: canvas.eval),
+        CommandHandler(CanvasCommand.snapshot.rawValue, params: CanvasSnapshotParams.self, handler: canvas.snapshot),
+        CommandHandler(CanvasCommand.a2uiPush.rawValue, params: CanvasA2UIPushParams.self) { p, context throws(NodeError) in
             try await canvas.a2uiPush(p, jsonlOnly: false, context)
         },
-        row(.a2uiPushJSONL, CanvasA2UIPushParams.self, "push A2UI JSONL (legacy alias)", [("jsonl", "string")]) { p, context throws(NodeError) in
+        CommandHandler(CanvasCommand.a2uiPushJSONL.rawValue, params: CanvasA2UIPushParams.self) { p, context throws(NodeError) in
             try await canvas.a2uiPush(p, jsonlOnly: true, context)
         },
-        row(.a2uiReset, NoParams.self, "reset the A2UI surface") { _, context throws(NodeError) in try await canvas.a2uiReset(context) },
+        CommandHandler(CanvasCommand.a2uiReset.rawValue, params: NoParams.self) { _, context throws(NodeError) in try await canvas.a2uiReset(context) },
     ] }
 
-    /// The keys of `capabilities.canvas` besides `enabled` (checked when the bundle loads).
-    public static let configFields: [ConfigField] = [
-        ConfigField("browser", .string, default: "first of chromium-headless-shell, chromium", "browser executable"),
-        ConfigField("window", .bool, default: "false", "show a kiosk window instead of running headless"),
-        ConfigField("display", .string, default: "$DISPLAY", "X display for the window"),
-    ]
-
-    public static func capability(config: NodeConfig) -> any Capability {
-        CanvasCapability(config: config)
+    public static func capability(context: CapabilityContext) -> any Capability {
+        CanvasCapability(context: context)
     }
 }

@@ -18,12 +18,11 @@ struct CanvasSettings: Sendable {
     /// How long an A2UI page may take to define `openclawA2UI` (the apps wait 5 s).
     var a2uiReadyTimeout: Duration = .seconds(5)
 
-    init(config: NodeConfig, environment env: [String: String]) {
-        let section = config.capability("canvas")
+    init(_ section: NodeConfig.CapabilitySection, stateDirectory: String, environment env: [String: String]) {
         browser = section.string("browser").flatMap { $0.isEmpty ? nil : $0 }
         window = section.bool("window") ?? false
         display = section.string("display").flatMap { $0.isEmpty ? nil : $0 } ?? env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
-        profileDir = config.stateDir + "/canvas-browser"
+        profileDir = stateDirectory + "/browser"
     }
 
     var browserOptions: Result<BrowserProcess.Options, NodeError> {

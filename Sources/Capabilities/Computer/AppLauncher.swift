@@ -49,7 +49,7 @@ enum AppLauncher {
             throw NodeError.invalidRequest("\(entry.label) runs \(token) (\(real)), a shell, interpreter or script; only desktop entries " +
                                            "that start one native program can be launched")
         }
-        if let why = BundleTrust.problem(real) {
+        if let why = FileTrust.problem(real) {
             throw NodeError.invalidRequest("\(entry.label): refused \(real): \(why)")
         }
         return real

@@ -8,6 +8,6 @@ import Support
 @_cdecl("openclaw_node_bundle_computer")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "computer") {
-        BundleExports(capability: { ComputerCommands.capability(context: $0) }, configFields: ComputerCommands.configFields).retainedPointer()
+        BundleExports(capability: { ComputerCommands.capability(context: $0) }).retainedPointer()
     }
 }

@@ -10,8 +10,8 @@ import X11Support
 /// virtual pointer and keyboard (docs/PROTOCOL.md §6.5): the agent's clicks, drags,
 /// scrolls, typing and key combinations, at coordinates of the screenshot it saw. One execution
 /// owns the desktop at a time; its end releases whatever it still holds down.
-final class ComputerCapability: Capability, @unchecked Sendable {
-    let name = ComputerCommands.capabilityName
+final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionAware, @unchecked Sendable {
+    let manifest: BundleManifest
     let settings: ComputerSettings
     private let log = Logger(component: "computer")
     private let lock = Lock()
@@ -24,9 +24,9 @@ final class ComputerCapability: Capability, @unchecked Sendable {
     /// running then stop waiting, release what they hold and return.
     private var interrupt = CancelFlag()
 
-    init(settings: ComputerSettings) { self.settings = settings }
+    init(manifest: BundleManifest, settings: ComputerSettings) { self.manifest = manifest; self.settings = settings }
 
-    var commands: [CommandSpec] { ComputerCommands.specs(self) }
+    var handlers: [CommandHandler] { ComputerCommands.handlers(self) }
 
     func availability() async -> Availability {
         do { _ = try openInput() } catch { return .unavailable(error.message) }

@@ -56,7 +56,7 @@ enum DesktopEntries {
     }
 
     /// Written by root alone: the file and every directory above it root's, none writable by others.
-    static func trustedAsSystem(_ file: String) -> Bool { BundleTrust.problem(file, rootOnly: true) == nil }
+    static func trustedAsSystem(_ file: String) -> Bool { FileTrust.problem(file, rootOnly: true) == nil }
 
     /// The text of a regular file (not a symbolic link) of at most 64 KiB.
     static func read(_ file: String) -> String? {

@@ -8,6 +8,6 @@ import Support
 @_cdecl("openclaw_node_bundle_location")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "location") {
-        BundleExports(capability: { LocationCommands.capability(config: $0.config) }, configFields: LocationCommands.configFields).retainedPointer()
+        BundleExports(capability: { LocationCommands.capability(context: $0) }).retainedPointer()
     }
 }

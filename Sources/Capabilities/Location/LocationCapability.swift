@@ -15,19 +15,20 @@ import Support
 /// `significantChanges()` yields a `LocationUpdate` for the first fix and for every move larger
 /// than that distance, at most one per `significantChangeMinIntervalMs` (default 60000). The
 /// gateway session sends each as node event `location.update` with `update.payload`.
-public final class LocationCapability: Capability {
-    public let name = LocationCommands.capabilityName
+public final class LocationCapability: Capability, CapabilityLifecycle, EventSource, SelfDiagnosing {
+    public let manifest: BundleManifest
     public let settings: LocationSettings
     /// nil when `capabilities.location.gpsd` is not an address (the capability is then unavailable).
     let client: GpsdClient?
     let monitor: SignificantChangeMonitor
     private let log: Logger
 
-    public convenience init(settings: LocationSettings, log: Logger = Logger(component: "location")) {
-        self.init(settings: settings, timing: .init(), log: log)
+    public convenience init(manifest: BundleManifest, settings: LocationSettings, log: Logger = Logger(component: "location")) {
+        self.init(manifest: manifest, settings: settings, timing: .init(), log: log)
     }
 
-    init(settings: LocationSettings, timing: GpsdWatcher.Timing, log: Logger = Logger(component: "location")) {
+    init(manifest: BundleManifest, settings: LocationSettings, timing: GpsdWatcher.Timing, log: Logger = Logger(component: "location")) {
+        self.manifest = manifest
         self.settings = settings
         self.log = log
         client = settings.endpoint.map { GpsdClient(endpoint: $0, timing: timing, log: log) }
@@ -35,7 +36,7 @@ public final class LocationCapability: Capability {
                                            minInterval: settings.significantChangeMinInterval, log: log)
     }
 
-    public var commands: [CommandSpec] { LocationCommands.specs(self) }
+    public var handlers: [CommandHandler] { LocationCommands.handlers(self) }
 
     /// A valid gpsd address is all it takes: gpsd may come and go, and location.get says so.
     public func availability() async -> Availability {

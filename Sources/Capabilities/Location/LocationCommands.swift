@@ -41,26 +41,12 @@ public enum LocationCommands {
     public static let capabilityName = "location"
 
     /// The command table, bound to `location`.
-    static func specs(_ location: LocationCapability) -> [CommandSpec] { [
-        CommandSpec(LocationCommand.get.rawValue, capability: capabilityName, params: LocationGetParams.self,
-                    permission: "location", summary: "current position from gpsd",
-                    paramsDoc: [("timeoutMs", "1000..60000, default 10000"), ("maxAgeMs", "int"),
-                                ("desiredAccuracy", "coarse|balanced|precise")],
-                    handler: location.get),
+    static func handlers(_ location: LocationCapability) -> [CommandHandler] { [
+        CommandHandler(LocationCommand.get.rawValue, params: LocationGetParams.self, handler: location.get),
     ] }
 
-    /// The location capability for this config (`capabilities.location.*`). It talks to gpsd only
-    /// once the registry finds it enabled; a disabled one never opens a socket.
-    /// The keys of `capabilities.location` besides `enabled` (checked when the bundle loads).
-    public static let configFields: [ConfigField] = [
-        ConfigField("gpsd", .string, default: "\"127.0.0.1:2947\"", "gpsd host:port"),
-        ConfigField("significantChangeMeters", .integer(0...1_000_000), default: "0",
-                    "send a location.update node event after moving more than this many meters (0 = off)"),
-        ConfigField("significantChangeMinIntervalMs", .integer(0...86_400_000), default: "60000",
-                    "at most one location.update per this interval"),
-    ]
 
-    public static func capability(config: NodeConfig) -> LocationCapability {
-        LocationCapability(settings: LocationSettings(config.capability(capabilityName)))
+    public static func capability(context: CapabilityContext) -> LocationCapability {
+        LocationCapability(manifest: context.manifest, settings: LocationSettings(context.section))
     }
 }

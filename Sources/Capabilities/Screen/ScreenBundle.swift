@@ -8,6 +8,6 @@ import Support
 @_cdecl("openclaw_node_bundle_screen")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "screen") {
-        BundleExports(capability: { ScreenCommands.capability(config: $0.config) }, configFields: ScreenCommands.configFields).retainedPointer()
+        BundleExports(capability: { ScreenCommands.capability(context: $0) }).retainedPointer()
     }
 }

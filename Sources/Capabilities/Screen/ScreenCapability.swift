@@ -9,18 +9,21 @@ import Support
 /// cursor) or the Linux framebuffer. The work runs on a dedicated thread per invoke. The last
 /// grabber is kept warm between invokes (GrabberCache) and re-validated before reuse, so an X
 /// server restart or a mode change between invokes only costs a reconnect.
-public struct ScreenCapability: Capability {
-    public let name = "screen"
-    public var commands: [CommandSpec] { ScreenCommands.specs(self) }
+public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing {
+    public let manifest: BundleManifest
+    public var handlers: [CommandHandler] { ScreenCommands.handlers(self) }
     let sources: ScreenSources
     let cache = GrabberCache()
     private let log = Logger(component: "screen")
 
-    public init(config: NodeConfig, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(settings: ScreenSettings(config: config, environment: environment))
+    public init(context: CapabilityContext) {
+        self.init(manifest: context.manifest, settings: ScreenSettings(context.section, environment: context.environment))
     }
 
-    init(settings: ScreenSettings) { sources = ScreenSources(settings: settings) }
+    init(manifest: BundleManifest, settings: ScreenSettings) {
+        self.manifest = manifest
+        sources = ScreenSources(settings: settings)
+    }
 
     public func availability() async -> Availability {
         let sources = self.sources

@@ -60,34 +60,13 @@ public struct ScreenRecordParams: CommandParams, Equatable {
 
 public enum ScreenCommands {
     /// The command table, bound to `screen`.
-    static func specs(_ screen: ScreenCapability) -> [CommandSpec] { [
-        CommandSpec(ScreenCommand.snapshot.rawValue, capability: "screen", params: ScreenSnapshotParams.self,
-                    requiresForeground: true, permission: "screen.capture", summary: "screenshot as JPEG or PNG",
-                    paramsDoc: [("format", "jpeg|png, default jpeg"), ("maxWidth", "int, default 1600 (jpeg) / 900 (png)"),
-                                ("quality", "0..1 (or 1..100), default 0.72"),
-                                ("screenIndex", "int: XRandR monitor of the default X screen when it has several, else X screen"),
-                                ("includePointer", "bool, default true")],
-                    handler: screen.snapshot),
-        CommandSpec(ScreenCommand.record.rawValue, capability: "screen", params: ScreenRecordParams.self,
-                    requiresForeground: true, dangerous: true, permission: "screen.record",
-                    summary: "record the screen to MP4",
-                    paramsDoc: [("screenIndex", "int"), ("durationMs", "250..60000, default 10000"),
-                                ("fps", "1..30, default 10"), ("includeAudio", "bool, default false: microphone as AAC (ALSA; hasAudio tells)"),
-                                ("format", "mp4")],
-                    handler: screen.record),
+    static func handlers(_ screen: ScreenCapability) -> [CommandHandler] { [
+        CommandHandler(ScreenCommand.snapshot.rawValue, params: ScreenSnapshotParams.self, handler: screen.snapshot),
+        CommandHandler(ScreenCommand.record.rawValue, params: ScreenRecordParams.self, handler: screen.record),
     ] }
 
-    /// The screen capability for this config (backend, display and framebuffer from
-    /// `capabilities.screen`).
-    /// The keys of `capabilities.screen` besides `enabled` (checked when the bundle loads).
-    public static let configFields: [ConfigField] = [
-        ConfigField("backend", .enumeration(["auto", "x11", "wayland", "fbdev"]), default: "\"auto\"", "capture backend"),
-        ConfigField("display", .string, default: "$DISPLAY", "X display to capture"),
-        ConfigField("waylandDisplay", .string, default: "$WAYLAND_DISPLAY", "Wayland compositor socket to capture (a name in $XDG_RUNTIME_DIR or a path)"),
-        ConfigField("fbdev", .string, default: "\"/dev/fb0\"", "framebuffer device"),
-    ]
 
-    public static func capability(config: NodeConfig) -> any Capability {
-        ScreenCapability(config: config)
+    public static func capability(context: CapabilityContext) -> any Capability {
+        ScreenCapability(context: context)
     }
 }

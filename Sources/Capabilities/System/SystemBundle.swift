@@ -8,6 +8,7 @@ import Support
 @_cdecl("openclaw_node_bundle_system")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "system") {
-        BundleExports(capability: { SystemCommands.capability(context: $0) }, configFields: SystemCommands.configFields).retainedPointer()
+        BundleExports(capability: { SystemCommands.capability(context: $0) },
+                      cli: { _, args, context in await ApprovalsCLI.main(args, context) }).retainedPointer()
     }
 }

@@ -6,8 +6,8 @@ import Support
 
 /// system.run with exec approvals, system.which and the approvals document (docs/PROTOCOL.md §6.4).
 /// Commands run as the daemon's user, in their own process group, with a sanitized environment.
-final class SystemCapability: Capability, @unchecked Sendable {
-    let name = SystemCommands.capabilityName
+final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, @unchecked Sendable {
+    let manifest: BundleManifest
     let settings: SystemSettings
     let approvals: ApprovalsStore
     /// The daemon's environment, which commands inherit (minus the blocked keys).
@@ -18,13 +18,14 @@ final class SystemCapability: Capability, @unchecked Sendable {
     /// Plans system.run.prepare issued, which an operator's approval may be for.
     let issuedPlans = IssuedPlans()
 
-    init(settings: SystemSettings, approvals: ApprovalsStore, environment: [String: String]) {
+    init(manifest: BundleManifest, settings: SystemSettings, approvals: ApprovalsStore, environment: [String: String]) {
+        self.manifest = manifest
         self.settings = settings
         self.approvals = approvals
         self.environment = environment
     }
 
-    var commands: [CommandSpec] { SystemCommands.specs(self) }
+    var handlers: [CommandHandler] { SystemCommands.handlers(self) }
 
     func availability() async -> Availability {
         if let problem = settings.sandbox.problem { return .unavailable(problem) }

@@ -10,7 +10,7 @@ enum SystemShell {
     static func isSystemShell(_ resolvedPath: String) -> Bool {
         let real = PathName.resolvingSymlinks(resolvedPath)
         guard listed.contains(real) else { return false }
-        return BundleTrust.problem(real, rootOnly: true) == nil
+        return FileTrust.problem(real, rootOnly: true) == nil
     }
 
     /// The canonical paths of /etc/shells' entries (absolute lines only; comments skipped).

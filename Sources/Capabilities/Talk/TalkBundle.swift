@@ -8,6 +8,6 @@ import Support
 @_cdecl("openclaw_node_bundle_talk")
 public func openclawNodeBundle(_ out: UnsafeMutablePointer<openclaw_node_bundle_info>) {
     openclaw_node_bundle_describe(out, "talk") {
-        BundleExports(capability: { TalkCommands.capability(context: $0) }, configFields: TalkCommands.configFields).retainedPointer()
+        BundleExports(capability: { TalkCommands.capability(context: $0) }).retainedPointer()
     }
 }

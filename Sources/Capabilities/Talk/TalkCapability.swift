@@ -10,8 +10,9 @@ import Support
 /// with `chat.send` on the operator session when the node has one (as the iOS and Android apps
 /// do), else with `voice.transcript` on the node session. Results are shaped as the iOS and
 /// Android nodes return them.
-final class TalkCapability: Capability, @unchecked Sendable {
-    let name = TalkCommands.capabilityName
+final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, AdvertisesExtraCaps,
+                            @unchecked Sendable {
+    let manifest: BundleManifest
     let settings: TalkSettings
     private let log = Logger(component: "talk")
     private let lock = Lock()
@@ -23,10 +24,11 @@ final class TalkCapability: Capability, @unchecked Sendable {
     /// voicewake.routing.changed: trigger phrase → session key.
     private var routes: [String: String] = [:]
 
-    init(settings: TalkSettings, stateDir: String) {
+    init(manifest: BundleManifest, settings: TalkSettings, stateDirectory: String) {
+        self.manifest = manifest
         self.settings = settings
         voice = ReplySpeaker(settings: settings, speaker: AudioPlayback(device: settings.playbackDevice))
-        wake = VoiceWake(settings: settings, keywordFile: stateDir + "/voice-wake-phrases.txt") { [weak self] trigger, transcript in
+        wake = VoiceWake(settings: settings, keywordFile: stateDirectory + "/voice-wake-phrases.txt") { [weak self] trigger, transcript in
             await self?.wakeCommand(trigger: trigger, transcript: transcript)
         }
     }
@@ -88,7 +90,7 @@ final class TalkCapability: Capability, @unchecked Sendable {
         return ""
     }
 
-    var commands: [CommandSpec] { TalkCommands.specs(self) }
+    var handlers: [CommandHandler] { TalkCommands.handlers(self) }
 
     /// Talk is advertised only when push-to-talk can work: the model is installed and the capture
     /// device opens (a device busy right now still exists).

@@ -105,7 +105,8 @@ final class VoiceWake: @unchecked Sendable {
             return
         }
         guard lock.withLock({ listener == nil }), let current, current.activeCaptureId == nil else { return }
-        do {
+        do throws(NodeError) {
+            if let why = PrivateDirectory.create(PathName.directory(keywordFile)) { throw NodeError(.unavailable("talk"), why) }
             let l = try Listener(device: settings.captureDevice, phrases: wanted, keywordFile: keywordFile, ptt: current)
             lock.withLock { listener = l; retryDelay = nil }
             l.start(onFailure: { [weak self] failed, error in self?.microphoneFailed(failed, error) }) { [weak self] trigger, capture in

@@ -13,8 +13,17 @@ import Support
 public enum CLI {
     public typealias CapabilityFactory = NodeRuntime.CapabilityFactory
 
-    /// The command table: `--help`, the man page and the bash completion are all made from it.
-    static let commands: [(name: String, summary: String, help: String)] = [
+    /// The command table: `--help`, the man page and the bash completion are all made from it:
+    /// the core's commands, then the subcommands installed bundles declare in their manifests.
+    static var commands: [(name: String, summary: String, help: String)] {
+        coreCommands + bundleCommands.map { ($0.command.name, $0.command.summary, $0.command.help) }
+    }
+
+    static var bundleCommands: [(manifest: BundleManifest, command: BundleManifest.CLICommand)] {
+        BundleCatalog.current.manifests.flatMap { m in m.cli.map { (m, $0) } }
+    }
+
+    static let coreCommands: [(name: String, summary: String, help: String)] = [
         ("run", "run the node daemon (connects to the gateway, serves the control socket)", RunCommand.help),
         ("invoke", "run one command through the node's dispatcher and print its payload", InvokeCommand.help),
         ("caps", "show the capabilities and commands this node advertises", CapsCommand.help),
@@ -24,7 +33,6 @@ public enum CLI {
         ("presence", "set foreground/background on the running daemon", PresenceCommand.help),
         ("doctor", "check config, state, capabilities and the gateway; say what the gateway allows", DoctorCommand.help),
         ("service", "install or remove a systemd unit that runs the node", ServiceCommand.help),
-        ("approvals", "show or edit the exec approvals that decide what system.run may run", ApprovalsCommand.help),
         ("completion", "print the bash completion script (source <(openclaw-node completion bash))", CompletionCommand.help),
     ]
 
@@ -53,7 +61,6 @@ public enum CLI {
             case "presence": return try PresenceCommand.main(rest)
             case "doctor": return try await DoctorCommand.main(rest, capabilities: capabilities)
             case "service": return try ServiceCommand.main(rest)
-            case "approvals": return try await ApprovalsCommand.main(rest, capabilities: capabilities)
             case "completion": return try CompletionCommand.main(rest)
             case "help" where rest.first == "--man": Out.line(ManPage.text); return ExitCode.ok.rawValue
             case "help", "--help", "-h":
@@ -61,6 +68,10 @@ public enum CLI {
                 Out.line(usage); return ExitCode.ok.rawValue
             case "--version", "version": Out.line(versionText); return ExitCode.ok.rawValue
             default:
+                if let (manifest, command) = bundleCommands.first(where: { $0.command.name == first }),
+                   !coreCommands.contains(where: { $0.name == first }) {
+                    return try await BundleCommand.main(manifest, command, rest, capabilities: capabilities)
+                }
                 let hint = Suggest.closest(to: first, in: commands.map { String($0.name.split(separator: " ")[0]) })
                 Out.err("openclaw-node: unknown command \"\(first)\"\(hint.map { " (did you mean \($0)?)" } ?? ""). See openclaw-node --help")
                 return ExitCode.usage.rawValue
@@ -82,9 +93,11 @@ public enum CLI {
     static var versionText: String {
         var lines = ["openclaw-node \(NodeVersion.version) (build \(NodeVersion.build), commit \(buildCommit ?? "unknown"), bundle ABI \(BundleLoader.abi))",
                      "gateway protocol \(GatewayProtocol.minProtocol)–\(GatewayProtocol.maxProtocol)"]
-        let found = BundleLoader.installed()
-        lines.append("bundles: " + (found.isEmpty ? "none found in \(BundleLoader.searchDirectories.joined(separator: ", "))"
-                                                  : found.map { "\($0.name) (\($0.directory))" }.joined(separator: ", ")))
+        let catalog = BundleCatalog.current
+        let found = catalog.bundles
+        lines.append("bundles: " + (found.isEmpty ? "none found in \(BundleCatalog.searchDirectories.joined(separator: ", "))"
+                                                  : found.map { "\($0.name) (\(PathName.directory($0.file)))" }.joined(separator: ", ")))
+        for r in catalog.refused { lines.append("refused: \(r.reason)") }
         return lines.joined(separator: "\n")
     }
 

@@ -23,7 +23,7 @@ enum CapsCommand {
         let registry = await CommandRegistry.load(try capabilities(config), enabled: { config.isEnabled($0) })
         let m = registry.manifest
         if a.flag("json") {
-            Out.json(ManifestDocument.json(registry))
+            Out.json(ManifestDocument.json(registry, refused: config.catalog.refusedReasons))
             return ExitCode.ok.rawValue
         }
         Out.line("Capabilities: \(m.caps.isEmpty ? "(none)" : m.caps.joined(separator: ", "))")
@@ -38,7 +38,7 @@ enum CapsCommand {
         if !m.permissions.isEmpty {
             Out.line("Permissions: " + m.permissions.keys.sorted().map { "\($0)=\(m.permissions[$0]! ? "yes" : "no")" }.joined(separator: ", "))
         }
-        let reasons = registry.notAdvertisedReasons
+        let reasons = registry.notAdvertisedReasons + config.catalog.refusedReasons
         if !reasons.isEmpty {
             Out.line("Not advertised (-):")
             for r in reasons { Out.line("  \(r)") }
@@ -49,7 +49,7 @@ enum CapsCommand {
 
 /// The manifest and command table as JSON (for `caps --json`, docs and doctor).
 public enum ManifestDocument {
-    public static func json(_ registry: CommandRegistry) -> JSONValue {
+    public static func json(_ registry: CommandRegistry, refused: [String] = []) -> JSONValue {
         let m = registry.manifest
         let table: [JSONValue] = registry.allSpecs.map { s in
             var row: [String: JSONValue] = ["name": .string(s.name), "capability": .string(s.capability),
@@ -63,6 +63,6 @@ public enum ManifestDocument {
         }
         return ["caps": .array(m.caps.map { .string($0) }), "commands": .array(m.commands.map { .string($0) }),
                 "permissions": .object(m.permissions.mapValues { .bool($0) }),
-                "notAdvertised": .array(registry.notAdvertisedReasons.map { .string($0) }), "table": .array(table)]
+                "notAdvertised": .array((registry.notAdvertisedReasons + refused).map { .string($0) }), "table": .array(table)]
     }
 }

@@ -31,16 +31,16 @@ enum DoctorCommand {
 
     static func report(_ r: Doctor.Report, json: Bool) -> Int32 {
         let failed = r.failed
-        let policy = r.manifest.map { GatewayAllowlist.classify($0, dangerous: r.dangerousCommands) } ?? []
-        let needsAllow = r.manifest.map { GatewayAllowlist.needsAllow($0, dangerous: r.dangerousCommands) } ?? []
-        let snippet = r.manifest.map { GatewayAllowlist.snippet($0, dangerous: r.dangerousCommands) }
+        let policy = GatewayAllowlist.classify(r.advertised)
+        let needsAllow = GatewayAllowlist.needsAllow(r.advertised)
+        let snippet = r.manifest == nil ? nil : GatewayAllowlist.snippet(r.advertised)
         if json {
             var o: [String: JSONValue] = [
                 "ok": .bool(!failed),
                 "findings": .array(r.findings.map { ["level": .string($0.level.rawValue), "area": .string($0.area), "text": .string($0.text)] }),
                 "gatewayPolicy": .object(Dictionary(uniqueKeysWithValues: policy.map { ($0.command, JSONValue.string($0.policy.rawValue)) })),
                 "allowCommands": .array(needsAllow.map { .string($0) }),
-                "allowCommandsOlderGateways": .array((r.manifest.map(GatewayAllowlist.needsAllowOlder) ?? []).map { .string($0) }),
+                "allowCommandsOlderGateways": .array(GatewayAllowlist.needsAllowOlder(r.advertised).map { .string($0) }),
             ]
             if let snippet { o["allowlistSnippet"] = .string(snippet) }
             Out.json(.object(o))

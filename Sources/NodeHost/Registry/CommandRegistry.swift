@@ -48,16 +48,24 @@ public struct CommandRegistry: Sendable {
             if let clash = commands.first(where: { owner[$0.name] != nil }) {
                 let why = "command \(clash.name) is already declared by capability \(owner[clash.name]!)"
                 log.error("refused capability \(cap.name) (\(cap.origin)): \(why); \(owner[clash.name]!) keeps serving it")
-                entries.append(Entry(capability: UnloadedCapability(name: cap.name, reason: "refused: \(why)"), commands: [],
+                entries.append(Entry(capability: UnloadedCapability(manifest: cap.manifest, reason: "refused: \(why)"), commands: [],
                                      enabled: enabled(cap.name), availability: .unavailable("refused: \(why)")))
                 continue
             }
             for spec in commands { owner[spec.name] = cap.name }
+            // A loaded capability must serve exactly the rows its manifest declares.
+            if !(cap is UnloadedCapability), let why = cap.handlerMismatch {
+                log.error("refused capability \(cap.name) (\(cap.origin)): \(why)")
+                let refused = UnloadedCapability(manifest: cap.manifest, reason: "refused: \(why)")
+                entries.append(Entry(capability: refused, commands: refused.commands, enabled: enabled(cap.name),
+                                     availability: .unavailable("refused: \(why)")))
+                continue
+            }
             if let kept = carried[cap.name] { entries.append(kept); continue }
             let on = enabled(cap.name)
             // Availability is only probed for enabled capabilities: a disabled camera is never opened.
             var avail: Availability = on ? await cap.availability() : .unavailable("disabled in config")
-            if start, avail == .available { avail = await cap.start() }
+            if start, avail == .available, let lifecycle = cap.lifecycle { avail = await lifecycle.start() }
             entries.append(Entry(capability: cap, commands: commands, enabled: on, availability: avail))
         }
         return CommandRegistry(entries: entries)
@@ -90,12 +98,12 @@ public struct CommandRegistry: Sendable {
         var commands: [String] = []
         var permissions: [String: Bool] = [:]
         for e in entries {
-            for spec in e.commands {
+            for spec in e.commands where e.enabled {
                 if let p = spec.permission { permissions[p] = (permissions[p] ?? false) || e.advertised }
             }
             guard e.advertised else { continue }
             caps.append(e.capability.name)
-            caps.append(contentsOf: e.capability.extraCaps)
+            caps.append(contentsOf: e.capability.advertisedExtraCaps)
             commands.append(contentsOf: e.commands.map(\.name))
         }
         return Manifest(caps: caps, commands: commands, permissions: permissions)

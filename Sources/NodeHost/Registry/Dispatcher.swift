@@ -53,8 +53,11 @@ public actor Dispatcher {
                 "\(command) needs someone at the device, and presence is background (\(await presence.reason)). " +
                 "Run `openclaw-node presence foreground` or change presence.mode"))
         }
+        guard let prepare = spec.prepare else {
+            return .failure(NodeError(.unavailable(spec.capability), "\(spec.capability) is not loaded"))
+        }
         let call: CommandSpec.Call
-        do { call = try spec.prepare(params) } catch { return .failure(error) }
+        do { call = try prepare(params) } catch { return .failure(error) }
 
         guard inFlight[id] == nil else {
             return .failure(.invalidRequest("duplicate active request id \(id)"))
@@ -99,14 +102,9 @@ public actor Dispatcher {
     /// The static gates: unknown, disabled, unavailable.
     private func gate(_ command: String) -> Result<CommandSpec, NodeError> {
         let registry = self.registry
+        // A capability that is not loaded (disabled, its bundle missing or refused) still has its
+        // manifest's rows, so its commands reach the refusal below with the reason.
         guard let spec = registry.spec(command), let entry = registry.entry(forCapability: spec.capability) else {
-            // A capability that is not loaded (disabled, or its bundle missing/refused) has no rows;
-            // its commands are known by their "<capability>." prefix and answered with the reason.
-            let family = String(command.prefix(while: { $0 != "." }))
-            if let entry = registry.entry(forCapability: family), entry.commands.isEmpty,
-               let refusal = refusal(entry) {
-                return .failure(refusal)
-            }
             return .failure(.invalidRequest("unknown command \"\(command)\" (see `openclaw-node caps`)"))
         }
         if let refusal = refusal(entry) { return .failure(refusal) }

@@ -42,6 +42,8 @@ public final class CapabilityDocuments: DocumentStore, @unchecked Sendable {
         self.stateDir = stateDir
     }
 
+    public func location(_ name: String) -> String { stateDir + "/" + StateStore.fileName + "#" + name }
+
     private func opened() throws(DocumentStoreError) -> StateStore {
         try lock.withLock { () throws(DocumentStoreError) -> StateStore in
             if let store { return store }

@@ -19,7 +19,16 @@ extension Dispatcher {
 
 extension CommandSpec {
     /// Decodes and validates params text through this row, without running the handler.
-    func check(_ json: String) throws(NodeError) { _ = try prepare(InvokeParams(text: json)) }
+    func check(_ json: String) throws(NodeError) {
+        guard let prepare else { throw NodeError.invalidRequest("\(name) has no handler") }
+        _ = try prepare(InvokeParams(text: json))
+    }
+
+    /// The prepared call, for a row that has a handler.
+    func prepared(_ params: InvokeParams) throws(NodeError) -> Call {
+        guard let prepare else { throw NodeError.invalidRequest("\(name) has no handler") }
+        return try prepare(params)
+    }
 }
 
 /// Runs `command` of `capability` through its row's decoder and handler, as the dispatcher does
@@ -31,5 +40,5 @@ func runCommand(_ capability: any Capability, _ command: String, _ params: Strin
     }
     let context = InvocationContext(invokeId: "t-\(UUID().uuidString.prefix(6))", command: command, deadline: deadline,
                                     maxPayloadBytes: maxPayloadBytes)
-    return try await spec.prepare(InvokeParams(text: params))(context)
+    return try await spec.prepared(InvokeParams(text: params))(context)
 }

@@ -51,6 +51,8 @@ final class BrowserProcess: @unchecked Sendable {
     init(_ o: Options, onEvent: @escaping CDPPipe.EventHandler, onClose: @escaping @Sendable (String) -> Void) throws(NodeError) {
         options = o
         do {
+            // The profile's parents (the bundle's state directory) are the node's alone too.
+            if let why = PrivateDirectory.create(PathName.directory(o.profileDir)) { throw CanvasError.unavailable(why) }
             try FileManager.default.createDirectory(atPath: o.profileDir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: o.profileDir)

@@ -34,9 +34,11 @@ public enum ConfigLoader {
         return [base + "/openclaw-node/config.json5", systemFile].first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    public static func load(path: String?, environment env: [String: String] = NodeSecrets.environment) throws(Failure) -> NodeConfig {
+    /// `catalog`: the capabilities whose sections the file may have (the installed bundles).
+    public static func load(path: String?, environment env: [String: String] = NodeSecrets.environment,
+                            catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
         guard let path else {
-            var c = NodeConfig(environment: env)
+            var c = NodeConfig(environment: env, catalog: catalog)
             c.applyEnvironment(env)
             return c
         }
@@ -47,20 +49,16 @@ public enum ConfigLoader {
             throw .unreadable(path: path, reason: reason)
         }
         guard let text = String(validating: data, as: UTF8.self) else { throw .syntax(invalidUTF8(data, file: path)) }
-        return try parse(text, file: path, environment: env)
+        return try parse(text, file: path, environment: env, catalog: catalog)
     }
 
-    public static func parse(_ text: String, file: String, environment env: [String: String] = [:]) throws(Failure) -> NodeConfig {
+    public static func parse(_ text: String, file: String, environment env: [String: String] = [:],
+                             catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
         let doc: JSON5Node
         do { doc = try JSON5Parser.parse(text, file: file) } catch { throw .syntax(error) }
-        let errors = ConfigValidator.validate(doc, file: file)
+        let errors = ConfigValidator.validate(doc, file: file, bundles: catalog.manifests)
         if !errors.isEmpty { throw .invalid(errors) }
-        var sections: [String: JSON5Node] = [:]
-        if case .object(let top) = doc.kind, let caps = top.first(where: { $0.key == "capabilities" })?.value,
-           case .object(let members) = caps.kind {
-            for m in members { sections[m.key] = m.value }
-        }
-        return NodeConfig(document: doc.plain, sourceFile: file, environment: env, sectionNodes: sections)
+        return NodeConfig(document: doc.plain, sourceFile: file, environment: env, catalog: catalog)
     }
 
     /// A config file is UTF-8 text (JSON5): a byte that is not is a syntax error at its position.

@@ -15,12 +15,27 @@ public indirect enum ConfigType: Sendable {
     case object([ConfigField])
     /// An object whose keys are free (plugin ids) and whose values all have one shape.
     case map(ConfigType)
-    /// A capability's section: these keys are checked with the rest of the file; the others belong
-    /// to the capability's bundle, which declares them (`BundleExports.configFields`) and has them
-    /// checked when it loads (and by `config check`).
-    case section([ConfigField])
+    /// An array whose items all have one shape.
+    case list(ConfigType)
     /// Anything (a plugin's own config, passed through untouched).
     case any
+
+    /// The type as documentation text ("integer 0..600", "one of auto, x11").
+    public var description: String {
+        switch self {
+        case .string: return "string"
+        case .bool: return "boolean"
+        case .integer(let r): return "integer \(r.lowerBound)..\(r.upperBound)"
+        case .enumeration(let v): return "one of \(v.joined(separator: ", "))"
+        case .stringArray: return "array of strings"
+        case .domainName: return "domain name"
+        case .hostPort: return "host or host:port"
+        case .object(let f): return "object {\(f.map { "\($0.key): \($0.type.description)" }.joined(separator: ", "))}"
+        case .map(let t): return "map of \(t.description)"
+        case .list(let t): return "array of \(t.description)"
+        case .any: return "any value"
+        }
+    }
 
     var noun: String {
         switch self {
@@ -30,26 +45,47 @@ public indirect enum ConfigType: Sendable {
         case .bool: return "a boolean (true or false)"
         case .integer: return "an integer"
         case .stringArray: return "an array of strings"
-        case .object, .map, .section: return "an object"
+        case .object, .map: return "an object"
+        case .list: return "an array"
         case .any: return "any value"
         }
     }
 }
 
-public struct ConfigField: Sendable {
+public struct ConfigField: Sendable, Equatable {
     public let key: String
     public let type: ConfigType
     /// The default, written as it would appear in config.json5 (documentation only).
     public let defaultText: String?
+    /// The default as a value: filled into a bundle's section when the file leaves the key out, so
+    /// the bundle reads no `?? default` of its own. nil when the default is not a constant
+    /// ("$DISPLAY", "the first capture device").
+    public let defaultValue: JSONValue?
     public let doc: String
+    /// A config reload cannot apply a change of this key: it needs a restart of the node.
+    public let restartsNode: Bool
 
     public init(_ key: String, _ type: ConfigType, default defaultText: String? = nil, _ doc: String) {
-        self.key = key; self.type = type; self.defaultText = defaultText; self.doc = doc
+        self.key = key; self.type = type; self.defaultText = defaultText; self.defaultValue = nil; self.doc = doc
+        self.restartsNode = false
+    }
+
+    /// A key with a constant default (documented as its JSON5 text unless `defaultDoc` says otherwise).
+    public init(_ key: String, _ type: ConfigType, value: JSONValue?, defaultDoc: String? = nil, _ doc: String,
+                restartsNode: Bool = false) {
+        self.key = key; self.type = type; self.defaultValue = value; self.doc = doc; self.restartsNode = restartsNode
+        self.defaultText = defaultDoc ?? value.map { $0.jsonString() }
+    }
+
+    public static func == (a: ConfigField, b: ConfigField) -> Bool {
+        a.key == b.key && a.defaultText == b.defaultText && a.defaultValue == b.defaultValue && a.doc == b.doc
+            && a.restartsNode == b.restartsNode && a.type.description == b.type.description
     }
 }
 
 public enum ConfigSchema {
-    public static let root: [ConfigField] = [
+    /// The whole file's shape: the core's keys and one `capabilities.<name>` section per manifest.
+    public static func root(bundles: [BundleManifest]) -> [ConfigField] { [
         ConfigField("gateway", .object([
             ConfigField("url", .string, "gateway WebSocket URL (ws:// or wss://); unset = discovery. Env OPENCLAW_GATEWAY_URL wins"),
             ConfigField("name", .string, "with no url: connect to the discovered gateway with this DNS-SD instance name (or unambiguous display name)"),
@@ -75,11 +111,8 @@ public enum ConfigSchema {
             ConfigField("display", .string, default: "$DISPLAY / $WAYLAND_DISPLAY", "X display for mode x11, Wayland compositor socket for mode wayland"),
             ConfigField("idleSeconds", .integer(1...86_400), default: "300", "mode wayland: background after this long without input"),
         ]), "when foreground-only commands (camera, screen, canvas) may run"),
-        ConfigField("capabilities", .object(NodeConfig.knownCapabilities.map { c in
-            let enabled = ConfigField("enabled", .bool, default: c.enabledByDefault ? "true" : "false", c.commands)
-            // device is built in; every other section's keys come from its bundle.
-            return ConfigField(c.name, c.name == "device" ? .object([enabled]) : .section([enabled]), c.summary)
-        }), "capability bundles; each can be switched off"),
+        ConfigField("capabilities", .object(bundles.map { ConfigField($0.name, .object($0.section), $0.summary) }),
+                    "capability bundles (each described by its manifest); each can be switched off"),
         ConfigField("plugins", .object([
             ConfigField("dirs", .stringArray, default: "[\"Plugins\"]", "directories searched for out-of-process plugins"),
             ConfigField("entries", .map(.object([
@@ -87,21 +120,20 @@ public enum ConfigSchema {
                 ConfigField("config", .any, "passed to the plugin in its hello"),
             ])), default: "{}", "per-plugin settings, by plugin id"),
         ]), "out-of-process capability plugins"),
-    ]
+    ] }
 
     /// Every key path in the schema ("gateway.discovery.lan", "plugins.entries.*.enabled", …).
-    public static var allKeyPaths: [String] {
+    public static func allKeyPaths(bundles: [BundleManifest]) -> [String] {
         func walk(_ fields: [ConfigField], _ prefix: String) -> [String] {
             fields.flatMap { f -> [String] in
                 let path = prefix.isEmpty ? f.key : "\(prefix).\(f.key)"
                 switch f.type {
                 case .object(let sub): return [path] + walk(sub, path)
                 case .map(.object(let sub)): return [path] + walk(sub, "\(path).*")
-                case .section(let sub): return [path] + walk(sub, path)
                 default: return [path]
                 }
             }
         }
-        return walk(root, "")
+        return walk(root(bundles: bundles), "")
     }
 }

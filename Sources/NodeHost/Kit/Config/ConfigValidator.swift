@@ -9,16 +9,16 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(file):\(location.line):\(location.column): \(keyPath.isEmpty ? "" : "\(keyPath): ")\(reason)" }
 }
 
-/// Checks a parsed JSON5 document against `ConfigSchema`: unknown keys (with a "did you mean"),
+/// Checks a parsed JSON5 document against `ConfigSchema` (the core's keys and the installed bundles'): unknown keys (with a "did you mean"),
 /// wrong types, out-of-range values. Returns every problem, not just the first.
 enum ConfigValidator {
-    static func validate(_ node: JSON5Node, file: String) -> [ConfigError] {
+    static func validate(_ node: JSON5Node, file: String, bundles: [BundleManifest]) -> [ConfigError] {
         guard case .object = node.kind else {
             return [ConfigError(file: file, location: node.location, keyPath: "",
                                 reason: "the config must be an object ({ … }), found \(node.typeName)")]
         }
         var errors: [ConfigError] = []
-        check(node, against: .object(ConfigSchema.root), path: "", file: file, into: &errors)
+        check(node, against: .object(ConfigSchema.root(bundles: bundles)), path: "", file: file, into: &errors)
         return errors
     }
 
@@ -70,12 +70,9 @@ enum ConfigValidator {
                 }
                 check(m.value, against: field.type, path: sub, file: file, into: &errors)
             }
-        case (.section(let fields), .object(let members)):
-            // Only the core's keys here; the bundle checks the rest (NodeConfig.sectionErrors).
-            let known = Dictionary(fields.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-            for m in members {
-                guard let field = known[m.key] else { continue }
-                check(m.value, against: field.type, path: path.isEmpty ? m.key : "\(path).\(m.key)", file: file, into: &errors)
+        case (.list(let itemType), .array(let items)):
+            for (i, item) in items.enumerated() {
+                check(item, against: itemType, path: "\(path)[\(i)]", file: file, into: &errors)
             }
         case (.map(let valueType), .object(let members)):
             for m in members {
@@ -84,36 +81,5 @@ enum ConfigValidator {
         default:
             fail("expected \(type.noun), found \(node.typeName)")
         }
-    }
-}
-
-/// "Did you mean" by edit distance (case-insensitive), only when the guess is close.
-public enum Suggest {
-    public static func closest(to word: String, in candidates: [String]) -> String? {
-        let w = Array(word.lowercased())
-        let allowed = max(2, w.count / 3)
-        var best: (String, Int)?
-        for c in candidates {
-            // The distance is at least the length difference: skip the O(n·m) table when that alone
-            // rules a candidate out (a 5 MB key took seconds to check).
-            guard abs(w.count - c.count) <= allowed else { continue }
-            let d = distance(w, Array(c.lowercased()))
-            if d <= allowed, best == nil || d < best!.1 { best = (c, d) }
-        }
-        return best?.0
-    }
-
-    static func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var prev = Array(0...b.count)
-        for i in 1...a.count {
-            var cur = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            prev = cur
-        }
-        return prev[b.count]
     }
 }

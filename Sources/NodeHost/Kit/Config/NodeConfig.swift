@@ -26,14 +26,35 @@ public struct NodeConfig: Sendable {
         public var idleSeconds = 300
     }
 
-    /// One `capabilities.<name>` section: the enabled flag plus the capability's own keys.
-    public struct CapabilitySection: Sendable {
+    /// One `capabilities.<name>` section: the enabled flag plus the capability's own keys, with
+    /// every constant default of its manifest filled in.
+    public struct CapabilitySection: Sendable, Equatable {
         public var enabled: Bool
         public var settings: [String: JSONValue]
-        /// The section as written (with source locations), for checking the keys its bundle declares.
-        public var node: JSON5Node? = nil
+        public init(enabled: Bool, settings: [String: JSONValue]) { self.enabled = enabled; self.settings = settings }
         public func string(_ key: String) -> String? { settings[key]?.stringValue }
         public func bool(_ key: String) -> Bool? { settings[key]?.boolValue }
+        public func int(_ key: String) -> Int? { settings[key]?.intValue }
+        public func strings(_ key: String) -> [String]? { settings[key]?.arrayValue?.compactMap(\.stringValue) }
+
+        /// `written` (the section as in the file, without `enabled`) with the manifest's defaults
+        /// for every key it leaves out, one level into objects.
+        public static func filling(_ written: [String: JSONValue], enabled: Bool, from fields: [ConfigField]) -> CapabilitySection {
+            CapabilitySection(enabled: enabled, settings: fill(written, fields))
+        }
+
+        private static func fill(_ written: [String: JSONValue], _ fields: [ConfigField]) -> [String: JSONValue] {
+            var out = written
+            for f in fields {
+                if case .object(let sub) = f.type {
+                    let inner = fill(written[f.key]?.objectValue ?? [:], sub)
+                    if !inner.isEmpty || written[f.key] != nil { out[f.key] = .object(inner) }
+                } else if out[f.key] == nil, let d = f.defaultValue {
+                    out[f.key] = d
+                }
+            }
+            return out
+        }
     }
 
     public struct PluginEntry: Sendable {
@@ -51,41 +72,32 @@ public struct NodeConfig: Sendable {
     /// The file this came from (nil = defaults only); relative plugin dirs resolve against its folder.
     public var sourceFile: String?
 
-    /// The `capabilities.<name>` sections, in manifest order, and whether each is on unless the
-    /// config says otherwise. All but device (built in) are bundles.
-    public static let knownCapabilities: [(name: String, enabledByDefault: Bool, commands: String, summary: String)] = [
-        ("device", true, "device.info and device.status", "device information (built in)"),
-        ("camera", true, "camera.list, camera.snap, camera.clip", "V4L2 cameras (libopenclaw-camera.so)"),
-        ("location", false, "location.get", "gpsd location (libopenclaw-location.so)"),
-        ("screen", true, "screen.snapshot, screen.record", "screen capture (libopenclaw-screen.so)"),
-        ("canvas", true, "canvas.* and A2UI", "web canvas, Chromium (libopenclaw-canvas.so)"),
-        ("computer", false, "computer.act, device.apps, device.apps.launch",
-         "desktop input at screenshot coordinates (X11 XTest) and the desktop's applications (libopenclaw-computer.so)"),
-        ("talk", false, "talk.ptt.start, talk.ptt.stop, talk.ptt.cancel, talk.ptt.once",
-         "push-to-talk with on-device speech recognition (libopenclaw-talk.so)"),
-        ("system", false, "system.run, system.run.prepare, system.which, system.execApprovals.get/set",
-         "run commands under exec approvals (libopenclaw-system.so)"),
-    ]
-    static let enabledByDefault = Dictionary(knownCapabilities.map { ($0.name, $0.enabledByDefault) }, uniquingKeysWith: { a, _ in a })
+    /// The installed capabilities this config was read against (their manifests).
+    public let catalog: BundleCatalog
 
-    /// The capabilities loaded from bundles (libopenclaw-<name>.so), in manifest order.
-    public var bundledCapabilityNames: [String] { NodeConfig.knownCapabilities.map(\.name).filter { $0 != "device" } }
+    /// The capabilities loaded from bundles, by name.
+    public var bundledCapabilityNames: [String] { catalog.bundles.map(\.name) }
 
-    public init(environment: [String: String] = NodeSecrets.environment) {
+    public init(environment: [String: String] = NodeSecrets.environment, catalog: BundleCatalog = .current) {
         displayName = "Linux Node (\(NodeConfig.hostname()))"
         stateDir = NodeConfig.defaultStateDir(environment)
-        for (name, on) in NodeConfig.enabledByDefault { capabilities[name] = CapabilitySection(enabled: on, settings: [:]) }
+        self.catalog = catalog
+        for m in catalog.manifests {
+            capabilities[m.name] = .filling([:], enabled: m.enabledByDefault, from: m.config)
+        }
     }
 
+    /// A capability's section. A name no manifest describes is a plugin's, switched on and off by
+    /// its `plugins.entries` entry instead, so it counts as enabled here.
     public func capability(_ name: String) -> CapabilitySection {
-        capabilities[name] ?? CapabilitySection(enabled: NodeConfig.enabledByDefault[name] ?? true, settings: [:])
+        capabilities[name] ?? CapabilitySection(enabled: true, settings: [:])
     }
 
     public func isEnabled(_ capability: String) -> Bool { self.capability(capability).enabled }
 
     /// Builds the typed config from a document that already passed `ConfigValidator`.
-    init(document v: JSONValue, sourceFile: String?, environment env: [String: String], sectionNodes: [String: JSON5Node] = [:]) {
-        self.init(environment: env)
+    init(document v: JSONValue, sourceFile: String?, environment env: [String: String], catalog: BundleCatalog) {
+        self.init(environment: env, catalog: catalog)
         self.sourceFile = sourceFile
         let g = v["gateway"]
         gateway.url = g?["url"]?.stringValue
@@ -104,10 +116,10 @@ public struct NodeConfig: Sendable {
         if let m = v["presence"]?["mode"]?.stringValue, let mode = PresenceMode(rawValue: m) { presence.mode = mode }
         presence.display = v["presence"]?["display"]?.stringValue
         if let idle = v["presence"]?["idleSeconds"]?.intValue, idle > 0 { presence.idleSeconds = idle }
-        for (name, section) in v["capabilities"]?.objectValue ?? [:] {
-            var settings = section.objectValue ?? [:]
-            let enabled = settings.removeValue(forKey: "enabled")?.boolValue ?? NodeConfig.enabledByDefault[name] ?? true
-            capabilities[name] = CapabilitySection(enabled: enabled, settings: settings, node: sectionNodes[name])
+        for m in catalog.manifests {
+            var written = v["capabilities"]?[m.name]?.objectValue ?? [:]
+            let enabled = written.removeValue(forKey: "enabled")?.boolValue ?? m.enabledByDefault
+            capabilities[m.name] = .filling(written, enabled: enabled, from: m.config)
         }
         if let dirs = v["plugins"]?["dirs"]?.arrayValue { pluginDirs = dirs.compactMap(\.stringValue) }
         for (id, entry) in v["plugins"]?["entries"]?.objectValue ?? [:] {
@@ -145,17 +157,5 @@ public struct NodeConfig: Sendable {
         var buf = [CChar](repeating: 0, count: 256)
         gethostname(&buf, buf.count - 1)
         return String(cBuffer: buf)
-    }
-}
-
-extension NodeConfig {
-    /// Problems in `capabilities.<name>` against the keys its bundle declares (every key but
-    /// `enabled`, which the core checks with the rest of the file): unknown keys with a "did you
-    /// mean", wrong types, out-of-range values — file:line:col and key path, as for the rest.
-    public func sectionErrors(_ name: String, fields: [ConfigField]) -> [ConfigError] {
-        guard let node = capability(name).node, case .object(let members) = node.kind else { return [] }
-        let all = [ConfigField("enabled", .bool, "")] + fields
-        let object = JSON5Node(.object(members.filter { $0.key != "enabled" }), at: node.location)
-        return ConfigValidator.check(object, against: .object(all), path: "capabilities.\(name)", file: sourceFile ?? "config")
     }
 }

@@ -2,27 +2,43 @@ import Config
 import Support
 
 /// What a bundle hands the core once its stamp matched (see the CBundleABI shim): makers for the
-/// parts it provides. A capability bundle sets `capability`; the X11 helper library sets
-/// `presenceSource` for `presence.mode: "x11"`; a library loaded on first use (the video encoder)
-/// sets `service`, an object its users know the protocol of. A maker only builds objects: devices, threads and
-/// child processes start later, in the capability's own lifecycle.
+/// parts it provides. A capability bundle sets `capability` (and `cli` when its manifest declares
+/// subcommands); the X11 helper library sets `presenceSource` for `presence.mode: "x11"`; a library
+/// loaded on first use (the video encoder) sets `service`, an object its users know the protocol
+/// of. A maker only builds objects: devices, threads and child processes start later, in the
+/// capability's own lifecycle. What the bundle is (name, config keys, commands) is not here but in
+/// its manifest, which the core reads without loading the library.
 public final class BundleExports: Sendable {
     public let capability: (@Sendable (CapabilityContext) -> any Capability)?
     public let presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)?
     public let service: (any Sendable)?
-    /// The keys of the capability's `capabilities.<name>` section besides `enabled`, with their
-    /// types, defaults and meaning: checked when the bundle loads and by `config check`.
-    public let configFields: [ConfigField]
+    /// Runs one of the manifest's `cli` subcommands: (name, arguments after it, context) → exit code.
+    public let cli: (@Sendable (String, [String], BundleCLIContext) async -> Int32)?
 
     public init(capability: (@Sendable (CapabilityContext) -> any Capability)? = nil,
                 presenceSource: (@Sendable (NodeConfig.Presence) -> any PresenceSource)? = nil,
-                service: (any Sendable)? = nil, configFields: [ConfigField] = []) {
+                service: (any Sendable)? = nil,
+                cli: (@Sendable (String, [String], BundleCLIContext) async -> Int32)? = nil) {
         self.capability = capability
         self.presenceSource = presenceSource
         self.service = service
-        self.configFields = configFields
+        self.cli = cli
     }
 
     /// For a bundle's `make` function: the retained pointer the loader takes back.
     public func retainedPointer() -> UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
+}
+
+/// What a bundle's CLI subcommand may do: run its own commands through the node's dispatcher (the
+/// gates, validation and hash checks a gateway's call gets), and print.
+public struct BundleCLIContext: Sendable {
+    /// Runs a command of this bundle (enabled for the call even if the config has it off).
+    public let invoke: @Sendable (_ command: String, _ params: JSONValue) async -> Result<JSONValue, NodeError>
+    public let printLine: @Sendable (String) -> Void
+    public let printError: @Sendable (String) -> Void
+
+    public init(invoke: @escaping @Sendable (String, JSONValue) async -> Result<JSONValue, NodeError>,
+                printLine: @escaping @Sendable (String) -> Void, printError: @escaping @Sendable (String) -> Void) {
+        self.invoke = invoke; self.printLine = printLine; self.printError = printError
+    }
 }

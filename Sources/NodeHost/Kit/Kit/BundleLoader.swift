@@ -19,38 +19,29 @@ public enum BundleLoader {
     /// The bundle ABI this core speaks.
     public static var abi: UInt32 { OPENCLAW_NODE_BUNDLE_ABI }
 
-    /// The `libopenclaw-<name>.so` files in the search directories (first directory wins), without
-    /// opening them; the core's own libraries are not bundles.
-    public static func installed() -> [(name: String, directory: String)] {
-        var seen = Set<String>()
-        var out: [(String, String)] = []
-        for dir in searchDirectories {
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
-            for f in files where f.hasPrefix("libopenclaw-") && f.hasSuffix(".so") {
-                let name = String(f.dropFirst("libopenclaw-".count).dropLast(".so".count))
-                guard !["node-core", "node-kit", "media", "x11", "wayland", "video"].contains(name), seen.insert(name).inserted else { continue }
-                out.append((name, dir))
-            }
-        }
-        return out
-    }
-
-    /// The executable's directory and `../lib/openclaw-node` beside it, from /proc/self/exe.
-    public static var searchDirectories: [String] {
-        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
-        let bin = PathName.directory(exe)
-        return [bin, PathName.join(PathName.directory(bin), "lib/openclaw-node")]
-    }
+    /// The executable's directory and `../lib/openclaw-node` beside it.
+    public static var searchDirectories: [String] { BundleCatalog.searchDirectories }
 
     private static let lock = Lock()
     nonisolated(unsafe) private static var loaded: [String: Result<BundleExports, Failure>] = [:]
     private static let log = Logger(component: "bundles")
 
-    /// The exports of bundle `name`, loading it on first use. A refusal is logged once, as a warning.
+    /// The exports of the capability bundle `manifest` describes (its library beside it), loading
+    /// it on first use. A refusal is logged once, as a warning.
+    public static func load(_ manifest: BundleManifest) -> Result<BundleExports, Failure> {
+        load(manifest.name, in: [PathName.directory(manifest.file)], packages: manifest.depends + manifest.recommends)
+    }
+
+    /// The exports of the library `libopenclaw-<name>.so` in the search directories (the video and
+    /// X11 helper libraries, which are not capabilities).
     public static func load(_ name: String) -> Result<BundleExports, Failure> {
+        load(name, in: searchDirectories, packages: [])
+    }
+
+    private static func load(_ name: String, in directories: [String], packages: [String]) -> Result<BundleExports, Failure> {
         lock.withLock {
             if let done = loaded[name] { return done }
-            let result = open(name, in: searchDirectories)
+            let result = open(name, in: directories, packages: packages)
             switch result {
             case .success: log.debug("loaded \(fileName(name))")
             case .failure(let f): log.warn(f.description)
@@ -60,13 +51,13 @@ public enum BundleLoader {
         }
     }
 
-    static func open(_ name: String, in directories: [String]) -> Result<BundleExports, Failure> {
+    static func open(_ name: String, in directories: [String], packages: [String] = []) -> Result<BundleExports, Failure> {
         let file = fileName(name)
         guard let path = directories.map({ PathName.join($0, file) })
             .first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             return .failure(Failure(description: "\(name): bundle \(file) is not installed (looked in \(directories.joined(separator: ", "))); reinstall openclaw-node or disable capabilities.\(name)"))
         }
-        if let problem = BundleTrust.problem(path) {
+        if let problem = FileTrust.problem(path) {
             return .failure(Failure(description: "\(name): refused bundle \(path): \(problem)"))
         }
         // What the bundle links is found beside it ($ORIGIN): every libopenclaw-*.so there is
@@ -74,15 +65,16 @@ public enum BundleLoader {
         let dir = PathName.directory(path)
         for lib in ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
         where lib.hasPrefix("libopenclaw-") && lib.hasSuffix(".so") && lib != file {
-            if let problem = BundleTrust.problem(PathName.join(dir, lib)) {
+            if let problem = FileTrust.problem(PathName.join(dir, lib)) {
                 return .failure(Failure(description: "\(name): refused bundle \(path): the library \(lib) beside it is not trustworthy: \(problem)"))
             }
         }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "unknown error"
             // The Debian package recommends, not requires, what each bundle links: say so.
+            let packageHint = packages.isEmpty ? "" : " (the bundle uses \(packages.joined(separator: ", ")))"
             let hint = why.contains("cannot open shared object file")
-                ? "; a library it needs is not installed: install openclaw-node's recommended packages (apt install --install-recommends openclaw-node) or the package that ships it, or disable capabilities.\(name)"
+                ? "; a library it needs is not installed: install openclaw-node's recommended packages (apt install --install-recommends openclaw-node)\(packageHint) or the package that ships it, or disable capabilities.\(name)"
                 : ""
             return .failure(Failure(description: "\(name): cannot load bundle \(path): \(why)\(hint)"))
         }

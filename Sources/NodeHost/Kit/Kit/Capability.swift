@@ -24,51 +24,117 @@ public struct InvocationContext: Sendable {
     }
 }
 
-/// A bundle of commands (device, camera, location, …) loaded through the registry.
+/// A capability (the built-in device one, a bundle's, a plugin's) as the registry loads it. What it
+/// is — name, config section, command rows and gates — is its manifest; the capability adds only the
+/// code: a handler per row and whether the device can serve it. Everything else is opt-in, one small
+/// protocol per role (`CapabilityLifecycle`, `EventSource`, `GatewaySessionAware`, `PresenceAware`,
+/// `SelfDiagnosing`, `AdvertisesExtraCaps`), so a capability states what it takes part in.
 public protocol Capability: Sendable {
-    /// The `caps` name and config section ("camera").
-    var name: String { get }
-    /// Where it came from, for log lines about it ("bundle libopenclaw-camera.so", "plugin sensors in …").
-    var origin: String { get }
-    /// The rows of the command table this capability contributes, each with its typed handler
-    /// (read once, when the registry loads the capability).
-    var commands: [CommandSpec] { get }
+    /// Its description (for a bundle, the one read beside its library and handed over in
+    /// `CapabilityContext.manifest`).
+    var manifest: BundleManifest { get }
+    /// The code half of its command rows, one per manifest row, matched by name.
+    var handlers: [CommandHandler] { get }
     /// Whether this device can serve the capability (a camera exists, the address is valid, …).
     /// Asked by every process that builds a registry, `caps` and `doctor` included, so it is a
     /// question only: it opens no session, starts no thread or child process. Commands of
     /// unavailable capabilities are not advertised.
     func availability() async -> Availability
-    /// Node events the capability wants sent to the gateway (location.update, agent.request from
-    /// the canvas, …); nil when it has none. The daemon forwards them while connected.
-    func events() async -> AsyncStream<CapabilityEvent>?
+    /// Where it came from, for log lines about it ("bundle libopenclaw-camera.so", "plugin sensors in …").
+    var origin: String { get }
+}
+
+extension Capability {
+    /// The `caps` name and config section ("camera").
+    public var name: String { manifest.name }
+    public var origin: String { manifest.library.map { "bundle \($0)" } ?? "built in" }
+
+    /// The manifest's rows joined with their handlers (a row without one has none: the registry
+    /// refuses such a capability before it serves anything).
+    public var commands: [CommandSpec] {
+        let byName = Dictionary(handlers.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        return manifest.commands.map { CommandSpec(row: $0, capability: manifest.name, handler: byName[$0.name]) }
+    }
+
+    /// Why the code and the manifest do not fit together, or nil when every row has exactly one handler.
+    public var handlerMismatch: String? {
+        let rows = Set(manifest.commands.map(\.name)), code = handlers.map(\.name)
+        if let extra = code.first(where: { !rows.contains($0) }) { return "its code serves \(extra), which its manifest (\(manifest.file)) does not declare" }
+        if let missing = manifest.commands.first(where: { !code.contains($0.name) }) { return "its manifest declares \(missing.name), which its code does not serve" }
+        if Set(code).count != code.count { return "its code has two handlers for one command" }
+        return nil
+    }
+
+    public var lifecycle: (any CapabilityLifecycle)? { self as? any CapabilityLifecycle }
+    public var eventSource: (any EventSource)? { self as? any EventSource }
+    public var sessionAware: (any GatewaySessionAware)? { self as? any GatewaySessionAware }
+    public var presenceAware: (any PresenceAware)? { self as? any PresenceAware }
+    public var selfDiagnosing: (any SelfDiagnosing)? { self as? any SelfDiagnosing }
+    public var advertisedExtraCaps: [String] { (self as? any AdvertisesExtraCaps)?.extraCaps ?? [] }
+}
+
+/// Background work while the daemon lives.
+public protocol CapabilityLifecycle: Capability {
     /// The daemon's start (never for one-shot CLI commands), after `availability()` said yes and
     /// before the manifest is sent: background work the capability runs while the daemon lives
     /// (location's gpsd watch, a plugin's process, the canvas kiosk window). Returns `.unavailable`
     /// when that work cannot start, so the capability is not advertised. One-shot commands start
-    /// what one invoke needs inside `invoke`.
+    /// what one invoke needs inside the handler.
     func start() async -> Availability
-    /// Called after every hello-ok in the daemon (canvas: host URL, A2UI on connect).
+    /// Releases devices/processes (SIGTERM path, reload, one-shot command end).
+    func shutdown() async
+}
+
+extension CapabilityLifecycle {
+    public func start() async -> Availability { .available }
+    public func shutdown() async {}
+}
+
+/// Node events the capability sends to the gateway (location.update, agent.request from the canvas, …).
+public protocol EventSource: Capability {
+    /// nil when it has none after all (a setting is off). The daemon forwards them while connected.
+    func events() async -> AsyncStream<CapabilityEvent>?
+}
+
+/// Takes part in gateway sessions (daemon only).
+public protocol GatewaySessionAware: Capability {
+    /// Called after every hello-ok (canvas: host URL, A2UI on connect).
     func gatewayConnected(_ link: GatewayLink) async
     /// Called when such a session ends (computer: release held keys and buttons).
     func gatewayDisconnected() async
-    /// Gateway event names this capability wants (`chat` for spoken replies); none by default.
+    /// Gateway event names this capability wants (`chat` for spoken replies).
     var gatewayEvents: Set<String> { get }
-    /// One such event, as the gateway sent it (daemon only).
+    /// One such event, as the gateway sent it.
     func gatewayEvent(_ name: String, _ payload: JSONValue) async
-    /// Caps advertised besides `name` while the capability is advertised (talk: "voiceWake").
-    var extraCaps: [String] { get }
     /// Whether the daemon should also keep an operator session to the gateway for this capability
-    /// (talk: chat.send and talk.speak, which a node session may not call); reached through
-    /// `GatewayLink.operatorSession`.
+    /// (talk: chat.send and talk.speak, which a node session may not call).
     var operatorSessionUse: OperatorSessionUse { get }
-    /// Whether someone is at the device, at the daemon's start and on every change (daemon only).
+}
+
+extension GatewaySessionAware {
+    public func gatewayConnected(_ link: GatewayLink) async {}
+    public func gatewayDisconnected() async {}
+    public var gatewayEvents: Set<String> { [] }
+    public func gatewayEvent(_ name: String, _ payload: JSONValue) async {}
+    public var operatorSessionUse: OperatorSessionUse { .none }
+}
+
+/// Told whether someone is at the device, at the daemon's start and on every change.
+public protocol PresenceAware: Capability {
     func presenceChanged(foreground: Bool) async
-    /// Releases devices/processes (SIGTERM path).
-    func shutdown() async
-    /// `openclaw-node doctor`'s checks beyond `availability()`: what the capability assumes at run
-    /// time (device permissions, a service answering, a display for window mode), each saying what
-    /// to do when it fails. Asked only for enabled capabilities; may probe, must not start anything.
+}
+
+/// `openclaw-node doctor`'s checks beyond `availability()` (the manifest's `doctor` rows say what
+/// they are): what the capability assumes at run time (device permissions, a service answering, a
+/// display for window mode), each saying what to do when it fails. Asked only for enabled
+/// capabilities; may probe, must not start anything.
+public protocol SelfDiagnosing: Capability {
     func diagnose() async -> [Diagnosis]
+}
+
+/// Caps advertised besides `name` while the capability is advertised (talk: "voiceWake").
+public protocol AdvertisesExtraCaps: Capability {
+    var extraCaps: [String] { get }
 }
 
 /// One line of `openclaw-node doctor` about a capability.
@@ -151,19 +217,4 @@ public struct CapabilityEvent: Sendable, Equatable {
     public let event: String
     public let payload: JSONValue
     public init(event: String, payload: JSONValue) { self.event = event; self.payload = payload }
-}
-
-extension Capability {
-    public func events() async -> AsyncStream<CapabilityEvent>? { nil }
-    public func gatewayConnected(_ link: GatewayLink) async {}
-    public func gatewayDisconnected() async {}
-    public var gatewayEvents: Set<String> { [] }
-    public func gatewayEvent(_ name: String, _ payload: JSONValue) async {}
-    public var extraCaps: [String] { [] }
-    public var operatorSessionUse: OperatorSessionUse { .none }
-    public func presenceChanged(foreground: Bool) async {}
-    public func start() async -> Availability { .available }
-    public func shutdown() async {}
-    public func diagnose() async -> [Diagnosis] { [] }
-    public var origin: String { "bundle libopenclaw-\(name).so" }
 }

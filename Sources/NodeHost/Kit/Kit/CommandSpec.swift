@@ -3,46 +3,50 @@ import FoundationEssentials
 import Glibc
 import Support
 
-/// One row of the command table: everything the gateway manifest, the dispatcher's gates,
-/// `openclaw-node caps`, the docs and doctor's allowlist snippet need to know about a command.
-public struct CommandSpec: Sendable {
+/// The code half of one command: its typed params and its handler. The other half, the row (summary,
+/// params doc, gates, gateway policy), is in the bundle's manifest; the registry joins the two by
+/// name when the bundle loads and refuses a bundle whose code and manifest disagree.
+public struct CommandHandler: Sendable {
     public let name: String
-    /// The capability (connect `caps` entry and config section) this command belongs to.
-    public let capability: String
-    /// Refused with NODE_BACKGROUND_UNAVAILABLE while nobody is at the device.
-    public let requiresForeground: Bool
-    /// Listed in the gateway's dangerous set: needs an explicit gateway allow entry.
-    public let dangerous: Bool
-    /// The `permissions` key this command needs (e.g. "camera.capture"), if any.
-    public let permission: String?
-    /// Human description of the params, for `caps` and docs: [(name, type and meaning)].
-    public let paramsDoc: [(String, String)]
-    public let summary: String
     /// Decodes and validates the params into the command's typed params struct and binds them to
     /// the handler: the call the dispatcher runs under its deadline. There is no second dispatch
     /// on the command name and no cast of the params.
-    public let prepare: @Sendable (InvokeParams) throws(NodeError) -> Call
+    public let prepare: @Sendable (InvokeParams) throws(NodeError) -> CommandSpec.Call
 
-    /// One prepared invoke.
-    public typealias Call = @Sendable (InvocationContext) async throws(NodeError) -> JSONValue
-
-    public init<P: CommandParams>(_ name: String, capability: String, params: P.Type,
-                                  requiresForeground: Bool = false, dangerous: Bool = false,
-                                  permission: String? = nil, summary: String,
-                                  paramsDoc: [(String, String)] = [],
+    public init<P: CommandParams>(_ name: String, params: P.Type,
                                   handler: @escaping @Sendable (P, InvocationContext) async throws(NodeError) -> JSONValue) {
         self.name = name
-        self.capability = capability
-        self.requiresForeground = requiresForeground
-        self.dangerous = dangerous
-        self.permission = permission
-        self.summary = summary
-        self.paramsDoc = paramsDoc
-        self.prepare = { (params: InvokeParams) throws(NodeError) -> Call in
+        self.prepare = { (params: InvokeParams) throws(NodeError) -> CommandSpec.Call in
             let p = try P.decodeValidated(from: params)
             return { (context: InvocationContext) async throws(NodeError) -> JSONValue in try await handler(p, context) }
         }
     }
+}
+
+/// One row of the command table as the registry serves it: the manifest's row, the capability it
+/// belongs to, and its handler (nil while the capability is not loaded: disabled, missing or
+/// refused; the dispatcher then answers with the capability's refusal).
+public struct CommandSpec: Sendable {
+    public let row: BundleManifest.Command
+    /// The capability (connect `caps` entry and config section) this command belongs to.
+    public let capability: String
+    public let prepare: (@Sendable (InvokeParams) throws(NodeError) -> Call)?
+
+    /// One prepared invoke.
+    public typealias Call = @Sendable (InvocationContext) async throws(NodeError) -> JSONValue
+
+    public init(row: BundleManifest.Command, capability: String, handler: CommandHandler?) {
+        self.row = row
+        self.capability = capability
+        self.prepare = handler?.prepare
+    }
+
+    public var name: String { row.name }
+    public var summary: String { row.summary }
+    public var requiresForeground: Bool { row.requiresForeground }
+    public var dangerous: Bool { row.dangerous }
+    public var permission: String? { row.permission }
+    public var paramsDoc: [(String, String)] { row.params.map { ($0.name, $0.doc) } }
 }
 
 /// Typed params of one command. Fields are optional and named exactly as on the wire; defaults and

@@ -11,6 +11,8 @@ public protocol DocumentStore: Sendable {
     /// Stores `text` as `name` in one transaction if the current text still equals `expected`
     /// (nil: only if there is none yet). False, and nothing written, when it changed meanwhile.
     func replace(_ name: String, with text: String, ifCurrent expected: String?) throws(DocumentStoreError) -> Bool
+    /// Where document `name` lives, for messages ("/var/lib/openclaw-node/state.db#exec-approvals").
+    func location(_ name: String) -> String
 }
 
 public struct DocumentStoreError: Error, Sendable, CustomStringConvertible {
@@ -18,14 +20,28 @@ public struct DocumentStoreError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// What the runtime gives a bundle's maker: the config, and the capability's own documents.
+/// What the runtime gives a bundle's maker, and all a bundle sees of the node: its own manifest and
+/// config section, its own state directory, its own documents, the paths a sandbox must hide, and
+/// the environment. Never the whole config, the gateway credentials or another bundle's section.
 public struct CapabilityContext: Sendable {
-    public let config: NodeConfig
+    public let manifest: BundleManifest
+    /// `capabilities.<name>`, validated against the manifest, every constant default filled in.
+    public let section: NodeConfig.CapabilitySection
+    /// `<stateDir>/<name>`: the bundle's own directory (it creates it when it needs it: PrivateDirectory).
+    public let stateDirectory: String
+    /// What a command the bundle runs for someone else must never see: the node's state directory
+    /// and its config file.
+    public let privateDirectories: [String]
+    public let privateFiles: [String]
     public let documents: any DocumentStore
+    /// The daemon's environment without the gateway secrets (NodeSecrets).
+    public let environment: [String: String]
 
-    public init(config: NodeConfig, documents: any DocumentStore) {
-        self.config = config
-        self.documents = documents
+    public init(manifest: BundleManifest, section: NodeConfig.CapabilitySection, stateDirectory: String,
+                privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
+                environment: [String: String] = NodeSecrets.environment) {
+        self.manifest = manifest; self.section = section; self.stateDirectory = stateDirectory
+        self.privateDirectories = privateDirectories; self.privateFiles = privateFiles; self.documents = documents; self.environment = environment
     }
 }
 
@@ -37,6 +53,8 @@ public final class MemoryDocumentStore: DocumentStore, @unchecked Sendable {
     public init() {}
 
     public func read(_ name: String) -> String? { lock.withLock { docs[name] } }
+
+    public func location(_ name: String) -> String { "memory#\(name)" }
 
     public func replace(_ name: String, with text: String, ifCurrent expected: String?) -> Bool {
         lock.withLock {

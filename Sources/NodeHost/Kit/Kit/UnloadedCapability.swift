@@ -2,14 +2,15 @@ import Config
 import Support
 
 /// A capability that is not loaded: disabled in config (its bundle is never opened), or its bundle
-/// is missing or was refused. It has no command rows; the dispatcher answers its commands by their
-/// `<capability>.` prefix with <CAP>_DISABLED / <CAP>_UNAVAILABLE and the reason.
+/// is missing, was refused, or its code and manifest disagree. Its rows still come from its
+/// manifest, so every one of its commands is known and answered with <CAP>_DISABLED /
+/// <CAP>_UNAVAILABLE and the reason, never "unknown command".
 public struct UnloadedCapability: Capability {
-    public let name: String
+    public let manifest: BundleManifest
     let reason: String
-    public var commands: [CommandSpec] { [] }
+    public var handlers: [CommandHandler] { [] }
 
-    public init(name: String, reason: String) { self.name = name; self.reason = reason }
+    public init(manifest: BundleManifest, reason: String) { self.manifest = manifest; self.reason = reason }
 
     public func availability() async -> Availability { .unavailable(reason) }
 }

@@ -46,13 +46,13 @@ extension NodeRuntime {
                 list.append(cap)
             }
         }
-        for e in before.entries where carried[e.capability.name] == nil { await e.capability.shutdown() }
+        for e in before.entries where carried[e.capability.name] == nil { await e.capability.lifecycle?.shutdown() }
         let after = await CommandRegistry.load(list, enabled: { new.isEnabled($0) }, start: true, carried: carried)
         dispatcher.install(after)
         // A carried capability the new table refused (a new one declares one of its commands) is
         // no longer anywhere: stop it, or its process would outlive the daemon.
         for (name, e) in carried where after.entry(forCapability: name).map({ $0.capability is UnloadedCapability }) ?? true {
-            await e.capability.shutdown()
+            await e.capability.lifecycle?.shutdown()
         }
 
         let was = Set(before.entries.filter(\.advertised).map(\.capability.name))
@@ -63,6 +63,12 @@ extension NodeRuntime {
         out.stopped = before.entries.map(\.capability.name).filter { was.contains($0) && !now.contains($0) }
         out.manifestChanged = before.manifest != after.manifest
         if old.stateDir != new.stateDir { out.needsRestart.append("node.stateDir") }
+        // Keys a bundle's manifest marks as needing a restart of the node.
+        for m in new.catalog.manifests {
+            for key in m.restartKeys where old.capability(m.name).settings[key] != new.capability(m.name).settings[key] {
+                out.needsRestart.append("capabilities.\(m.name).\(key)")
+            }
+        }
         if old.presence.mode != new.presence.mode || old.presence.display != new.presence.display
             || old.presence.idleSeconds != new.presence.idleSeconds { out.needsRestart.append("presence") }
         return out
@@ -73,7 +79,7 @@ extension NodeRuntime {
     static func sameSetup(_ name: String, old: (NodeConfig, any Capability), new: (NodeConfig, any Capability)) -> Bool {
         switch (old.1, new.1) {
         case let (a as PluginCapability, b as PluginCapability):
-            return a.manifest == b.manifest && a.settings == b.settings
+            return a.pluginManifest == b.pluginManifest && a.settings == b.settings
         case (is PluginCapability, _), (_, is PluginCapability):
             return false
         default:

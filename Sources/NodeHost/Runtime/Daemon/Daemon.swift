@@ -40,21 +40,21 @@ public enum Daemon {
         let advertised = { @Sendable in runtime.registry.entries.filter(\.advertised).map(\.capability) }
         // A session's end: capabilities let go of what only made sense with it (held input).
         await gateway.setOnDisconnect {
-            Task { await session.set(nil); for c in advertised() { await c.gatewayDisconnected() } }
+            Task { await session.set(nil); for c in advertised() { await c.sessionAware?.gatewayDisconnected() } }
         }
         // Presence reaches the capabilities that act on their own (voice wake listens only in the foreground).
         let presenceWatch = Task {
             let first = await runtime.presence.refresh().presence == .foreground
-            for c in advertised() { await c.presenceChanged(foreground: first) }
+            for c in advertised() { await c.presenceAware?.presenceChanged(foreground: first) }
             for await s in await runtime.presence.transitions() {
-                for c in advertised() { await c.presenceChanged(foreground: s.presence == .foreground) }
+                for c in advertised() { await c.presenceAware?.presenceChanged(foreground: s.presence == .foreground) }
             }
         }
         defer { presenceWatch.cancel() }
         // Gateway events, from the node session and the operator session alike, go to the
         // capabilities that asked for them by name (chat, voicewake.changed).
         let routeEvent: @Sendable (String, JSONValue?) -> Void = { name, payload in
-            let targets = advertised().filter { $0.gatewayEvents.contains(name) }
+            let targets = advertised().compactMap(\.sessionAware).filter { $0.gatewayEvents.contains(name) }
             guard !targets.isEmpty else { return }
             Task { for c in targets { await c.gatewayEvent(name, payload ?? .null) } }
         }
@@ -78,7 +78,7 @@ public enum Daemon {
             }
             Task {
                 await session.set(link)
-                for c in advertised() { await c.gatewayConnected(link) }
+                for c in advertised() { await c.sessionAware?.gatewayConnected(link) }
                 await connector.refreshOperator()  // a setup code may just have handed over an operator token
             }
         }
@@ -119,8 +119,8 @@ public enum Daemon {
                 if let next, let outcome {
                     for name in outcome.started + outcome.restarted {
                         guard let c = runtime.registry.entry(forCapability: name)?.capability else { continue }
-                        await c.presenceChanged(foreground: await runtime.presence.current == .foreground)
-                        if let link = await session.link { await c.gatewayConnected(link) }
+                        await c.presenceAware?.presenceChanged(foreground: await runtime.presence.current == .foreground)
+                        if let link = await session.link { await c.sessionAware?.gatewayConnected(link) }
                         await forwardEvents(c, to: gateway, log: log)
                     }
                     if !next.sameGatewaySettings(as: current) {
@@ -181,11 +181,12 @@ public enum Daemon {
         let m = registry.manifest
         log.info("advertising caps [\(m.caps.joined(separator: ", "))], \(m.commands.count) commands")
         for r in registry.notAdvertisedReasons { log.info("not advertised: \(r)") }
+        for r in BundleCatalog.current.refusedReasons { log.warn("not advertised: \(r)") }
     }
 
     /// Sends a capability's events to the gateway until its stream ends (it was stopped).
     static func forwardEvents(_ capability: any Capability, to gateway: GatewayHandle, log: Logger) async {
-        guard let stream = await capability.events() else { return }
+        guard let stream = await capability.eventSource?.events() else { return }
         let name = capability.name
         Task {
             for await e in stream {

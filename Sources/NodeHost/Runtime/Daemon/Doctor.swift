@@ -27,8 +27,8 @@ public enum Doctor {
         public let findings: [Finding]
         /// What this node would advertise (nil when the config did not load).
         public let manifest: CommandRegistry.Manifest?
-        /// Its commands in the gateway's dangerous set (the table's `dangerous` column).
-        public var dangerousCommands: Set<String> = []
+        /// The rows of the commands it would advertise (their gates and gateway policy).
+        public var advertised: [CommandSpec] = []
         public var failed: Bool { findings.contains { $0.level == .fail } }
     }
 
@@ -73,15 +73,20 @@ public enum Doctor {
                 findings.append(.init(level: .warn, area: name,
                                       text: "enabled but not usable: \(why); if this device has none, set capabilities.\(name).enabled: false"))
             }
-            findings += await e.capability.diagnose().map { Finding(level: Finding.Level($0.level), area: name, text: $0.text) }
+            findings += await (e.capability.selfDiagnosing?.diagnose() ?? []).map { Finding(level: Finding.Level($0.level), area: name, text: $0.text) }
         }
         let plugins = registry.entries.compactMap { $0.capability as? PluginCapability }
         findings.append(.init(level: .ok, area: "plugins", text: plugins.isEmpty
             ? "none enabled (plugins.dirs: \(config.pluginDirs.joined(separator: ", ")); enable with plugins.entries.<id>.enabled)"
-            : "enabled: \(plugins.map { "\($0.manifest.id) \($0.manifest.version)" }.joined(separator: ", "))"))
+            : "enabled: \(plugins.map { "\($0.pluginManifest.id) \($0.pluginManifest.version)" }.joined(separator: ", "))"))
+        // A manifest the installation has but that could not be used: its bundle is missing.
+        for r in config.catalog.refused {
+            findings.append(.init(level: .fail, area: "bundles", text: "\(r.reason); reinstall openclaw-node or remove \(r.file)"))
+        }
         findings += await gatewayFindings(config)
-        return Report(findings: findings, manifest: registry.manifest,
-                      dangerousCommands: Set(registry.allSpecs.filter(\.dangerous).map(\.name)))
+        let manifest = registry.manifest
+        return Report(findings: findings, manifest: manifest,
+                      advertised: registry.allSpecs.filter { manifest.commands.contains($0.name) })
     }
 
     static func stateFindings(_ config: NodeConfig) -> [Finding] {

@@ -79,7 +79,7 @@ actor GatewayConnector {
     /// Starts or stops the operator session to match what the advertised capabilities want now.
     func refreshOperator() async {
         let gen = generation
-        let use = runtime.registry.entries.filter(\.advertised).map(\.capability.operatorSessionUse).max() ?? .none
+        let use = runtime.registry.entries.filter(\.advertised).compactMap(\.capability.sessionAware).map(\.operatorSessionUse).max() ?? .none
         var wanted = use == .always
         if use == .whenTokenHeld, let key = await handle.current?.gatewayKey {
             wanted = (try? runtime.store.deviceToken(gateway: key, role: "operator")) != nil

@@ -32,34 +32,46 @@ public final class NodeRuntime: Sendable {
     /// Builds the capability list for a config (tests may pass their own).
     public typealias CapabilityFactory = @Sendable (NodeConfig) throws(ConfigLoader.Failure) -> [any Capability]
 
-    /// Every capability this config names: the built-in device capability, one bundle per
-    /// `capabilities.<name>` section — opened only when that section is enabled, so a disabled
-    /// camera never loads the camera's libraries — and the enabled out-of-process plugins. In that
-    /// order: on a name or command clash the registry keeps the first, so a plugin cannot take
-    /// over a built-in command. A loaded bundle's section is checked against the keys the bundle
-    /// declares; any problem there is a config error, as for the rest of the file.
+    /// Every capability of this installation: the built-in device capability, one per installed
+    /// bundle manifest — its library opened only when its section is enabled, so a disabled camera
+    /// never loads the camera's libraries, and its commands are still known from the manifest —
+    /// and the enabled out-of-process plugins. In that order: on a name or command clash the
+    /// registry keeps the first, so a plugin cannot take over a built-in command. The config was
+    /// already checked against the manifests' keys when it was read.
     public static func capabilities(config: NodeConfig) throws(ConfigLoader.Failure) -> [any Capability] {
         var out: [any Capability] = [DeviceCapability(storagePath: config.stateDir)]
-        var errors: [ConfigError] = []
-        for name in config.bundledCapabilityNames {
-            guard config.isEnabled(name) else {
-                out.append(UnloadedCapability(name: name, reason: "disabled in config")); continue
-            }
-            switch BundleLoader.load(name) {
-            case .success(let exports):
-                // A section with problems is never handed to its capability: the command stops
-                // with the config error instead.
-                let problems = config.sectionErrors(name, fields: exports.configFields)
-                errors += problems
-                if !problems.isEmpty { continue }
-                let context = CapabilityContext(config: config, documents: CapabilityDocuments(capability: name, stateDir: config.stateDir))
-                if let make = exports.capability { out.append(make(context)) }
-                else { out.append(UnloadedCapability(name: name, reason: "bundle \(BundleLoader.fileName(name)) provides no capability")) }
-            case .failure(let f): out.append(UnloadedCapability(name: name, reason: f.description))
-            }
+        for manifest in config.catalog.bundles {
+            out.append(bundleCapability(manifest, config: config, forceEnabled: false))
         }
-        if !errors.isEmpty { throw .invalid(errors) }
         return out + PluginLoader.capabilities(config: config)
+    }
+
+    /// The capability of one bundle: loaded and built from its context when enabled (or forced,
+    /// for a bundle's own CLI subcommand), otherwise an unloaded one that answers for it.
+    public static func bundleCapability(_ manifest: BundleManifest, config: NodeConfig, forceEnabled: Bool) -> any Capability {
+        guard forceEnabled || config.isEnabled(manifest.name) else {
+            return UnloadedCapability(manifest: manifest, reason: "disabled in config")
+        }
+        switch BundleLoader.load(manifest) {
+        case .success(let exports):
+            guard let make = exports.capability else {
+                return UnloadedCapability(manifest: manifest, reason: "bundle \(manifest.library ?? manifest.name) provides no capability")
+            }
+            return make(context(manifest, config: config))
+        case .failure(let f):
+            return UnloadedCapability(manifest: manifest, reason: f.description)
+        }
+    }
+
+    /// All a bundle is given of `config` (CapabilityContext): its own section, directory and documents.
+    public static func context(_ manifest: BundleManifest, config: NodeConfig) -> CapabilityContext {
+        var section = config.capability(manifest.name)
+        section.enabled = true
+        return CapabilityContext(
+            manifest: manifest, section: section,
+            stateDirectory: PathName.join(config.stateDir, manifest.name),
+            privateDirectories: [config.stateDir], privateFiles: [config.sourceFile].compactMap { $0 },
+            documents: CapabilityDocuments(capability: manifest.name, stateDir: config.stateDir))
     }
 
     /// The control socket of the daemon that uses this config's stateDir.
@@ -67,7 +79,7 @@ public final class NodeRuntime: Sendable {
 
     public func shutdown() async {
         await presence.stop()
-        for e in registry.entries { await e.capability.shutdown() }
+        for e in registry.entries { await e.capability.lifecycle?.shutdown() }
     }
 }
 

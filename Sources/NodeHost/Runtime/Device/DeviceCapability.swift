@@ -11,8 +11,7 @@ import Support
 /// of the iOS/Android nodes, filled from procfs, sysfs and /etc. Always available, because every
 /// source degrades to a sensible default rather than failing.
 public struct DeviceCapability: Capability {
-    public let name = DeviceCommand.capabilityName
-    public var origin: String { "built in" }
+    public var manifest: BundleManifest { BuiltInManifest.device }
     /// Where /proc, /sys and /etc are read from; tests point this at a fixture tree.
     public let sysRoot: String
     /// A path on the filesystem whose space `device.status` reports (the node's state dir).
@@ -27,7 +26,7 @@ public struct DeviceCapability: Capability {
         self.environment = environment
     }
 
-    public var commands: [CommandSpec] { DeviceCommand.specs(self) }
+    public var handlers: [CommandHandler] { DeviceCommand.handlers(self) }
 
     public func availability() async -> Availability { .available }
 

@@ -7,25 +7,31 @@ import Support
 
 /// A plugin's commands as a capability: they go through the same registry, dispatcher gates and
 /// manifest as built-in ones.
-public final class PluginCapability: Capability {
-    public let name: String
-    public let commands: [CommandSpec]
+public final class PluginCapability: Capability, CapabilityLifecycle, EventSource {
+    /// Its plugin.json5 as a capability manifest (rows and gates).
+    public let manifest: BundleManifest
+    public let handlers: [CommandHandler]
     let process: PluginProcess
-    public let manifest: PluginManifest
+    public let pluginManifest: PluginManifest
     /// Its `plugins.entries.<id>.config`, handed to the process at hello (a reload compares it).
     public let settings: JSONValue
-    public var origin: String { "plugin \(manifest.id) in \(manifest.directory)" }
+    public var origin: String { "plugin \(pluginManifest.id) in \(pluginManifest.directory)" }
 
     public init(manifest: PluginManifest, config: JSONValue) {
-        self.manifest = manifest
+        self.pluginManifest = manifest
         self.settings = config
-        self.name = manifest.capability
         let process = PluginProcess(manifest: manifest, config: config)
         self.process = process
-        self.commands = manifest.commands.map { c in
-            CommandSpec(c.name, capability: manifest.capability, params: PluginParams.self,
-                        requiresForeground: c.requiresForeground, dangerous: c.dangerous, permission: c.permission,
-                        summary: "\(c.summary) (plugin \(manifest.id))") { p, context throws(NodeError) in
+        self.manifest = BundleManifest(
+            name: manifest.capability, summary: "plugin \(manifest.id) \(manifest.version)", enabledByDefault: true, library: nil,
+            commands: manifest.commands.map { c in
+                BundleManifest.Command(name: c.name, summary: "\(c.summary) (plugin \(manifest.id))",
+                                       requiresForeground: c.requiresForeground, dangerous: c.dangerous, permission: c.permission,
+                                       gateway: c.gateway, olderGateway: c.olderGateway)
+            },
+            file: manifest.directory + "/plugin.json5")
+        self.handlers = manifest.commands.map { c in
+            CommandHandler(c.name, params: PluginParams.self) { p, context throws(NodeError) in
                 try await process.invoke(id: context.invokeId, command: c.name, params: p.value, deadline: context.deadline)
             }
         }
@@ -34,8 +40,8 @@ public final class PluginCapability: Capability {
     /// Whether the plugin's executable is there to run; starting it is `start()`'s (daemon) or the
     /// first invoke's (one-shot `invoke`) job.
     public func availability() async -> Availability {
-        FileManager.default.isExecutableFile(atPath: manifest.executable)
-            ? .available : .unavailable("plugin \(manifest.id): \(manifest.executable) is not an executable file")
+        FileManager.default.isExecutableFile(atPath: pluginManifest.executable)
+            ? .available : .unavailable("plugin \(pluginManifest.id): \(pluginManifest.executable) is not an executable file")
     }
 
     /// The daemon starts the plugin before advertising it, so the first invoke is fast and a plugin

@@ -15,6 +15,9 @@ public struct PluginManifest: Sendable, Equatable {
         public let dangerous: Bool
         public let permission: String?
         public let summary: String
+        /// What gateways do with it on platform linux (newest, and before 2026.7.2).
+        public let gateway: BundleManifest.GatewayPolicy
+        public let olderGateway: BundleManifest.GatewayPolicy
     }
 
     public let id: String
@@ -43,7 +46,7 @@ public struct PluginManifest: Sendable, Equatable {
                 throw Invalid(description: "\(file): executable \"\(exe)\" leaves the plugin's directory (\(path)); put the program inside \(directory) or name an absolute path")
             }
         }
-        if let why = BundleTrust.problem(path) { throw Invalid(description: "\(file): refused executable \(path): \(why)") }
+        if let why = FileTrust.problem(path) { throw Invalid(description: "\(file): refused executable \(path): \(why)") }
         return path
     }
 
@@ -52,7 +55,7 @@ public struct PluginManifest: Sendable, Equatable {
     /// node's account and are not writable by group or others.
     public static func load(directory: String) throws(Invalid) -> PluginManifest {
         let file = directory + "/plugin.json5"
-        if let why = BundleTrust.problem(file) { throw Invalid(description: "refused plugin \(directory): \(why)") }
+        if let why = FileTrust.problem(file) { throw Invalid(description: "refused plugin \(directory): \(why)") }
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw Invalid(description: "\(file): cannot read") }
         let v: JSONValue
         do { v = try JSON5Parser.parse(text, file: file).plain } catch { throw Invalid(description: error.description) }
@@ -72,9 +75,17 @@ public struct PluginManifest: Sendable, Equatable {
             guard let name = c["name"]?.stringValue, name.contains(".") else {
                 throw Invalid(description: "\(file): commands[\(i)].name must look like \"family.action\"")
             }
+            func policy(_ key: String) throws(Invalid) -> BundleManifest.GatewayPolicy {
+                guard let text = c[key]?.stringValue else { return .allowlist }
+                guard let p = BundleManifest.GatewayPolicy(rawValue: text) else {
+                    throw Invalid(description: "\(file): commands[\(i)].\(key) must be one of \(BundleManifest.GatewayPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return p
+            }
             commands.append(Command(name: name, requiresForeground: c["requiresForeground"]?.boolValue ?? false,
                                     dangerous: c["dangerous"]?.boolValue ?? false, permission: c["permission"]?.stringValue,
-                                    summary: c["summary"]?.stringValue ?? "plugin \(id)"))
+                                    summary: c["summary"]?.stringValue ?? "plugin \(id)",
+                                    gateway: try policy("gateway"), olderGateway: try policy("olderGateway")))
         }
         let args = v["args"]?.arrayValue?.compactMap(\.stringValue) ?? []
         // A script handed to an interpreter is code as much as the executable is.
@@ -82,7 +93,7 @@ public struct PluginManifest: Sendable, Equatable {
             let path = arg.hasPrefix("/") ? arg : PathName.join(directory, arg)
             var st = stat()
             guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
-            if let why = BundleTrust.problem(path) { throw Invalid(description: "\(file): refused script \(path): \(why)") }
+            if let why = FileTrust.problem(path) { throw Invalid(description: "\(file): refused script \(path): \(why)") }
         }
         return PluginManifest(id: id, version: v["version"]?.stringValue ?? "0", executable: try executablePath(exe, directory: directory, file: file),
                               args: args, capability: capability,

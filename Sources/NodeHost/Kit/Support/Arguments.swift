@@ -1,21 +1,18 @@
-import Config
-import HostPresence
-import Kit
-import Registry
-import Runtime
-import Store
-import Support
-
 /// Minimal argument reader: positionals plus `--flag` and `--option VALUE` / `--option=VALUE`.
-struct Arguments {
-    struct Failure: Error, CustomStringConvertible { let description: String }
+public struct Arguments: Sendable {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
 
-    private(set) var positionals: [String] = []
+    public private(set) var positionals: [String] = []
     private var options: [String: String] = [:]
     private var flags: Set<String> = []
 
     /// `valued` lists options that take a value; anything else starting with `--` is a flag.
-    init(_ args: [String], valued: Set<String>, known: Set<String>) throws(Failure) {
+    /// `ignoringUnknown`: read what is known and leave the rest (a first pass before a subcommand
+    /// that has options of its own).
+    public init(_ args: [String], valued: Set<String>, known: Set<String>, ignoringUnknown: Bool = false) throws(Failure) {
         var i = 0
         while i < args.count {
             let a = args[i]
@@ -25,6 +22,7 @@ struct Arguments {
                 var value: String?
                 if let eq = name.firstIndex(of: "=") { value = String(name[name.index(after: eq)...]); name = String(name[..<eq]) }
                 guard known.contains(name) || valued.contains(name) || name == "help" else {
+                    if ignoringUnknown { i += 1; continue }
                     let hint = Suggest.closest(to: name, in: Array(known.union(valued))).map { " (did you mean --\($0)?)" } ?? ""
                     throw Failure(description: "unknown option --\(name)\(hint)")
                 }
@@ -45,6 +43,6 @@ struct Arguments {
         }
     }
 
-    func option(_ name: String) -> String? { options[name] }
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func option(_ name: String) -> String? { options[name] }
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
 }

@@ -1,0 +1,32 @@
+import Config
+import Kit
+import Registry
+import Runtime
+import Support
+
+/// A subcommand a bundle's manifest declares (`cli`), such as the system bundle's `approvals`:
+/// `--help` comes from the manifest; anything else loads that bundle (enabled for the call even if
+/// the config has it off, so its data can be prepared first) and hands it the arguments and a way
+/// to run its own commands through the node's dispatcher.
+enum BundleCommand {
+    static func main(_ manifest: BundleManifest, _ command: BundleManifest.CLICommand, _ args: [String],
+                     capabilities: CLI.CapabilityFactory) async throws -> Int32 {
+        let a = try Arguments(args, valued: ["config"], known: [], ignoringUnknown: true)
+        if a.flag("help") || args.isEmpty { Out.line(command.help); return args.isEmpty ? ExitCode.usage.rawValue : ExitCode.ok.rawValue }
+        var config = try CLI.loadConfig(a)
+        config.capabilities[manifest.name]?.enabled = true
+        guard case .success(let exports) = BundleLoader.load(manifest), let cli = exports.cli else {
+            Out.err("openclaw-node \(command.name): the \(manifest.name) bundle cannot serve it (\(manifest.library ?? manifest.name) is missing, refused or has no CLI); see openclaw-node doctor")
+            return ExitCode.failure.rawValue
+        }
+        let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config))
+        let dispatcher = runtime.dispatcher
+        let context = BundleCLIContext(invoke: { command, params in
+            await dispatcher.invoke(id: "cli-\(manifest.name)", command: command, params: InvokeParams(params),
+                                    timeoutMs: 30_000, maxPayloadBytes: ControlProtocol.maxPayloadBytes)
+        }, printLine: { Out.line($0) }, printError: { Out.err($0) })
+        let code = await cli(command.name, args, context)
+        await runtime.shutdown()
+        return code
+    }
+}

@@ -1,0 +1,107 @@
+import Support
+
+/// What a capability bundle says about itself, read from the JSON5 file beside its library
+/// (`libopenclaw-<name>.manifest.json5`) without opening the library. It is the one place a
+/// capability's name, config section, command rows and gates, Debian packages, doctor checks and
+/// CLI commands are written down: the config check, `config.json5`'s documentation, `caps`,
+/// `--help`, the man page, completion, doctor, the gateway allowlist snippet, the connect manifest
+/// and the answer for a disabled bundle's commands are all derived from it
+/// (docs/ARCHITECTURE.md "Adding a capability").
+public struct BundleManifest: Sendable, Equatable {
+    /// One command row. Its handler is in the bundle's code, bound by name when the bundle loads;
+    /// a bundle whose code and manifest disagree is refused.
+    public struct Command: Sendable, Equatable {
+        public let name: String
+        public let summary: String
+        /// The params, for `caps` and the docs: (name, type and meaning), in manifest order.
+        public let params: [Param]
+        /// Refused with NODE_BACKGROUND_UNAVAILABLE while nobody is at the device.
+        public let requiresForeground: Bool
+        /// In the gateway's dangerous set: needs an explicit gateway allow entry.
+        public let dangerous: Bool
+        /// The `permissions` key of the connect frame this command needs (e.g. "camera").
+        public let permission: String?
+        /// What a gateway of 2026.7.2 or later does with it on platform linux.
+        public let gateway: GatewayPolicy
+        /// What an older gateway (`gateway.nodes.allowCommands`) does with it.
+        public let olderGateway: GatewayPolicy
+
+        public init(name: String, summary: String, params: [Param] = [], requiresForeground: Bool = false,
+                    dangerous: Bool = false, permission: String? = nil, gateway: GatewayPolicy = .allowlist,
+                    olderGateway: GatewayPolicy = .allowlist) {
+            self.name = name; self.summary = summary; self.params = params
+            self.requiresForeground = requiresForeground; self.dangerous = dangerous; self.permission = permission
+            self.gateway = gateway; self.olderGateway = olderGateway
+        }
+    }
+
+    public struct Param: Sendable, Equatable {
+        public let name: String
+        public let doc: String
+        public init(_ name: String, _ doc: String) { self.name = name; self.doc = doc }
+    }
+
+    /// How a gateway's command policy treats a command of a Linux node (docs/PROTOCOL.md §5).
+    public enum GatewayPolicy: String, Sendable, CaseIterable {
+        /// In the platform defaults for linux (or allowed for a node with the command's cap).
+        case `default`
+        /// Allowed on every platform by the gateway's Canvas plugin when it is enabled.
+        case canvasPlugin = "canvas-plugin"
+        /// A desktop-host command: allowed once an operator approves the node's command surface.
+        case surfaceApproval = "surface-approval"
+        /// Only with the gateway's allowlist.
+        case allowlist
+    }
+
+    /// One check `openclaw-node doctor` runs for the bundle (`Capability.diagnose`), documented here.
+    public struct DoctorCheck: Sendable, Equatable {
+        public let id: String
+        public let doc: String
+    }
+
+    /// A subcommand of `openclaw-node` the bundle serves (`openclaw-node approvals …`).
+    public struct CLICommand: Sendable, Equatable {
+        public let name: String
+        public let summary: String
+        public let help: String
+    }
+
+    public let name: String
+    public let summary: String
+    public let enabledByDefault: Bool
+    /// The library with the bundle's code; nil for the core's built-in capability.
+    public let library: String?
+    /// The keys of `capabilities.<name>` besides `enabled`, in documentation order.
+    public let config: [ConfigField]
+    public let commands: [Command]
+    /// Debian packages the bundle's libraries come from (what to install when it cannot load).
+    public let depends: [String]
+    public let recommends: [String]
+    public let doctor: [DoctorCheck]
+    public let cli: [CLICommand]
+    /// Where it was read ("built in" for the core's own).
+    public let file: String
+
+    public init(name: String, summary: String, enabledByDefault: Bool, library: String?, config: [ConfigField] = [],
+                commands: [Command], depends: [String] = [], recommends: [String] = [], doctor: [DoctorCheck] = [],
+                cli: [CLICommand] = [], file: String) {
+        self.name = name; self.summary = summary; self.enabledByDefault = enabledByDefault; self.library = library
+        self.config = config; self.commands = commands; self.depends = depends; self.recommends = recommends
+        self.doctor = doctor; self.cli = cli; self.file = file
+    }
+
+    /// The manifest file that belongs beside `libopenclaw-<name>.so`.
+    public static func fileName(_ name: String) -> String { "libopenclaw-\(name).manifest.json5" }
+
+    /// The whole `capabilities.<name>` section: `enabled` and the bundle's keys.
+    public var section: [ConfigField] {
+        [ConfigField("enabled", .bool, value: .bool(enabledByDefault), commands.map(\.name).joined(separator: ", "))] + config
+    }
+
+    /// Keys of the section that a config reload cannot apply (only a restart does).
+    public var restartKeys: [String] { config.filter(\.restartsNode).map(\.key) }
+}
+
+extension Array where Element == BundleManifest {
+    public func named(_ name: String) -> BundleManifest? { first { $0.name == name } }
+}

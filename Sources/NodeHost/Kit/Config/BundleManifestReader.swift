@@ -1,0 +1,183 @@
+import Support
+
+/// Reads a bundle manifest (JSON5). Its shape is checked with the config file's own validator, so a
+/// mistake in a manifest is reported like one in config.json5: file:line:col, key path, "did you
+/// mean". Then the rules a schema cannot say: required keys, a name that matches the file, config
+/// defaults of the declared type, integer ranges, known enumerations.
+public enum BundleManifestReader {
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public let problems: [String]
+        public var description: String { problems.joined(separator: "\n") }
+    }
+
+    /// `expectedName`: the name the file name gives (nil for the built-in manifest).
+    public static func read(_ text: String, file: String, expectedName: String?, library: String?) throws(Invalid) -> BundleManifest {
+        let doc: JSON5Node
+        do { doc = try JSON5Parser.parse(text, file: file) } catch { throw Invalid(problems: [error.description]) }
+        let shape = ConfigValidator.check(doc, against: .object(schema), path: "", file: file)
+        if !shape.isEmpty { throw Invalid(problems: shape.map(\.description)) }
+        var problems: [String] = []
+        func fail(_ node: JSON5Node, _ path: String, _ reason: String) {
+            problems.append(ConfigError(file: file, location: node.location, keyPath: path, reason: reason).description)
+        }
+        let top = members(doc)
+        func required(_ key: String, in m: [JSON5Node.Member], at node: JSON5Node, _ path: String) -> JSON5Node? {
+            if let v = m.first(where: { $0.key == key })?.value { return v }
+            fail(node, path, "missing key \"\(key)\"")
+            return nil
+        }
+        let nameNode = required("name", in: top, at: doc, "")
+        let name = nameNode?.plain.stringValue ?? ""
+        if let nameNode, !isBundleName(name) {
+            fail(nameNode, "name", "\"\(name)\" is not a bundle name (lower-case letters, digits and -, starting with a letter)")
+        } else if let nameNode, let expectedName, name != expectedName {
+            fail(nameNode, "name", "the manifest is for \"\(name)\" but its file is named for \"\(expectedName)\"")
+        }
+        let summary = required("summary", in: top, at: doc, "")?.plain.stringValue ?? ""
+        let enabled = value("enabledByDefault", top)?.boolValue ?? false
+
+        var config: [ConfigField] = []
+        for m in members(value(node: "config", top)) {
+            if let f = field(m, path: "config.\(m.key)", fail: fail) { config.append(f) }
+        }
+
+        var commands: [BundleManifest.Command] = []
+        let commandsNode = required("commands", in: top, at: doc, "")
+        for m in members(commandsNode) {
+            let path = "commands.\(m.key)"
+            if !isCommandName(m.key) { fail(m.value, path, "\"\(m.key)\" is not a command name (words of letters and digits joined by dots, e.g. \"camera.snap\")") }
+            let row = members(m.value)
+            let params = members(value(node: "params", row)).map { BundleManifest.Param($0.key, $0.value.plain.stringValue ?? "") }
+            commands.append(BundleManifest.Command(
+                name: m.key, summary: required("summary", in: row, at: m.value, path)?.plain.stringValue ?? "",
+                params: params,
+                requiresForeground: value("foreground", row)?.boolValue ?? false,
+                dangerous: value("dangerous", row)?.boolValue ?? false,
+                permission: value("permission", row)?.stringValue,
+                gateway: value("gateway", row)?.stringValue.flatMap(BundleManifest.GatewayPolicy.init(rawValue:)) ?? .allowlist,
+                olderGateway: value("olderGateway", row)?.stringValue.flatMap(BundleManifest.GatewayPolicy.init(rawValue:)) ?? .allowlist))
+        }
+        if let commandsNode, commands.isEmpty, value("cli", top) == nil {
+            fail(commandsNode, "commands", "a bundle must declare at least one command")
+        }
+
+        let packages = value("packages", top)
+        let doctor = members(value(node: "doctor", top)).map { BundleManifest.DoctorCheck(id: $0.key, doc: $0.value.plain.stringValue ?? "") }
+        let cli = members(value(node: "cli", top)).map { m in
+            BundleManifest.CLICommand(name: m.key, summary: m.value.plain["summary"]?.stringValue ?? "",
+                                      help: m.value.plain["help"]?.stringValue ?? "")
+        }
+        if !problems.isEmpty { throw Invalid(problems: problems) }
+        return BundleManifest(name: name, summary: summary, enabledByDefault: enabled, library: library, config: config,
+                              commands: commands,
+                              depends: packages?["depends"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                              recommends: packages?["recommends"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                              doctor: doctor, cli: cli, file: file)
+    }
+
+    /// One `config.<key>` entry as a config field; nil (with a problem) when it does not make sense.
+    private static func field(_ m: JSON5Node.Member, path: String, nested: Bool = false,
+                              fail: (JSON5Node, String, String) -> Void) -> ConfigField? {
+        let o = members(m.value)
+        guard let typeName = value("type", o)?.stringValue else { fail(m.value, path, "missing key \"type\""); return nil }
+        guard let doc = value("doc", o)?.stringValue else { fail(m.value, path, "missing key \"doc\""); return nil }
+        let type: ConfigType
+        switch typeName {
+        case "string": type = .string
+        case "bool": type = .bool
+        case "stringArray": type = .stringArray
+        case "domainName": type = .domainName
+        case "hostPort": type = .hostPort
+        case "any": type = .any
+        case "integer":
+            guard let lo = value("min", o)?.intValue, let hi = value("max", o)?.intValue, lo <= hi else {
+                fail(m.value, path, "an integer key needs \"min\" and \"max\" (min ≤ max)"); return nil
+            }
+            type = .integer(lo...hi)
+        case "enum":
+            guard let values = value("values", o)?.arrayValue?.compactMap(\.stringValue), !values.isEmpty else {
+                fail(m.value, path, "an enum key needs \"values\": [\"…\"]"); return nil
+            }
+            type = .enumeration(values)
+        case "object":
+            guard !nested else { fail(m.value, path, "objects nest one level deep in a manifest"); return nil }
+            var sub: [ConfigField] = []
+            for f in members(value(node: "fields", o)) {
+                if let field = field(f, path: "\(path).fields.\(f.key)", nested: true, fail: fail) { sub.append(field) }
+            }
+            type = .object(sub)
+        default:
+            fail(m.value, "\(path).type", "unknown type \"\(typeName)\"; use string, bool, integer, enum, stringArray, domainName, hostPort, object or any")
+            return nil
+        }
+        var defaultValue: JSONValue?
+        if let d = o.first(where: { $0.key == "default" })?.value {
+            let wrong = ConfigValidator.check(d, against: type, path: "\(path).default", file: "")
+            if let first = wrong.first { fail(d, "\(path).default", "the default does not fit the type: \(first.reason)"); return nil }
+            defaultValue = d.plain
+        }
+        return ConfigField(m.key, type, value: defaultValue, defaultDoc: value("defaultDoc", o)?.stringValue, doc,
+                           restartsNode: value("reload", o)?.stringValue == "restart-node")
+    }
+
+    private static func members(_ node: JSON5Node?) -> [JSON5Node.Member] {
+        if let node, case .object(let m) = node.kind { return m }
+        return []
+    }
+
+    private static func value(node key: String, _ m: [JSON5Node.Member]) -> JSON5Node? { m.last { $0.key == key }?.value }
+    private static func value(_ key: String, _ m: [JSON5Node.Member]) -> JSONValue? { value(node: key, m)?.plain }
+
+    static func isBundleName(_ s: String) -> Bool {
+        guard let first = s.unicodeScalars.first, ("a"..."z").contains(first), s.count <= 40 else { return false }
+        return s.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+
+    static func isCommandName(_ s: String) -> Bool {
+        let words = s.split(separator: ".", omittingEmptySubsequences: false)
+        return words.count >= 2 && s.count <= 100 && words.allSatisfy { w in
+            guard let first = w.unicodeScalars.first, first.properties.isAlphabetic else { return false }
+            return w.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        }
+    }
+
+    /// The manifest's own shape.
+    static let schema: [ConfigField] = {
+        let leaf: [ConfigField] = [
+            ConfigField("type", .enumeration(["string", "bool", "integer", "enum", "stringArray", "domainName", "hostPort", "object", "any"]), "the value's type"),
+            ConfigField("doc", .string, "what the key means (config.json5, config check)"),
+            ConfigField("default", .any, "the default value, when it is a constant"),
+            ConfigField("defaultDoc", .string, "the default in words, when it is not a constant (\"$DISPLAY\")"),
+            ConfigField("min", .integer(Int.min...Int.max), "integer: the smallest value"),
+            ConfigField("max", .integer(Int.min...Int.max), "integer: the largest value"),
+            ConfigField("values", .stringArray, "enum: the allowed strings"),
+            ConfigField("reload", .enumeration(["restart-capability", "restart-node"]), "what a config reload does when the key changes"),
+        ]
+        let fieldSchema = ConfigType.object(leaf + [ConfigField("fields", .map(.object(leaf)), "object: its keys")])
+        let policies = BundleManifest.GatewayPolicy.allCases.map(\.rawValue)
+        return [
+            ConfigField("name", .string, "the capability's name: caps entry, config section, libopenclaw-<name>.so"),
+            ConfigField("summary", .string, "one line for --help, caps and config.json5"),
+            ConfigField("enabledByDefault", .bool, "whether capabilities.<name>.enabled defaults to true"),
+            ConfigField("packages", .object([
+                ConfigField("depends", .stringArray, "Debian packages the bundle cannot load without"),
+                ConfigField("recommends", .stringArray, "Debian packages it uses when present"),
+            ]), "where its libraries come from"),
+            ConfigField("config", .map(fieldSchema), "the keys of capabilities.<name> besides enabled"),
+            ConfigField("commands", .map(.object([
+                ConfigField("summary", .string, "one line for caps and the docs"),
+                ConfigField("params", .map(.string), "each param's type and meaning"),
+                ConfigField("foreground", .bool, "refused while nobody is at the device"),
+                ConfigField("dangerous", .bool, "in the gateway's dangerous set"),
+                ConfigField("permission", .string, "the connect frame's permissions key it needs"),
+                ConfigField("gateway", .enumeration(policies), "the policy of gateways 2026.7.2 and later"),
+                ConfigField("olderGateway", .enumeration(policies), "the policy of older gateways"),
+            ])), "the command rows"),
+            ConfigField("doctor", .map(.string), "the checks doctor runs: id → what it checks"),
+            ConfigField("cli", .map(.object([
+                ConfigField("summary", .string, "one line for --help"),
+                ConfigField("help", .string, "the subcommand's --help text"),
+            ])), "openclaw-node subcommands the bundle serves"),
+        ]
+    }()
+}
