@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // openclaw-node: a native Linux OpenClaw node. No outside Swift packages; C libraries come from
-// Debian packages through the systemLibrary shims (Sources/C*, Sources/NodeHost/Shims, Sources/Media/Shims).
+// Debian packages through the systemLibrary shims (Sources/C*, Sources/Kit/Shims, Sources/NodeHost/Shims, Sources/Media/Shims).
 //
 // The executable links only the core (Sources/NodeHost, a package of its own so that one copy of it
 // is shared). Each capability is a bundle, a shared library `libopenclaw-<name>.so` that the core
@@ -34,7 +34,7 @@ let package = Package(
     ],
     // The core, the shared libraries on it, and the video library: each its own package so that
     // it is linked as one shared copy (docs/ARCHITECTURE.md).
-    dependencies: [.package(path: "Sources/NodeHost/Kit"), .package(path: "Sources/NodeHost"),
+    dependencies: [.package(path: "Sources/Kit"), .package(path: "Sources/NodeHost"),
                    .package(path: "Sources/Media"), .package(path: "Sources/Video")],
     targets: [
         // Shims only the bundles use (the core's and Media's live in their packages' Shims folders).

@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "CFFmpeg", targets: ["CFFmpeg"]),
         .library(name: "CX11", targets: ["CX11"]),
     ],
-    dependencies: [.package(path: "../NodeHost/Kit")],
+    dependencies: [.package(path: "../Kit")],
     targets: [
         .systemLibrary(name: "CTurboJPEG", path: "Shims/CTurboJPEG", pkgConfig: "libturbojpeg",
                        providers: [.apt(["libturbojpeg0-dev"])]),

@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // The openclaw-node runtime as one shared library (libopenclaw-node-core.so), linked by the
-// executable only. It builds on the kit (Kit/: Support, Config, Kit — what bundles see) and is made of
+// executable only. It builds on the kit (../Kit: Support, Config, Kit — what bundles see) and is made of
 // modules whose dependencies point one way, so the compiler keeps the rules:
 //   Store        SQLite state and the device identity; knows no protocol frame
 //   HostPresence logind / manual / x11 (through libopenclaw-x11.so) presence, PresenceMonitor
@@ -22,7 +22,7 @@ let package = Package(
         .library(name: "openclaw-node-core", type: .dynamic,
                  targets: ["Store", "HostPresence", "Registry", "Runtime", "NodeCLI"]),
     ],
-    dependencies: [.package(path: "Kit")],
+    dependencies: [.package(path: "../Kit")],
     targets: [
         // C shims: each is a module.modulemap + one header of static inline wrappers.
         .systemLibrary(name: "CSQLite", path: "Shims/CSQLite", pkgConfig: "sqlite3",

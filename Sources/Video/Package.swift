@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .library(name: "openclaw-video", type: .dynamic, targets: ["Video"]),
     ],
-    dependencies: [.package(path: "../NodeHost/Kit"), .package(path: "../Media")],
+    dependencies: [.package(path: "../Kit"), .package(path: "../Media")],
     targets: [
         .target(name: "Video",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),

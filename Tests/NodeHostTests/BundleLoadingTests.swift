@@ -53,7 +53,7 @@ import Testing
         /// Builds a C stand-in for a bundle: stamped with this header, then `tweak` applied.
         func writeCBundle(_ name: String, tweak: String) throws {
             let src = root + "/\(name).c"
-            let shim = TestPaths.repoRoot + "/Sources/NodeHost/Kit/Shims/CBundleABI"
+            let shim = TestPaths.repoRoot + "/Sources/Kit/Shims/CBundleABI"
             let c = """
                 #include "shim.h"
                 static void *make(void) { return 0; }

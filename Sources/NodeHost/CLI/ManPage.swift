@@ -1,3 +1,4 @@
+import Config
 import Kit
 import Support
 
@@ -16,11 +17,10 @@ enum ManPage {
             ".SH DESCRIPTION",
             paragraph("""
                 openclaw-node pairs this device with an OpenClaw gateway and serves what the device has \
-                to the gateway's agents: camera (V4L2), location (gpsd), screen capture, a Chromium \
-                canvas, speech (push-to-talk and voice wake), desktop control, command execution with \
-                exec approvals, and out-of-process plugins. Each capability is a bundle, loaded only when \
-                the config enables it. Agents reach the node through the gateway, for example \
-                `openclaw nodes invoke --node NAME --command camera.snap`.
+                to the gateway's agents. Each capability is a bundle that describes itself in a manifest \
+                beside its library (see CAPABILITIES for the ones installed here), loaded only when the \
+                config enables it; out-of-process plugins add more. Agents reach the node through the \
+                gateway, for example `openclaw nodes invoke --node NAME --command device.info`.
                 """),
             ".SH COMMANDS",
         ]
@@ -29,6 +29,23 @@ enum ManPage {
             out.append(paragraph(c.summary))
             out += [".PP", ".nf", ".RS 4"]
             out += c.help.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) }
+            out += [".RE", ".fi"]
+        }
+        // From the installed manifests: what each capability is, its commands and its keys.
+        out.append(".SH CAPABILITIES")
+        for m in BundleCatalog.current.manifests {
+            out.append(".SS \(escape(m.name))")
+            out.append(paragraph("\(m.summary). \(m.enabledByDefault ? "On" : "Off") unless capabilities.\(m.name).enabled says otherwise."))
+            out += [".PP", ".nf", ".RS 4"]
+            for c in m.commands {
+                let gates = [c.requiresForeground ? "foreground" : nil, c.dangerous ? "dangerous" : nil].compactMap { $0 }
+                out.append(escape("\(c.name)  \(c.summary)\(gates.isEmpty ? "" : " [\(gates.joined(separator: ", "))]")"))
+            }
+            if !m.config.isEmpty {
+                out.append(escape("capabilities.\(m.name):"))
+                out += ConfigReference.text(m.config, indent: "  ").split(separator: "\n").map { escape(String($0)) }
+            }
+            for d in m.doctor { out.append(escape("doctor: \(d.doc)")) }
             out += [".RE", ".fi"]
         }
         out += [

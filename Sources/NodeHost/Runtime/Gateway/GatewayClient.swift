@@ -270,10 +270,10 @@ public actor GatewayClient {
                              "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
                              "  then, if the gateway asks for it, approve the node's commands: openclaw nodes approve <id>")
                 } else {
-                    log.warn("the operator session (chat.send and talk.speak for talk) is waiting for approval of this device as an " +
+                    log.warn("the operator session (for the capabilities that call operator methods) is waiting for approval of this device as an " +
                              "operator with \(session.scopes.joined(separator: ", ")) (request \(requestId ?? "unknown")). On the gateway host run:\n" +
                              "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
-                             "  Until then talk hands transcripts over on the node session and speaks replies with espeak-ng.")
+                             "  Until then those capabilities do without it (over the node session).")
                 }
             }
             let delay = pairingBackoff.next()
@@ -287,7 +287,8 @@ public actor GatewayClient {
             try? store.deleteDeviceToken(gateway: gatewayKey, role: session.role)
             if onlyWithToken {
                 await halt("the gateway no longer accepts the operator token the setup code handed over (dropped it); " +
-                           "talk goes on over the node session. To ask for an operator approval instead, set capabilities.talk.operator: true",
+                           "the capabilities that used it go on over the node session. To ask for an operator approval instead, " +
+                           "set the capability's operator option (openclaw-node config reference)",
                            record: &gw)
                 return true
             }

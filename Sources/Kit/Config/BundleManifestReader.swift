@@ -45,7 +45,7 @@ public enum BundleManifestReader {
         let commandsNode = required("commands", in: top, at: doc, "")
         for m in members(commandsNode) {
             let path = "commands.\(m.key)"
-            if !isCommandName(m.key) { fail(m.value, path, "\"\(m.key)\" is not a command name (words of letters and digits joined by dots, e.g. \"camera.snap\")") }
+            if !isCommandName(m.key) { fail(m.value, path, "\"\(m.key)\" is not a command name (words of letters and digits joined by dots, e.g. \"device.info\")") }
             let row = members(m.value)
             let params = members(value(node: "params", row)).map { BundleManifest.Param($0.key, $0.value.plain.stringValue ?? "") }
             commands.append(BundleManifest.Command(

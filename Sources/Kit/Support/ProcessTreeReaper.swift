@@ -34,7 +34,7 @@ public enum ProcessTreeReaper {
         var argv = args
         if argv.first == "--" { argv.removeFirst() }
         guard let program = argv.first else {
-            say("usage: openclaw-node exec-reaper -- PROGRAM [ARGS…] (used by system.run)")
+            say("usage: openclaw-node exec-reaper -- PROGRAM [ARGS…] (run by bundles for the commands they start)")
             return 2
         }
         var stops = sigset_t()

@@ -56,7 +56,7 @@ public enum ConfigLoader {
                              catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
         let doc: JSON5Node
         do { doc = try JSON5Parser.parse(text, file: file) } catch { throw .syntax(error) }
-        let errors = ConfigValidator.validate(doc, file: file, bundles: catalog.manifests)
+        let errors = ConfigValidator.validate(doc, file: file, bundles: catalog.manifests, refused: catalog.refused.map(\.name))
         if !errors.isEmpty { throw .invalid(errors) }
         return NodeConfig(document: doc.plain, sourceFile: file, environment: env, catalog: catalog)
     }

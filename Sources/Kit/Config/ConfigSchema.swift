@@ -85,7 +85,9 @@ public struct ConfigField: Sendable, Equatable {
 
 public enum ConfigSchema {
     /// The whole file's shape: the core's keys and one `capabilities.<name>` section per manifest.
-    public static func root(bundles: [BundleManifest]) -> [ConfigField] { [
+    /// `refused`: bundles whose manifest could not be used: their sections are let through
+    /// unchecked (the refusal is reported where the bundle is, not as an unknown key).
+    public static func root(bundles: [BundleManifest], refused: [String] = []) -> [ConfigField] { [
         ConfigField("gateway", .object([
             ConfigField("url", .string, "gateway WebSocket URL (ws:// or wss://); unset = discovery. Env OPENCLAW_GATEWAY_URL wins"),
             ConfigField("name", .string, "with no url: connect to the discovered gateway with this DNS-SD instance name (or unambiguous display name)"),
@@ -111,7 +113,8 @@ public enum ConfigSchema {
             ConfigField("display", .string, default: "$DISPLAY / $WAYLAND_DISPLAY", "X display for mode x11, Wayland compositor socket for mode wayland"),
             ConfigField("idleSeconds", .integer(1...86_400), default: "300", "mode wayland: background after this long without input"),
         ]), "when foreground-only commands (camera, screen, canvas) may run"),
-        ConfigField("capabilities", .object(bundles.map { ConfigField($0.name, .object($0.section), $0.summary) }),
+        ConfigField("capabilities", .object(bundles.map { ConfigField($0.name, .object($0.section), $0.summary) }
+                                            + refused.map { ConfigField($0, .any, "its bundle's manifest was refused") }),
                     "capability bundles (each described by its manifest); each can be switched off"),
         ConfigField("plugins", .object([
             ConfigField("dirs", .stringArray, default: "[\"Plugins\"]", "directories searched for out-of-process plugins"),

@@ -12,13 +12,13 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Checks a parsed JSON5 document against `ConfigSchema` (the core's keys and the installed bundles'): unknown keys (with a "did you mean"),
 /// wrong types, out-of-range values. Returns every problem, not just the first.
 enum ConfigValidator {
-    static func validate(_ node: JSON5Node, file: String, bundles: [BundleManifest]) -> [ConfigError] {
+    static func validate(_ node: JSON5Node, file: String, bundles: [BundleManifest], refused: [String] = []) -> [ConfigError] {
         guard case .object = node.kind else {
             return [ConfigError(file: file, location: node.location, keyPath: "",
                                 reason: "the config must be an object ({ … }), found \(node.typeName)")]
         }
         var errors: [ConfigError] = []
-        check(node, against: .object(ConfigSchema.root(bundles: bundles)), path: "", file: file, into: &errors)
+        check(node, against: .object(ConfigSchema.root(bundles: bundles, refused: refused)), path: "", file: file, into: &errors)
         return errors
     }
 

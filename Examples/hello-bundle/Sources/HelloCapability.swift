@@ -1,0 +1,51 @@
+import Config
+import Kit
+import Support
+import Synchronization
+
+/// The code half of the manifest's two rows. Everything else — the gate on hello.count, the
+/// config keys and their defaults, the docs — is in libopenclaw-hello.manifest.json5.
+struct HelloCapability: Capability, SelfDiagnosing {
+    let manifest: BundleManifest
+    let greeting: String
+    let times: Int
+    private let counter = Counter()
+
+    init(context: CapabilityContext) {
+        manifest = context.manifest
+        // The section arrives validated with the manifest's defaults filled in.
+        greeting = context.section.string("greeting") ?? ""
+        times = context.section.int("times") ?? 1
+    }
+
+    struct GreetParams: CommandParams {
+        var name: String?
+        func validated() throws(NodeError) -> GreetParams {
+            var p = self
+            p.name = (name?.isEmpty ?? true) ? "world" : name
+            return p
+        }
+    }
+
+    var handlers: [CommandHandler] {
+        [CommandHandler("hello.greet", params: GreetParams.self) { [greeting, times] p, _ in
+             ["text": .string(Array(repeating: "\(greeting), \(p.name ?? "world")!", count: times).joined(separator: " "))]
+         },
+         CommandHandler("hello.count", params: NoParams.self) { [counter] _, _ in
+             ["count": .number(Double(counter.next()))]
+         }]
+    }
+
+    func availability() async -> Availability { .available }
+
+    func diagnose() async -> [Diagnosis] {
+        greeting.trimmed().isEmpty ? [Diagnosis(.warn, "capabilities.hello.greeting is empty: hello.greet greets with nothing")]
+                                   : [Diagnosis(.ok, "greets with \"\(greeting)\"")]
+    }
+}
+
+/// Invocations so far: the value and its lock are one thing.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}

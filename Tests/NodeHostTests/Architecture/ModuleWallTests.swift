@@ -1,0 +1,82 @@
+@testable import Config
+import Foundation
+@testable import Support
+import Testing
+
+/// The walls between the core and the bundles, checked on the source: a bundle imports only what
+/// every bundle may see, the core imports no bundle, and the core names no capability, command or
+/// capability key (they are the manifests' to say; the built-in device manifest is the exception).
+struct ModuleWallTests {
+    static let coreModules = ["Store", "Registry", "Runtime", "HostPresence", "NodeCLI"]
+    static let bundleModules = ["CameraCapability", "LocationCapability", "ScreenCapability", "CanvasCapability",
+                                "SystemCapability", "ComputerCapability", "TalkCapability", "HelloBundle"]
+
+    static func swiftFiles(under dir: String) -> [String] {
+        let root = TestPaths.repoRoot + "/" + dir
+        guard let e = FileManager.default.enumerator(atPath: root) else { return [] }
+        return e.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") && !$0.contains(".build/") }.map { root + "/" + $0 }
+    }
+
+    static func imports(_ file: String) -> [(line: Int, module: String)] {
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { i, l in
+            let t = l.trimmingCharacters(in: .whitespaces)
+            for prefix in ["import ", "@testable import ", "@_exported import "] where t.hasPrefix(prefix) {
+                return (i + 1, String(t.dropFirst(prefix.count).split(separator: " ").first ?? ""))
+            }
+            return nil
+        }
+    }
+
+    @Test func bundlesImportNothingOfTheRuntime() {
+        let files = Self.swiftFiles(under: "Sources/Capabilities") + Self.swiftFiles(under: "Examples")
+        #expect(files.count > 50, "found \(files.count) files")
+        var bad: [String] = []
+        for f in files { for i in Self.imports(f) where Self.coreModules.contains(i.module) { bad.append("\(f):\(i.line): import \(i.module)") } }
+        #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+    }
+
+    @Test func theCoreImportsNoBundle() {
+        let files = Self.swiftFiles(under: "Sources/NodeHost") + Self.swiftFiles(under: "Sources/Kit") + Self.swiftFiles(under: "Sources/openclaw-node")
+        var bad: [String] = []
+        for f in files { for i in Self.imports(f) where Self.bundleModules.contains(i.module) { bad.append("\(f):\(i.line): import \(i.module)") } }
+        #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+    }
+
+    /// No string literal of the core holds a bundle's name, a command of one, or a key of its section.
+    @Test func theCoreNamesNoCapability() throws {
+        var manifests: [BundleManifest] = []
+        for dir in try FileManager.default.contentsOfDirectory(atPath: TestPaths.repoRoot + "/Sources/Capabilities") {
+            let path = TestPaths.repoRoot + "/Sources/Capabilities/\(dir)"
+            for f in try FileManager.default.contentsOfDirectory(atPath: path) where f.hasSuffix(".manifest.json5") {
+                let name = String(f.dropFirst("libopenclaw-".count).dropLast(".manifest.json5".count))
+                manifests.append(try BundleManifestReader.read(try String(contentsOfFile: path + "/" + f, encoding: .utf8),
+                                                               file: f, expectedName: name, library: nil))
+            }
+        }
+        #expect(manifests.count == 7)
+        var words: [String] = []
+        for m in manifests {
+            words += ["\"\(m.name)\"", "capabilities.\(m.name)", "libopenclaw-\(m.name)"]
+            words += m.commands.map(\.name)
+        }
+        // Words that are something else where they stand: an HTTP header, `service --system`.
+        let otherMeaning: [(file: String, word: String)] = [("Transport/HTTPUpgrade.swift", "\"location\""),
+                                                             ("CLI/ServiceCommand.swift", "\"system\"")]
+        var bad: [String] = []
+        for f in Self.swiftFiles(under: "Sources/NodeHost") + Self.swiftFiles(under: "Sources/Kit") {
+            let lines = try String(contentsOfFile: f, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (i, raw) in lines.enumerated() {
+                let line = raw.trimmingCharacters(in: .whitespaces)
+                if line.hasPrefix("//") { continue }
+                // Only what is inside string literals (comments after code are dropped).
+                let code = line.components(separatedBy: " //").first ?? line
+                guard code.contains("\"") else { continue }
+                for w in words where code.contains(w) && !otherMeaning.contains(where: { f.hasSuffix($0.file) && $0.word == w }) {
+                    bad.append("\(f):\(i + 1): \(w)")
+                }
+            }
+        }
+        #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+    }
+}
