@@ -68,7 +68,7 @@ final class CanvasNode: @unchecked Sendable {
 
     /// PIDs of browser processes using this node's profile.
     var browserPids: [Int32] {
-        let profile = node.dir + "/state/canvas-browser"
+        let profile = node.dir + "/state/canvas/browser"
         guard let r = try? runProcess("/usr/bin/pgrep", ["-f", "--", "--user-data-dir=\(profile)"]) else { return [] }
         return r.stdout.split(separator: "\n").compactMap { Int32($0) }
     }

@@ -124,8 +124,10 @@ struct CanvasTests {
         let c = try CanvasNode(); defer { c.stop() }
         #expect(c.eval("1") == "1")
         var st = stat()
-        #expect(stat(c.node.dir + "/state/canvas-browser", &st) == 0)
+        #expect(stat(c.node.dir + "/state/canvas/browser", &st) == 0)
         #expect(st.st_mode & 0o777 == 0o700)
+        // The bundle's own state directory above it is private too.
+        #expect(stat(c.node.dir + "/state/canvas", &st) == 0 && st.st_mode & 0o777 == 0o700)
         for pid in c.browserPids {
             let cmd = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
             #expect(!cmd.contains("--remote-debugging-port"), "\(cmd)")

@@ -68,7 +68,7 @@ struct CanvasWindowTests {
             ScreenTest.near(img.pixel(x: 100, y: 200), 0x0000ff, tolerance: 12) || Self.isColour(img, 0.25, 0.75, 0x0000ff)
         }, "\(c.node.log.suffix(1500))")
         // Stopping the node leaves nothing in /tmp: Chromium's singleton folder goes with the browser.
-        let singleton = try? FileManager.default.destinationOfSymbolicLink(atPath: c.node.dir + "/state/canvas-browser/SingletonSocket")
+        let singleton = try? FileManager.default.destinationOfSymbolicLink(atPath: c.node.dir + "/state/canvas/browser/SingletonSocket")
         #expect(c.node.stop() == 0)
         if let singleton {
             #expect(!FileManager.default.fileExists(atPath: (singleton as NSString).deletingLastPathComponent), "\(singleton) left behind")

@@ -215,7 +215,7 @@ struct LocationGpsdTests {
         var it = updates.makeAsyncIterator()
         let first = try #require(await it.next())
         #expect(first.movedMeters == nil)
-        #expect(first.event == "location.update")
+        #expect(first.event == .locationUpdate)
         #expect(abs((first.payload["lat"]?.doubleValue ?? 0) - 52.5) < 1e-6)
         // 50 m north: not significant. Then 1 km north: significant.
         try h.feed(["fix": ["lat": 52.50045, "lon": 13.4, "alt": 30.0, "hdop": 0.9]])

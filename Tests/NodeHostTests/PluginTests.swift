@@ -93,7 +93,7 @@ import Testing
         let stream = try #require(await caps[0].events())
         _ = await d.invoke(id: "e1", command: "behaveevent.echo", params: nil, timeoutMs: 5000)
         var it = stream.makeAsyncIterator()
-        #expect(await it.next() == CapabilityEvent(event: "behave.happened", payload: ["n": 1]))
+        #expect(await it.next() == CapabilityEvent(.custom("behave.happened"), payload: ["n": 1]))
         for c in caps { await c.shutdown() }
     }
 

@@ -46,16 +46,7 @@ actor CanvasSession {
     /// Asks the gateway for a fresh scoped canvas URL (newest gateways: plugin surface; older:
     /// canvas capability). True when it gave one.
     private func refreshCanvasHost() async -> Bool {
-        guard let link else { return false }
-        let fresh: String?
-        if link.pluginSurfaceUrls["canvas"] != nil {
-            fresh = await link.request("node.pluginSurface.refresh", ["surface": "canvas"])?["pluginSurfaceUrls"]?["canvas"]?.stringValue
-        } else if link.canvasHostUrl != nil {
-            fresh = await link.request("node.canvas.capability.refresh", [:])?["canvasHostUrl"]?.stringValue
-        } else {
-            fresh = nil
-        }
-        guard let fresh, !fresh.isEmpty else { return false }
+        guard let link, let fresh = await link.refreshCanvasHostURL() else { return false }
         refreshedHost = fresh
         log.info("canvas host capability refreshed")
         return true
@@ -288,7 +279,7 @@ actor CanvasSession {
             log.warn("A2UI actions are coming too fast; dropped \(action.name)")
         } else if let link, await link.isConnected() {
             let p = action.eventPayload(sessionKey: link.mainSessionKey ?? "main", host: link.displayName, instanceId: link.nodeId)
-            ok = await link.sendEvent("agent.request", p)
+            ok = await link.send(.agentRequest, p)
             error = ok ? "" : "send failed"
         }
         log.info("A2UI action \(action.name) (\(action.id)) → agent.request: \(ok ? "sent" : error)")

@@ -91,7 +91,7 @@ public final class LocationCapability: Capability, CapabilityLifecycle, EventSou
         let updates = await significantChanges()
         return AsyncStream { c in
             let t = Task {
-                for await u in updates { c.yield(CapabilityEvent(event: u.event, payload: u.payload)) }
+                for await u in updates { c.yield(CapabilityEvent(u.event, payload: u.payload)) }
                 c.finish()
             }
             c.onTermination = { _ in t.cancel() }

@@ -6,11 +6,10 @@ import Support
 /// `capabilities.location.significantChangeMeters` (the iOS node's significant-change events).
 /// `payload` has the location.get shape (precise), so the gateway can read it the same way.
 public struct LocationUpdate: Sendable {
-    public static let eventName = "location.update"
     public let fix: GpsFix
     /// Distance from the previous update (nil for the first one after start-up).
     public let movedMeters: Double?
-    public var event: String { Self.eventName }
+    public var event: NodeEvent { .locationUpdate }
     public var payload: JSONValue { LocationPayload.make(fix, accuracy: .precise) }
 }
 

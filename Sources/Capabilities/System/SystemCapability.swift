@@ -71,9 +71,9 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         return out
     }
 
-    private func send(_ event: String, _ payload: JSONValue) async {
+    private func send(_ event: NodeEvent, _ payload: JSONValue) async {
         guard let link = lock.withLock({ self.link }) else { return }
-        _ = await link.sendEvent(event, payload)
+        _ = await link.send(event, payload)
     }
 
     // MARK: system.run
@@ -88,7 +88,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
         func deny(_ message: String, reason: String?) async -> NodeError {
             log.info("system.run [\(runId)] denied: \(message)")
-            if let reason { await send("exec.denied", ExecEvents.denied(sessionKey: sessionKey, runId: runId, command: commandText, reason: reason)) }
+            if let reason { await send(.execDenied, ExecEvents.denied(sessionKey: sessionKey, runId: runId, command: commandText, reason: reason)) }
             return NodeError(.unavailable, verbatim: message)
         }
 
@@ -144,7 +144,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         let ms = (ContinuousClock.now - started).milliseconds
         log.info("system.run [\(runId)] finished in \(ms) ms: " + (outcome.timedOut ? "timed out" : outcome.cancelled ? "cancelled"
                  : outcome.error.map { "error: \($0)" } ?? "exit \(outcome.exitCode.map(String.init) ?? "?")"))
-        await send("exec.finished", ExecEvents.finished(sessionKey: sessionKey, runId: runId, command: commandText, outcome: outcome,
+        await send(.execFinished, ExecEvents.finished(sessionKey: sessionKey, runId: runId, command: commandText, outcome: outcome,
                                                         suppressNotifyOnExit: p.suppressNotifyOnExit))
         if outcome.cancelled { throw NodeError(.cancelled, "system.run was cancelled; the command's process group was killed") }
         var result: [String: JSONValue] = [

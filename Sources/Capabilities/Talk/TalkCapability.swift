@@ -156,7 +156,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     func gatewayConnected(_ link: GatewayLink) async {
         lock.withLock { self.link = link }
         // The gateway forgets a node's subscriptions when it disconnects: renew a pending one.
-        if replies.isArmed, let key = replies.sessionKey { _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)]) }
+        if replies.isArmed, let key = replies.sessionKey { _ = await link.send(.chatSubscribe, ["sessionKey": .string(key)]) }
     }
     func gatewayDisconnected() async {}
     func shutdown() async {
@@ -241,18 +241,18 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         // The apps' way: chat.send on the operator session. The gateway names the run after the
         // idempotency key, so the reply is followed from before the ack (it may come first).
         if await link.operatorSession.isConnected() {
-            let params: JSONValue = ["sessionKey": .string(key), "message": .string(text), "idempotencyKey": .string(eventId)]
+            let request = ChatSendRequest(sessionKey: key, message: text, idempotencyKey: eventId)
             replies.arm(sessionKey: key, runId: eventId)
-            var reply = await link.operatorSession.call("chat.send", params, .seconds(10))
+            var reply = await link.operatorSession.chatSend(request, timeout: .seconds(10))
             if case .failure(let e) = reply, Self.mayHaveArrived(e), await link.operatorSession.isConnected() {
                 // No answer, or the connection dropped after sending: the same key again is
                 // harmless (the gateway answers a repeat with the run it already started).
-                reply = await link.operatorSession.call("chat.send", params, .seconds(10))
+                reply = await link.operatorSession.chatSend(request, timeout: .seconds(10))
             }
             switch reply {
             case .success(let ack):
-                if let run = ack["runId"]?.stringValue, run != eventId { replies.arm(sessionKey: key, runId: run) }
-                log.debug("chat.send: run \(ack["runId"]?.stringValue ?? eventId) \(ack["status"]?.stringValue ?? "")")
+                if let run = ack.runId, run != eventId { replies.arm(sessionKey: key, runId: run) }
+                log.debug("chat.send: run \(ack.runId ?? eventId) \(ack.status ?? "")")
                 return "queued"
             case .failure(let e) where Self.mayHaveArrived(e):
                 // It may have reached the agent: sending it again another way could run it twice.
@@ -264,10 +264,10 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         }
         guard await link.isConnected() else { return "offline" }
         let payload: JSONValue = ["text": .string(text), "sessionKey": .string(key), "eventId": .string(eventId)]
-        guard await link.sendEvent("voice.transcript", payload) else { return "offline" }
+        guard await link.send(.voiceTranscript, payload) else { return "offline" }
         // Follow the reply on that session and speak it when it is final.
         replies.arm(sessionKey: key)
-        _ = await link.sendEvent("chat.subscribe", ["sessionKey": .string(key)])
+        _ = await link.send(.chatSubscribe, ["sessionKey": .string(key)])
         return "queued"
     }
 

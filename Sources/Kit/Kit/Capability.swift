@@ -155,12 +155,13 @@ public struct GatewayLink: Sendable {
     public let mainSessionKey: String?
     public let nodeId: String
     public let displayName: String
-    /// Sends a node event now; false when not connected or not accepted (never held for later).
-    public let sendEvent: @Sendable (String, JSONValue) async -> Bool
+    /// Sends a node event now (bundles use `send(_:_:)` with a `NodeEvent`).
+    let sendEvent: @Sendable (String, JSONValue) async -> Bool
     /// Whether the node is connected right now (this session or a later one).
     public let isConnected: @Sendable () async -> Bool
-    /// Calls a gateway method (node.canvas.capability.refresh, …); nil when offline or refused.
-    public let request: @Sendable (String, JSONValue) async -> JSONValue?
+    /// Calls a gateway method; nil when offline or refused (bundles use the typed calls of
+    /// GatewayVocabulary.swift).
+    let request: @Sendable (String, JSONValue) async -> JSONValue?
     /// The operator session, when the daemon keeps one (see `Capability.wantsOperatorSession`).
     public let operatorSession: OperatorSession
 
@@ -190,8 +191,8 @@ public struct OperatorSession: Sendable {
     /// Whether an operator session is connected right now.
     public let isConnected: @Sendable () async -> Bool
     /// Calls a method on it: the reply payload, or the gateway's error (code UNAVAILABLE when
-    /// there is no operator session).
-    public let call: @Sendable (_ method: String, _ params: JSONValue, _ timeout: Duration) async -> Result<JSONValue, GatewayCallError>
+    /// there is no operator session). Bundles use the typed calls (chatSend, talkSpeak).
+    let call: @Sendable (_ method: String, _ params: JSONValue, _ timeout: Duration) async -> Result<JSONValue, GatewayCallError>
 
     public init(isConnected: @escaping @Sendable () async -> Bool,
                 call: @escaping @Sendable (String, JSONValue, Duration) async -> Result<JSONValue, GatewayCallError>) {
@@ -216,5 +217,5 @@ public struct GatewayCallError: Error, Sendable, CustomStringConvertible {
 public struct CapabilityEvent: Sendable, Equatable {
     public let event: String
     public let payload: JSONValue
-    public init(event: String, payload: JSONValue) { self.event = event; self.payload = payload }
+    public init(_ event: NodeEvent, payload: JSONValue) { self.event = event.name; self.payload = payload }
 }

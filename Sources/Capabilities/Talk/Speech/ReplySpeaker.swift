@@ -77,7 +77,7 @@ final class ReplySpeaker: @unchecked Sendable {
 
     private func gatewayVoice(_ text: String, _ session: OperatorSession) async -> GatewayVoice {
         let started = ContinuousClock.now
-        let reply = await session.call("talk.speak", ["text": .string(text), "outputFormat": .string(Self.requestedFormat)], Self.speakTimeout)
+        let reply = await session.talkSpeak(TalkSpeakRequest(text: text, outputFormat: Self.requestedFormat), timeout: Self.speakTimeout)
         switch reply {
         case .failure(let e):
             let reason = e.details?["reason"]?.stringValue
@@ -85,15 +85,14 @@ final class ReplySpeaker: @unchecked Sendable {
             if e.details?["fallbackEligible"]?.boolValue == true || reason == nil { return .fallback("talk.speak: \(e)") }
             return .refused(reason ?? e.code)
         case .success(let p):
-            guard let b64 = p["audioBase64"]?.stringValue, let data = Data(base64Encoded: b64), !data.isEmpty else {
+            guard let b64 = p.audioBase64, let data = Data(base64Encoded: b64), !data.isEmpty else {
                 return .fallback("talk.speak returned no audio")
             }
             let bytes = [UInt8](data)
-            let format = SpeechFormat.detect(bytes, outputFormat: p["outputFormat"]?.stringValue,
-                                             mimeType: p["mimeType"]?.stringValue, fileExtension: p["fileExtension"]?.stringValue)
+            let format = SpeechFormat.detect(bytes, outputFormat: p.outputFormat, mimeType: p.mimeType, fileExtension: p.fileExtension)
             do {
                 let audio = try SpeechFormat.decode(bytes, as: format)
-                let provider = p["provider"]?.stringValue ?? "gateway"
+                let provider = p.provider ?? "gateway"
                 log.debug("talk.speak: \(bytes.count) bytes of \(format) from \(provider) in \((ContinuousClock.now - started).milliseconds) ms")
                 return .spoken(audio, provider: "gateway voice \(provider), \(format.name)")
             } catch {

@@ -213,7 +213,7 @@ actor PluginProcess {
                 log.warn("dropped \(n) events: the plugin sends more than \(Int(Self.eventsPerSecond)) per second")
             }
             guard eventLimit.allow() else { return }
-            if let name = v["event"]?.stringValue { eventSink.yield(CapabilityEvent(event: name, payload: v["payload"] ?? .object([:]))) }
+            if let name = v["event"]?.stringValue { eventSink.yield(CapabilityEvent(.custom(name), payload: v["payload"] ?? .object([:]))) }
         case "log":
             if let n = logLimit.takeDropped() { log.warn("dropped \(n) log lines: the plugin logs more than 20 per second") }
             guard logLimit.allow() else { return }
