@@ -99,7 +99,10 @@ public final class ControlServer: @unchecked Sendable {
                 Task { await self.runtime.dispatcher.cancel(id: id) }
             }
             clients.setBusy(slot, false)
-            guard client.writeAll(Data((reply.jsonString() + "\n").utf8)) else { return }
+            // One encode, straight into the bytes written (a large payload is not copied again).
+            var line = reply.jsonBytes
+            line.append(0x0A)
+            guard client.writeAll(Data(line)) else { return }
         }
     }
 

@@ -179,17 +179,16 @@ final class GatewayConnection: @unchecked Sendable {
             log.info("\(req.command) [\(req.id)] did not finish within its timeout; no result sent")
             return
         }
-        var params = GatewayProtocol.invokeResult(id: req.id, nodeId: nodeId, result: result)
         let id = await pending.nextId("r")
-        var frame = GatewayProtocol.request(id: id, method: "node.invoke.result", params: params).jsonString()
-        if frame.utf8.count > maxPayload {
+        var frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result)
+        // The payload limit of the gateway connection, checked here and only here on the frame itself.
+        if frame.count > maxPayload {
             result = .failure(NodeError(.payloadTooLarge,
-                "the result of \(req.command) is \(frame.utf8.count) bytes; the gateway accepts at most \(maxPayload)"))
-            params = GatewayProtocol.invokeResult(id: req.id, nodeId: nodeId, result: result)
-            frame = GatewayProtocol.request(id: id, method: "node.invoke.result", params: params).jsonString()
+                "the result of \(req.command) is \(frame.count) bytes; the gateway accepts at most \(maxPayload)"))
+            frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result)
         }
         await pending.expect(id, timeout: .seconds(30))
-        ws.send(text: frame)
+        ws.send(textBytes: frame)
         if case .success(let p) = await pending.wait(id), p?["ignored"]?.boolValue == true {
             log.info("gateway ignored the result of \(req.command) [\(req.id)] (late or unknown id)")
         }

@@ -149,6 +149,23 @@ public enum GatewayProtocol {
         }
     }
 
+    /// The whole `node.invoke.result` request frame as bytes, the payload encoded once, straight
+    /// into its `payloadJSON` string (JSONWriter): a 5 MB snapshot is not encoded, escaped and
+    /// copied again. The same JSON as `request(…, params: invokeResult(…)).jsonString()`.
+    static func invokeResultFrame(frameId: String, id: String, nodeId: String, result: Result<JSONValue, NodeError>) -> [UInt8] {
+        guard case .success(let payload) = result else {
+            return request(id: frameId, method: "node.invoke.result", params: invokeResult(id: id, nodeId: nodeId, result: result)).jsonBytes
+        }
+        var w = JSONWriter()
+        w.raw("{\"id\":"); w.string(frameId)
+        w.raw(",\"method\":\"node.invoke.result\",\"params\":{\"id\":"); w.string(id)
+        w.raw(",\"nodeId\":"); w.string(nodeId)
+        w.raw(",\"ok\":true,\"payloadJSON\":\"")
+        w.write(payload, quoted: true)
+        w.raw("\"},\"type\":\"req\"}")
+        return w.bytes
+    }
+
     static func nodeEvent(_ event: String, payload: JSONValue) -> JSONValue {
         ["event": .string(event), "payloadJSON": .string(payload.jsonString())]
     }

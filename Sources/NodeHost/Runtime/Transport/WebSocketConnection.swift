@@ -163,6 +163,10 @@ public final class WebSocketConnection: @unchecked Sendable {
     @discardableResult
     public func send(text: String) -> Bool { enqueue(WebSocketFrame(opcode: .text, payload: Array(text.utf8))) }
 
+    /// Queues a text message already in UTF-8 bytes (a frame JSONWriter built), without a copy to a String.
+    @discardableResult
+    public func send(textBytes: [UInt8]) -> Bool { enqueue(WebSocketFrame(opcode: .text, payload: textBytes)) }
+
     @discardableResult
     public func sendPing(_ payload: [UInt8] = []) -> Bool { enqueue(WebSocketFrame(opcode: .ping, payload: payload)) }
 
