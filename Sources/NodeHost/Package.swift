@@ -29,8 +29,8 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Shims/COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSystemd", path: "Shims/CSystemd", pkgConfig: "libsystemd",
-                       providers: [.apt(["libsystemd-dev"])]),
+        // Headers only: libsystemd is dlopen'ed on first use (Presence/SystemdLibrary.swift).
+        .systemLibrary(name: "CSystemd", path: "Shims/CSystemd", providers: [.apt(["libsystemd-dev"])]),
         // Gateway discovery: the Avahi client for LAN mDNS, glibc's resolver for wide-area DNS-SD.
         // No pkgConfig: avahi-client.pc only adds -D_REENTRANT, which SwiftPM refuses with a
         // warning; the headers are on the default path and the modulemap names the libraries.
@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "HostPresence", dependencies: [kit, "CSystemd"], path: "Presence"),
         .target(name: "Registry", dependencies: [kit, "HostPresence"], path: "Registry"),
         .target(name: "Runtime",
-                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CSystemd", "CAvahi", "CResolv", "CMalloc"],
+                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CAvahi", "CResolv", "CMalloc"],
                 path: "Runtime"),
         .target(name: "NodeCLI", dependencies: [kit, "Store", "HostPresence", "Registry", "Runtime"], path: "CLI"),
     ]

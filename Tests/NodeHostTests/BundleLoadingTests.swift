@@ -215,7 +215,7 @@ import Testing
     /// Foundation (with ICU, about 6 MB resident) is for tests only: the executable and every
     /// library we build use FoundationEssentials. Libraries that one feature needs are opened on
     /// first use, not linked: libasound (audio capture) and libswscale (scaling, which brings
-    /// libavutil and the GPU libraries) by Media.
+    /// libavutil and the GPU libraries) by Media, libsystemd and libavahi-client by the core.
     @Test func nothingWeShipLinksFoundationOrTheLazyLibraries() throws {
         let built = PathName.directory(TestPaths.nodeBinary)
         let shipped = try FileManager.default.contentsOfDirectory(atPath: built)
@@ -229,6 +229,11 @@ import Testing
                     "\(file) links Foundation")
             if file.hasSuffix("libopenclaw-media.so") {
                 for lib in ["libasound", "libswscale", "libavutil"] { #expect(!needed.contains(lib), "media links \(lib)") }
+            }
+            // The core opens libsystemd (logind, the resume signal) and the Avahi client (LAN
+            // discovery) when it uses them: one-shot commands map neither, nor what they link.
+            if file.hasSuffix("libopenclaw-node-core.so") || file == TestPaths.nodeBinary {
+                for lib in ["libsystemd", "libavahi", "libdbus"] { #expect(!needed.contains(lib), "\(file) links \(lib)") }
             }
         }
     }

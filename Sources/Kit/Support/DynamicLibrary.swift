@@ -7,6 +7,7 @@ import Glibc
 public final class DynamicLibrary: @unchecked Sendable {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     public let soname: String

@@ -58,17 +58,20 @@ public struct LogindPresenceSource: PresenceSource {
     }
 }
 
-/// The real logind: sd-login reads /run/systemd; properties come over the system bus.
+/// The real logind: sd-login reads /run/systemd; properties come over the system bus. Without
+/// libsystemd (SystemdLibrary) there are no seats and no sessions: presence says so.
 public final class SystemdLogind: LogindBackend, @unchecked Sendable {
     private let lock = Lock()
     private var bus: OpaquePointer?
+    private let sd = try? SystemdLibrary.shared.get()
 
     public init() {}
-    deinit { if let bus { sd_bus_unref(bus) } }
+    deinit { if let bus, let sd { _ = sd.busUnref(bus) } }
 
     public func seats() -> [String] {
+        guard let sd else { return [] }
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-        let n = sd_get_seats(&list)
+        let n = sd.getSeats(&list)
         guard n > 0, let list else { return [] }
         defer { free(list) }
         var out: [String] = []
@@ -80,44 +83,42 @@ public final class SystemdLogind: LogindBackend, @unchecked Sendable {
 
     public func ownSession() -> String? {
         var s: UnsafeMutablePointer<CChar>?
-        guard sd_pid_get_session(0, &s) >= 0, let s else { return nil }
+        guard let sd, sd.pidGetSession(0, &s) >= 0, let s else { return nil }
         defer { free(s) }
         return String(cString: s)
     }
 
     public func seat(ofSession session: String) -> String? {
         var s: UnsafeMutablePointer<CChar>?
-        guard sd_session_get_seat(session, &s) >= 0, let s else { return nil }
+        guard let sd, sd.sessionGetSeat(session, &s) >= 0, let s else { return nil }
         defer { free(s) }
         return String(cString: s)
     }
 
     public func activeSession(onSeat seat: String) -> String? {
         var s: UnsafeMutablePointer<CChar>?
-        guard sd_seat_get_active(seat, &s, nil) >= 0, let s else { return nil }
+        guard let sd, sd.seatGetActive(seat, &s, nil) >= 0, let s else { return nil }
         defer { free(s) }
         return String(cString: s)
     }
 
     public func sessionState(_ session: String) -> LogindSessionState? {
-        lock.withLock {
+        guard let sd else { return nil }
+        return lock.withLock {
             if bus == nil {
                 var b: OpaquePointer?
-                guard sd_bus_open_system(&b) >= 0 else { return nil }
+                guard sd.busOpenSystem(&b) >= 0 else { return nil }
                 bus = b
             }
             var path: UnsafeMutablePointer<CChar>?
-            guard sd_bus_path_encode("/org/freedesktop/login1/session", session, &path) >= 0, let path else { return nil }
+            guard sd.busPathEncode("/org/freedesktop/login1/session", session, &path) >= 0, let path else { return nil }
             defer { free(path) }
             func prop(_ name: String) -> Bool? {
-                var v: Int32 = 0
-                let r = csystemd_get_bool_property(bus, "org.freedesktop.login1", path,
-                                                   "org.freedesktop.login1.Session", name, &v)
-                return r >= 0 ? v != 0 : nil
+                sd.boolProperty(bus, "org.freedesktop.login1", path, "org.freedesktop.login1.Session", name)
             }
             guard let active = prop("Active") else {
                 // The bus may have gone away (dbus restart): reconnect next time.
-                sd_bus_unref(bus)
+                _ = sd.busUnref(bus)
                 bus = nil
                 return nil
             }

@@ -48,8 +48,15 @@ public final class AvahiBrowser: @unchecked Sendable {
     private var browser: OpaquePointer?
     private var resolvers: [LANServiceTable.Key: OpaquePointer] = [:]
 
-    public init?(onChange: @escaping @Sendable () -> Void = {}) {
-        guard let p = avahi_simple_poll_new() else { return nil }
+    private let avahi: AvahiLibrary
+
+    /// Fails with what is missing: the Avahi client library, or a poll object (out of memory or
+    /// file descriptors).
+    public init(onChange: @escaping @Sendable () -> Void = {}) throws(DynamicLibrary.Failure) {
+        avahi = try AvahiLibrary.shared.get()
+        guard let p = avahi.simplePollNew() else {
+            throw DynamicLibrary.Failure(description: "avahi_simple_poll_new failed (out of memory or file descriptors)")
+        }
         poll = p
         self.onChange = onChange
     }
@@ -80,9 +87,9 @@ public final class AvahiBrowser: @unchecked Sendable {
             return started
         }
         guard let wasStarted else { return }
-        avahi_simple_poll_quit(poll) // wakes the poll thread through avahi's wake-up pipe
+        avahi.simplePollQuit(poll) // wakes the poll thread through avahi's wake-up pipe
         if wasStarted { finished.wait() }
-        avahi_simple_poll_free(poll)
+        avahi.simplePollFree(poll)
         lock.withLock { _status = .stopped }
     }
 
@@ -93,12 +100,12 @@ public final class AvahiBrowser: @unchecked Sendable {
         var error: Int32 = 0
         client = newClient(&error)
         guard client != nil else {
-            setStatus(.unavailable(AvahiBrowser.explain(error)))
+            setStatus(.unavailable(explain(error)))
             return
         }
         while true {
             // While reconnecting, wake up every 2 s to try again (the bus itself may be restarting).
-            let r = avahi_simple_poll_iterate(poll, reconnectPending ? 2000 : -1)
+            let r = avahi.simplePollIterate(poll, reconnectPending ? 2000 : -1)
             if r == 1 { break } // quit requested
             if r < 0 {
                 setStatus(.unavailable("the avahi poll loop failed: \(String(cString: strerror(errno)))"))
@@ -107,14 +114,14 @@ public final class AvahiBrowser: @unchecked Sendable {
             if reconnectPending { reconnect() }
         }
         freeBrowsing()
-        if let c = client { avahi_client_free(c) }
+        if let c = client { avahi.clientFree(c) }
         client = nil
     }
 
     private func newClient(_ error: inout Int32) -> OpaquePointer? {
         let me = Unmanaged.passUnretained(self).toOpaque()
         // The callback runs for the first time inside avahi_client_new, before it returns.
-        return avahi_client_new(avahi_simple_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { c, state, me in
+        return avahi.clientNew(avahi.simplePollGet(poll), AVAHI_CLIENT_NO_FAIL, { c, state, me in
             guard let c, let me else { return }
             Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue().clientChanged(c, state)
         }, me, &error)
@@ -124,11 +131,11 @@ public final class AvahiBrowser: @unchecked Sendable {
     /// NO_FAIL it waits in CONNECTING until the daemon is back; nil means no bus yet (retried).
     private func reconnect() {
         freeBrowsing()
-        if let c = client { avahi_client_free(c) }
+        if let c = client { avahi.clientFree(c) }
         var error: Int32 = 0
         client = newClient(&error)
         reconnectPending = client == nil
-        if client == nil { setStatus(.unavailable(AvahiBrowser.explain(error) + "; retrying")) }
+        if client == nil { setStatus(.unavailable(explain(error) + "; retrying")) }
     }
 
     private func clientChanged(_ c: OpaquePointer, _ state: AvahiClientState) {
@@ -136,7 +143,7 @@ public final class AvahiBrowser: @unchecked Sendable {
         case AVAHI_CLIENT_S_RUNNING, AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_COLLISION:
             guard browser == nil else { return }
             let me = Unmanaged.passUnretained(self).toOpaque()
-            browser = avahi_service_browser_new(c, cavahi_if_unspec(), cavahi_proto_unspec(), DiscoveredGateway.serviceType,
+            browser = avahi.serviceBrowserNew(c, cavahi_if_unspec(), cavahi_proto_unspec(), DiscoveredGateway.serviceType,
                                                 "local", AvahiLookupFlags(0), { _, iface, proto, event, name, type, domain, _, me in
                 guard let me else { return }
                 Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue()
@@ -144,7 +151,7 @@ public final class AvahiBrowser: @unchecked Sendable {
                              domain.map { String(cString: $0) })
             }, me)
             if browser == nil {
-                setStatus(.unavailable("avahi refused to browse \(DiscoveredGateway.serviceType): \(String(cString: avahi_strerror(avahi_client_errno(c))))"))
+                setStatus(.unavailable("avahi refused to browse \(DiscoveredGateway.serviceType): \(avahi.describe(avahi.clientErrno(c)))"))
             } else {
                 setStatus(.browsing)
             }
@@ -154,13 +161,13 @@ public final class AvahiBrowser: @unchecked Sendable {
             setStatus(.daemonNotRunning)
         case AVAHI_CLIENT_FAILURE:
             freeBrowsing()
-            if avahi_client_errno(c) == cavahi_err_disconnected() {
+            if avahi.clientErrno(c) == cavahi_err_disconnected() {
                 // avahi-daemon restarted (upgrade, `systemctl restart`): reconnect, not give up.
                 setStatus(.daemonNotRunning)
                 reconnectPending = true
             } else {
-                setStatus(.unavailable("lost the connection to avahi-daemon: \(String(cString: avahi_strerror(avahi_client_errno(c))))"))
-                avahi_simple_poll_quit(poll)
+                setStatus(.unavailable("lost the connection to avahi-daemon: \(avahi.describe(avahi.clientErrno(c)))"))
+                avahi.simplePollQuit(poll)
             }
         default:
             break
@@ -168,9 +175,9 @@ public final class AvahiBrowser: @unchecked Sendable {
     }
 
     private func freeBrowsing() {
-        for r in resolvers.values { avahi_service_resolver_free(r) }
+        for r in resolvers.values { _ = avahi.serviceResolverFree(r) }
         resolvers.removeAll()
-        if let b = browser { avahi_service_browser_free(b) }
+        if let b = browser { _ = avahi.serviceBrowserFree(b) }
         browser = nil
         table.reset()
         onChange()
@@ -182,11 +189,11 @@ public final class AvahiBrowser: @unchecked Sendable {
         case AVAHI_BROWSER_NEW:
             guard let name, let type, let domain, let c = client else { return }
             let key = LANServiceTable.Key(interface: iface, proto: proto, name: name, domain: domain)
-            if let old = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(old) }
+            if let old = resolvers.removeValue(forKey: key) { _ = avahi.serviceResolverFree(old) }
             table.announced(key)
             let me = Unmanaged.passUnretained(self).toOpaque()
             // Kept open until the service goes away: avahi then reports TXT/address changes too.
-            let r = avahi_service_resolver_new(c, iface, proto, name, type, domain, cavahi_proto_unspec(), AvahiLookupFlags(0), {
+            let r = avahi.serviceResolverNew(c, iface, proto, name, type, domain, cavahi_proto_unspec(), AvahiLookupFlags(0), {
                 _, iface, proto, event, name, _, domain, host, address, port, txt, _, me in
                 guard let me else { return }
                 Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue()
@@ -194,14 +201,14 @@ public final class AvahiBrowser: @unchecked Sendable {
                                       host.map { String(cString: $0) }, address, port, txt)
             }, me)
             if let r { resolvers[key] = r } else {
-                table.failed(key, "avahi could not start resolving it: \(String(cString: avahi_strerror(avahi_client_errno(c))))")
+                table.failed(key, "avahi could not start resolving it: \(avahi.describe(avahi.clientErrno(c)))")
             }
             log.debug("LAN: \(name) appeared on \(AvahiBrowser.interfaceName(iface))/\(proto == cavahi_proto_inet6() ? "IPv6" : "IPv4")")
             onChange()
         case AVAHI_BROWSER_REMOVE:
             guard let name, let domain else { return }
             let key = LANServiceTable.Key(interface: iface, proto: proto, name: name, domain: domain)
-            if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
+            if let r = resolvers.removeValue(forKey: key) { _ = avahi.serviceResolverFree(r) }
             table.removed(key)
             log.debug("LAN: \(name) went away on \(AvahiBrowser.interfaceName(iface))")
             onChange()
@@ -209,7 +216,7 @@ public final class AvahiBrowser: @unchecked Sendable {
             table.setAllForNow()
             onChange()
         case AVAHI_BROWSER_FAILURE:
-            let why = client.map { String(cString: avahi_strerror(avahi_client_errno($0))) } ?? "unknown error"
+            let why = client.map { avahi.describe(avahi.clientErrno($0)) } ?? "unknown error"
             freeBrowsing()
             setStatus(.unavailable("browsing failed: \(why)"))
         default:
@@ -223,16 +230,14 @@ public final class AvahiBrowser: @unchecked Sendable {
         guard let name, let domain else { return }
         let key = LANServiceTable.Key(interface: iface, proto: proto, name: name, domain: domain)
         guard event == AVAHI_RESOLVER_FOUND else {
-            let why = client.map { String(cString: avahi_strerror(avahi_client_errno($0))) } ?? "unknown error"
+            let why = client.map { avahi.describe(avahi.clientErrno($0)) } ?? "unknown error"
             log.debug("LAN: could not resolve \(name): \(why)")
             table.failed(key, "could not resolve: \(why)")
-            if let r = resolvers.removeValue(forKey: key) { avahi_service_resolver_free(r) }
+            if let r = resolvers.removeValue(forKey: key) { _ = avahi.serviceResolverFree(r) }
             onChange()
             return
         }
-        var buf = [CChar](repeating: 0, count: cavahi_address_text_max())
-        cavahi_address_text(address, &buf, buf.count)
-        var addr = String(cBuffer: buf)
+        var addr = avahi.addressText(address)
         let v6 = address?.pointee.proto == cavahi_proto_inet6()
         // A link-local IPv6 address is only usable together with its interface.
         if v6, addr.lowercased().hasPrefix("fe80:") { addr += "%" + AvahiBrowser.interfaceName(iface) }
@@ -240,9 +245,9 @@ public final class AvahiBrowser: @unchecked Sendable {
         var p = txt
         while let item = p {
             let size = Int(item.pointee.size)
-            let text = avahi_string_list_get_text(item)
+            let text = avahi.stringListGetText(item)
             strings.append(text.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-            p = avahi_string_list_get_next(item)
+            p = avahi.stringListGetNext(item)
         }
         table.resolved(key, .init(host: host ?? "", address: addr, port: Int(port), txt: strings,
                                   interfaceName: AvahiBrowser.interfaceName(iface), ipv6: v6))
@@ -259,8 +264,8 @@ public final class AvahiBrowser: @unchecked Sendable {
     }
 
     /// avahi_client_new failed: say what is missing and what to do about it.
-    static func explain(_ error: Int32) -> String {
-        let why = String(cString: avahi_strerror(error))
+    func explain(_ error: Int32) -> String {
+        let why = avahi.describe(error)
         let bus = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
         return "cannot talk to avahi-daemon (\(why)) on the D-Bus system bus at \(bus). LAN discovery needs the system bus and " +
             "avahi-daemon: `apt install avahi-daemon && systemctl enable --now avahi-daemon`. Meanwhile set gateway.url, " +

@@ -35,6 +35,8 @@ public final class GatewayDiscovery: @unchecked Sendable {
     private let wideArea: WideAreaBrowser?
     private let wideAreaSetupError: String?
     private let lan: AvahiBrowser?
+    /// Why LAN discovery could not start (the Avahi client library is missing, …).
+    private let lanProblem: String?
     private let lock = Lock()
     private var wideAreaResult: WideAreaBrowser.Result?
     private var wideAreaRunning = false
@@ -43,7 +45,13 @@ public final class GatewayDiscovery: @unchecked Sendable {
     /// `onChange` is called (on some thread) whenever the LAN picture changes.
     public init(config: NodeConfig.Gateway, onChange: @escaping @Sendable () -> Void = {}) {
         lanEnabled = config.lanDiscovery
-        lan = config.lanDiscovery ? AvahiBrowser(onChange: onChange) : nil
+        var lanProblem: String?
+        if config.lanDiscovery {
+            do { lan = try AvahiBrowser(onChange: onChange) } catch { lan = nil; lanProblem = error.description }
+        } else {
+            lan = nil
+        }
+        self.lanProblem = lanProblem
         var domain: DNSName?
         var setupError: String?
         var browser: WideAreaBrowser?
@@ -98,7 +106,7 @@ public final class GatewayDiscovery: @unchecked Sendable {
     public var lanReport: PathReport {
         guard lanEnabled else { return PathReport(name: "lan", state: .off("gateway.discovery.lan is false"), gateways: [], notes: []) }
         guard let lan else {
-            return PathReport(name: "lan", state: .unavailable("avahi_simple_poll_new failed (out of memory or file descriptors)"),
+            return PathReport(name: "lan", state: .unavailable(lanProblem ?? "LAN discovery could not start"),
                               gateways: [], notes: [])
         }
         let gateways = lan.table.gateways

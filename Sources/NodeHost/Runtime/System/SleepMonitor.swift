@@ -17,22 +17,25 @@ public final class SleepMonitor: @unchecked Sendable {
     private let onResume: @Sendable () -> Void
     private let lock = Lock()
     private var stopped = false
+    private let sd: SystemdLibrary
 
-    /// nil without a system bus (containers, minimal images): resume detection is then off.
+    /// nil without libsystemd or a system bus (containers, minimal images): resume detection is then off.
     public init?(onResume: @escaping @Sendable () -> Void) {
         self.onResume = onResume
+        guard let sd = try? SystemdLibrary.shared.get() else { return nil }
+        self.sd = sd
         var b: OpaquePointer?
-        guard sd_bus_open_system(&b) >= 0, let b else { return nil }
+        guard sd.busOpenSystem(&b) >= 0, let b else { return nil }
         bus = b
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let r = sd_bus_match_signal(b, &slot, "org.freedesktop.login1", "/org/freedesktop/login1",
-                                    "org.freedesktop.login1.Manager", "PrepareForSleep", { m, userdata, _ in
-            var going: Int32 = 0
-            guard let m, csystemd_read_bool(m, &going) >= 0, going == 0, let userdata else { return 0 }
-            Unmanaged<SleepMonitor>.fromOpaque(userdata).takeUnretainedValue().onResume()
+        let r = sd.busMatchSignal(b, &slot, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                  "org.freedesktop.login1.Manager", "PrepareForSleep", { m, userdata, _ in
+            guard let m, let userdata else { return 0 }
+            let monitor = Unmanaged<SleepMonitor>.fromOpaque(userdata).takeUnretainedValue()
+            if monitor.sd.readBool(m) == false { monitor.onResume() }
             return 0
         }, me)
-        guard r >= 0 else { sd_bus_unref(b); bus = nil; return nil }
+        guard r >= 0 else { _ = sd.busUnref(b); bus = nil; return nil }
         DetachedThread.start(name: "sleep-monitor") { [weak self] in self?.loop() }
     }
 
@@ -40,11 +43,11 @@ public final class SleepMonitor: @unchecked Sendable {
         while true {
             let (b, done) = lock.withLock { (bus, stopped) }
             guard let b, !done else { return }
-            let r = sd_bus_process(b, nil)
+            let r = sd.busProcess(b, nil)
             if r < 0 { return }
             if r > 0 { continue }
             // Wake at least every second so stop() is noticed.
-            if sd_bus_wait(b, 1_000_000) < 0 { return }
+            if sd.busWait(b, 1_000_000) < 0 { return }
         }
     }
 
@@ -52,7 +55,7 @@ public final class SleepMonitor: @unchecked Sendable {
     public func stop() { lock.withLock { stopped = true } }
 
     deinit {
-        if let slot { sd_bus_slot_unref(slot) }
-        if let bus { sd_bus_flush_close_unref(bus) }
+        if let slot { _ = sd.slotUnref(slot) }
+        if let bus { _ = sd.busFlushCloseUnref(bus) }
     }
 }

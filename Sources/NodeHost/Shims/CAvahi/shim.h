@@ -1,4 +1,5 @@
-// Avahi client API for LAN gateway discovery (browse + resolve over D-Bus to avahi-daemon).
+// Avahi client API for LAN gateway discovery (browse + resolve over D-Bus to avahi-daemon). The
+// library is opened with dlopen when discovery runs (AvahiLibrary): these headers give the types.
 #include <avahi-client/client.h>
 #include <avahi-client/lookup.h>
 #include <avahi-common/simple-watch.h>
@@ -13,12 +14,5 @@ static inline AvahiProtocol cavahi_proto_unspec(void) { return AVAHI_PROTO_UNSPE
 static inline int cavahi_err_disconnected(void) { return AVAHI_ERR_DISCONNECTED; }
 static inline AvahiProtocol cavahi_proto_inet(void) { return AVAHI_PROTO_INET; }
 static inline AvahiProtocol cavahi_proto_inet6(void) { return AVAHI_PROTO_INET6; }
-
-// Numeric text of a resolved address; "" when avahi cannot print it.
-static inline void cavahi_address_text(const AvahiAddress *a, char *buf, size_t len) {
-    if (len == 0) return;
-    buf[0] = 0;
-    if (a) avahi_address_snprint(buf, len, a);
-}
 
 static inline size_t cavahi_address_text_max(void) { return AVAHI_ADDRESS_STR_MAX; }
