@@ -27,8 +27,8 @@ let package = Package(
         // C shims: each is a module.modulemap + one header of static inline wrappers.
         .systemLibrary(name: "CSQLite", path: "Shims/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "COpenSSL", path: "Shims/COpenSSL", pkgConfig: "openssl",
-                       providers: [.apt(["libssl-dev"])]),
+        // Headers only: libssl and libcrypto are dlopen'ed on first use (Store/OpenSSLLibrary.swift).
+        .systemLibrary(name: "COpenSSL", path: "Shims/COpenSSL", providers: [.apt(["libssl-dev"])]),
         // Headers only: libsystemd is dlopen'ed on first use (Presence/SystemdLibrary.swift).
         .systemLibrary(name: "CSystemd", path: "Shims/CSystemd", providers: [.apt(["libsystemd-dev"])]),
         // Gateway discovery: the Avahi client for LAN mDNS, glibc's resolver for wide-area DNS-SD.

@@ -230,10 +230,10 @@ import Testing
             if file.hasSuffix("libopenclaw-media.so") {
                 for lib in ["libasound", "libswscale", "libavutil"] { #expect(!needed.contains(lib), "media links \(lib)") }
             }
-            // The core opens libsystemd (logind, the resume signal) and the Avahi client (LAN
-            // discovery) when it uses them: one-shot commands map neither, nor what they link.
+            // The core opens libsystemd (logind, the resume signal), the Avahi client (LAN
+            // discovery) and OpenSSL (signing, TLS) when it uses them: one-shot commands map none.
             if file.hasSuffix("libopenclaw-node-core.so") || file == TestPaths.nodeBinary {
-                for lib in ["libsystemd", "libavahi", "libdbus"] { #expect(!needed.contains(lib), "\(file) links \(lib)") }
+                for lib in ["libsystemd", "libavahi", "libdbus", "libssl", "libcrypto"] { #expect(!needed.contains(lib), "\(file) links \(lib)") }
             }
         }
     }

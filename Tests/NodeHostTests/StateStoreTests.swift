@@ -129,6 +129,21 @@ import Testing
         #expect(!Crypto.ed25519Verify(publicKey: pub2, message: [0x73], signature: sig2))
     }
 
+    /// FIPS 180 examples and the RFC 6455 handshake's own example (§1.3).
+    @Test func sha1Vectors() {
+        #expect(Encoding.hex(Crypto.sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(Encoding.hex(Crypto.sha1([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        #expect(Encoding.hex(Crypto.sha1(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+                == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+        let accept = Data(Crypto.sha1(Array("dGhlIHNhbXBsZSBub25jZQ==258EAFA5-E914-47DA-95CA-C5AB0DC85B11".utf8))).base64EncodedString()
+        #expect(accept == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
+    @Test func randomBytesDiffer() {
+        let a = Crypto.randomBytes(32), b = Crypto.randomBytes(32)
+        #expect(a.count == 32 && a != b && a != [UInt8](repeating: 0, count: 32))
+    }
+
     @Test func base64urlRoundTrip() {
         for n in 0..<70 {
             let b = Crypto.randomBytes(n)

@@ -10,12 +10,18 @@ public struct DeviceIdentity: Sendable {
     public let publicKey: [UInt8]
     public let createdAtMs: Int64
 
-    init(seed: [UInt8], createdAtMs: Int64) throws(Crypto.Failure) {
+    init(seed: [UInt8], publicKey: [UInt8], createdAtMs: Int64) {
         self.seed = seed
-        self.publicKey = try Crypto.ed25519PublicKey(seed: seed)
+        self.publicKey = publicKey
         self.createdAtMs = createdAtMs
     }
 
+    /// The key of `seed`, its public half derived by OpenSSL.
+    init(seed: [UInt8], createdAtMs: Int64) throws(Crypto.Failure) {
+        self.init(seed: seed, publicKey: try Crypto.ed25519PublicKey(seed: seed), createdAtMs: createdAtMs)
+    }
+
+    /// A new key from a random seed.
     static func generate(nowMs: Int64) throws(Crypto.Failure) -> DeviceIdentity {
         try DeviceIdentity(seed: Crypto.randomBytes(32), createdAtMs: nowMs)
     }

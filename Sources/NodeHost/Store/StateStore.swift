@@ -162,11 +162,13 @@ public final class StateStore: @unchecked Sendable {
     /// The device key: loaded if stored, created (once) otherwise.
     public func identity() throws(Failure) -> DeviceIdentity {
         let row = try locked { () throws(SQLiteError) in
-            try db.query("SELECT private_seed, created_at_ms FROM device_identity WHERE id = 1").first
+            try db.query("SELECT private_seed, public_key, created_at_ms FROM device_identity WHERE id = 1").first
         }
-        if let row, let seed = row[0].blob, let created = row[1].integer {
-            do { return try DeviceIdentity(seed: seed, createdAtMs: created) }
-            catch { throw .crypto("the stored device key in \(path) is unusable: \(error)") }
+        // The public key was derived once, when the key was made, and stored beside the seed:
+        // reading the identity (`status`) needs no cryptography library.
+        if let row, let seed = row[0].blob, let pub = row[1].blob, let created = row[2].integer {
+            guard seed.count == 32, pub.count == 32 else { throw .crypto("the stored device key in \(path) is unusable (wrong size)") }
+            return DeviceIdentity(seed: seed, publicKey: pub, createdAtMs: created)
         }
         let fresh: DeviceIdentity
         do { fresh = try DeviceIdentity.generate(nowMs: StateStore.nowMs()) } catch { throw .crypto("\(error)") }

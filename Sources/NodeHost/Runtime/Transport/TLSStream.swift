@@ -22,33 +22,35 @@ final class TLSStream: ByteStream {
     private let tcp: TCPSocket
     private var ctx: OpaquePointer?
     private var ssl: OpaquePointer?
+    private let o: OpenSSLLibrary
 
     var fd: Int32 { tcp.fd }
 
     init(tcp: TCPSocket, host: String, timeout: Duration, caFile: String? = nil) throws(TransportError) {
         self.tcp = tcp
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw TransportError("TLS: cannot create context") }
+        do { o = try OpenSSLLibrary.shared.get() } catch { throw TransportError("TLS: \(error.description)") }
+        guard let ctx = o.ctxNew(o.tlsClientMethod()) else { throw TransportError("TLS: cannot create context") }
         self.ctx = ctx
-        _ = copenssl_set_min_proto(ctx, TLS1_2_VERSION)
-        if let caFile { SSL_CTX_load_verify_locations(ctx, caFile, nil) } else { SSL_CTX_set_default_verify_paths(ctx) }
+        o.setMinProtocol(ctx, TLS1_2_VERSION)
+        if let caFile { _ = o.ctxLoadVerifyLocations(ctx, caFile, nil) } else { _ = o.ctxSetDefaultVerifyPaths(ctx) }
         // Verification runs but never aborts the handshake: the pin/TOFU policy decides afterwards.
-        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
-        guard let ssl = SSL_new(ctx) else { throw TransportError("TLS: cannot create session") }
+        o.ctxSetVerify(ctx, SSL_VERIFY_NONE, nil)
+        guard let ssl = o.sslNew(ctx) else { throw TransportError("TLS: cannot create session") }
         self.ssl = ssl
-        SSL_set_fd(ssl, tcp.fd)
+        _ = o.sslSetFd(ssl, tcp.fd)
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        if !TLSStream.isIPLiteral(bare) { _ = copenssl_set_sni(ssl, bare) }
-        SSL_set1_host(ssl, bare)
+        if !TLSStream.isIPLiteral(bare) { o.setServerName(ssl, bare) }
+        _ = o.sslSet1Host(ssl, bare)
         let deadline = ContinuousClock.now + timeout
         while true {
-            let rc = SSL_connect(ssl)
+            let rc = o.sslConnect(ssl)
             if rc == 1 { break }
-            let err = SSL_get_error(ssl, rc)
+            let err = o.sslGetError(ssl, rc)
             let left = deadline - .now
             guard left > .zero else { throw TransportError("TLS handshake with \(host) timed out") }
             if err == SSL_ERROR_WANT_READ { _ = pollOnce(tcp.fd, events: Int16(POLLIN), timeout: left); continue }
             if err == SSL_ERROR_WANT_WRITE { _ = pollOnce(tcp.fd, events: Int16(POLLOUT), timeout: left); continue }
-            throw TransportError("TLS handshake with \(host) failed: \(TLSStream.errorQueue())")
+            throw TransportError("TLS handshake with \(host) failed: \(errorQueue())")
         }
     }
 
@@ -59,41 +61,33 @@ final class TLSStream: ByteStream {
         return inet_pton(AF_INET, s, &a4) == 1 || inet_pton(AF_INET6, s, &a6) == 1
     }
 
-    static func errorQueue() -> String {
-        var parts: [String] = []
-        while case let e = ERR_get_error(), e != 0 {
-            var buf = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(e, &buf, buf.count)
-            parts.append(String(cBuffer: buf))
-        }
-        return parts.isEmpty ? "connection closed during handshake" : parts.joined(separator: "; ")
-    }
+    func errorQueue() -> String { o.errorQueue() ?? "connection closed during handshake" }
 
     func peerInfo() -> TLSPeerInfo? {
-        guard let ssl, let cert = SSL_get1_peer_certificate(ssl) else { return nil }
-        defer { X509_free(cert) }
+        guard let ssl, let cert = o.sslGet1PeerCertificate(ssl) else { return nil }
+        defer { o.x509Free(cert) }
         var md = [UInt8](repeating: 0, count: 32)
         var len: UInt32 = 0
-        X509_digest(cert, EVP_sha256(), &md, &len)
-        let result = SSL_get_verify_result(ssl)
-        let why = result == X509_V_OK ? nil : String(cString: X509_verify_cert_error_string(result))
+        _ = o.x509Digest(cert, o.sha256(), &md, &len)
+        let result = o.sslGetVerifyResult(ssl)
+        let why = result == X509_V_OK ? nil : o.verifyCertErrorString(result).map { String(cString: $0) } ?? "error \(result)"
         return TLSPeerInfo(fingerprint: Encoding.hex(md.prefix(Int(len))), verifyError: why)
     }
 
     func read(_ buf: UnsafeMutableRawBufferPointer) -> IOStep {
         guard let ssl else { return .eof }
         var n = 0
-        let rc = SSL_read_ex(ssl, buf.baseAddress, buf.count, &n)
+        let rc = o.sslReadEx(ssl, buf.baseAddress, buf.count, &n)
         if rc == 1 { return .bytes(n) }
-        return step(SSL_get_error(ssl, 0))
+        return step(o.sslGetError(ssl, 0))
     }
 
     func write(_ buf: UnsafeRawBufferPointer) -> IOStep {
         guard let ssl else { return .eof }
         var n = 0
-        let rc = SSL_write_ex(ssl, buf.baseAddress, buf.count, &n)
+        let rc = o.sslWriteEx(ssl, buf.baseAddress, buf.count, &n)
         if rc == 1 { return .bytes(n) }
-        return step(SSL_get_error(ssl, 0))
+        return step(o.sslGetError(ssl, 0))
     }
 
     private func step(_ err: Int32) -> IOStep {
@@ -102,18 +96,18 @@ final class TLSStream: ByteStream {
         case SSL_ERROR_WANT_WRITE: return .wouldBlock(wantWrite: true)
         case SSL_ERROR_ZERO_RETURN: return .eof
         case SSL_ERROR_SYSCALL:
-            let q = TLSStream.errorQueue()
+            let q = errorQueue()
             return errno == 0 || q == "connection closed during handshake" ? .eof : .failed("TLS: \(String(cString: strerror(errno)))")
-        default: return .failed("TLS: \(TLSStream.errorQueue())")
+        default: return .failed("TLS: \(errorQueue())")
         }
     }
 
-    var hasBufferedInput: Bool { ssl.map { SSL_pending($0) > 0 } ?? false }
+    var hasBufferedInput: Bool { ssl.map { o.sslPending($0) > 0 } ?? false }
 
     func close() {
-        if let ssl { SSL_shutdown(ssl); SSL_free(ssl) }
+        if let ssl { _ = o.sslShutdown(ssl); o.sslFree(ssl) }
         ssl = nil
-        if let ctx { SSL_CTX_free(ctx) }
+        if let ctx { o.ctxFree(ctx) }
         ctx = nil
         tcp.close()
     }

@@ -1,0 +1,23 @@
+import Glibc
+
+/// Random bytes from the kernel's CSPRNG (/dev/urandom, the same pool as getrandom(2), which Swift's
+/// Glibc module does not export): keys, nonces, WebSocket masks. No library to load for it, so a
+/// connection does not map libcrypto to mask a frame.
+public enum SecureRandom {
+    public static func bytes(_ n: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: n)
+        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        precondition(fd >= 0, "cannot open /dev/urandom: \(String(cString: strerror(errno)))")
+        defer { close(fd) }
+        var filled = 0
+        out.withUnsafeMutableBytes { raw in
+            while filled < n {
+                let r = read(fd, raw.baseAddress! + filled, n - filled)
+                if r > 0 { filled += r; continue }
+                // Only EINTR is expected: nothing sensible can continue without entropy.
+                precondition(r < 0 && errno == EINTR, "reading /dev/urandom failed: \(String(cString: strerror(errno)))")
+            }
+        }
+        return out
+    }
+}
