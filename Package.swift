@@ -79,6 +79,8 @@ let package = Package(
         .executableTarget(name: "openclaw-node", dependencies: [core], path: "Sources/openclaw-node",
                           linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/openclaw-node"])]),
 
+        // The kit's own tests (JSON5, config, manifests, JSON writing): built with the kit alone.
+        .testTarget(name: "KitTests", dependencies: [kit], path: "Tests/KitTests"),
         .testTarget(name: "NodeHostTests",
                     dependencies: [kit, core, media, x11, cx11, video, "CameraCapability", "LocationCapability",
                                    "ScreenCapability", "CanvasCapability", "SystemCapability", "ComputerCapability", "TalkCapability", "openclaw-node", "CX11Capture"],

@@ -1,11 +1,6 @@
 @testable import Config
 import Foundation
-@testable import HostPresence
 @testable import Kit
-@testable import NodeCLI
-@testable import Registry
-@testable import Runtime
-@testable import Store
 @testable import Support
 import Testing
 
