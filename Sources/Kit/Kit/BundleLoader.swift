@@ -22,8 +22,7 @@ public enum BundleLoader {
     /// The executable's directory and `../lib/openclaw-node` beside it.
     public static var searchDirectories: [String] { BundleCatalog.searchDirectories }
 
-    private static let lock = Lock()
-    nonisolated(unsafe) private static var loaded: [String: Result<BundleExports, Failure>] = [:]
+    private static let loaded = Locked<[String: Result<BundleExports, Failure>]>([:])
     private static let log = Logger(component: "bundles")
 
     /// The exports of the capability bundle `manifest` describes (its library beside it), loading
@@ -39,7 +38,7 @@ public enum BundleLoader {
     }
 
     private static func load(_ name: String, in directories: [String], packages: [String]) -> Result<BundleExports, Failure> {
-        lock.withLock {
+        loaded.withLock { loaded in
             if let done = loaded[name] { return done }
             let result = open(name, in: directories, packages: packages)
             switch result {

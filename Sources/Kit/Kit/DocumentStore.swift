@@ -46,18 +46,17 @@ public struct CapabilityContext: Sendable {
 }
 
 /// For capabilities built where no state database exists (unit tests): keeps documents in memory.
-public final class MemoryDocumentStore: DocumentStore, @unchecked Sendable {
-    private let lock = Lock()
-    private var docs: [String: String] = [:]
+public final class MemoryDocumentStore: DocumentStore {
+    private let docs = Locked<[String: String]>([:])
 
     public init() {}
 
-    public func read(_ name: String) -> String? { lock.withLock { docs[name] } }
+    public func read(_ name: String) -> String? { docs.withLock { $0[name] } }
 
     public func location(_ name: String) -> String { "memory#\(name)" }
 
     public func replace(_ name: String, with text: String, ifCurrent expected: String?) -> Bool {
-        lock.withLock {
+        docs.withLock { docs in
             guard docs[name] == expected else { return false }
             docs[name] = text
             return true

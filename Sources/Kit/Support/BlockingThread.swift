@@ -22,34 +22,58 @@ public enum BlockingThread {
     }
 }
 
-/// Set once when the caller stops waiting; polled by capture loops between frames.
-public final class CancelFlag: @unchecked Sendable {
-    private let lock = Lock()
-    private var raised = false
+/// Set once when the caller stops waiting: polled by capture loops between frames, and waited on
+/// by `sleep(milliseconds:)`, which wakes the moment it is raised (a condition variable, not a
+/// polling loop). Flags made with `either` are raised by their parents.
+public final class CancelFlag: Sendable {
+    private struct Dependent { weak var flag: CancelFlag? }
+    private struct State {
+        var raised = false
+        /// Flags to raise with this one (made by `either`), held weakly: a long-lived flag does not
+        /// keep every short one made from it.
+        var dependents: [Dependent] = []
+    }
+    private let state = Locked(State())
 
-    private let watched: [CancelFlag]
+    public init() {}
 
-    public init() { watched = [] }
-
-    public func cancel() { lock.withLock { raised = true } }
-    public var isCancelled: Bool { lock.withLock { raised } || watched.contains { $0.isCancelled } }
-
-    /// Waits `milliseconds`, or less when the flag is raised meanwhile (within 5 ms): false when it
-    /// was. For holds and pauses that must end at once on cancel, disconnect or shutdown.
-    public func sleep(milliseconds: Int) -> Bool {
-        let end = ContinuousClock.now + .milliseconds(milliseconds)
-        while !isCancelled {
-            let left = end - ContinuousClock.now
-            if left <= .zero { return true }
-            usleep(UInt32(min(left, .milliseconds(5)).milliseconds * 1000))
+    public func cancel() {
+        let raise: [Dependent]? = state.update { s in
+            guard !s.raised else { return nil }
+            s.raised = true
+            defer { s.dependents = [] }
+            return s.dependents
         }
-        return false
+        for d in raise ?? [] { d.flag?.cancel() }
+    }
+
+    public var isCancelled: Bool { state.withLock { $0.raised } }
+
+    /// Waits `milliseconds`, or less when the flag is raised meanwhile: false when it was. For
+    /// holds and pauses that must end at once on cancel, disconnect or shutdown.
+    public func sleep(milliseconds: Int) -> Bool {
+        !state.wait(until: { $0.raised }, timeout: .milliseconds(milliseconds))
     }
 
     /// A flag raised when either of these is.
-    public static func either(_ a: CancelFlag, _ b: CancelFlag) -> CancelFlag { CancelFlag(watching: [a, b]) }
+    public static func either(_ a: CancelFlag, _ b: CancelFlag) -> CancelFlag {
+        let c = CancelFlag()
+        a.raises(c)
+        b.raises(c)
+        return c
+    }
 
-    private init(watching: [CancelFlag]) { watched = watching }
+    /// `other` is raised with this flag (at once when this one already is).
+    private func raises(_ other: CancelFlag) {
+        let already = state.withLock { s -> Bool in
+            if !s.raised {
+                s.dependents.removeAll { $0.flag == nil }
+                s.dependents.append(Dependent(flag: other))
+            }
+            return s.raised
+        }
+        if already { other.cancel() }
+    }
 
     /// Throws `error` once the flag is raised.
     public func check<E: Error>(_ error: @autoclosure () -> E) throws(E) {

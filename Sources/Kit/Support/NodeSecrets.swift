@@ -8,12 +8,11 @@ import Glibc
 public enum NodeSecrets {
     public static let keys = ["OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD"]
 
-    private static let lock = Lock()
-    nonisolated(unsafe) private static var held: [String: String] = [:]
+    private static let held = Locked<[String: String]>([:])
 
     /// Moves the secrets from the environment into memory (idempotent; a later value wins).
     public static func withhold() {
-        lock.withLock {
+        held.withLock { held in
             for key in keys {
                 guard let value = getenv(key) else { continue }
                 held[key] = String(cString: value)
@@ -24,7 +23,7 @@ public enum NodeSecrets {
 
     /// The process environment as the config sees it: with the withheld secrets.
     public static var environment: [String: String] {
-        let withheld = lock.withLock { held }
+        let withheld = held.withLock { $0 }
         return ProcessInfo.processInfo.environment.merging(withheld) { current, _ in current }
     }
 }

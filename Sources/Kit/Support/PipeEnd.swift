@@ -3,10 +3,9 @@ import Glibc
 
 /// Our end of a pipe to a child process (Subprocess `.pipe` streams). Reads and writes are plain
 /// read(2)/write(2), which report a closed peer as an error instead of raising as FileHandle does.
-public final class PipeEnd: @unchecked Sendable {
+public final class PipeEnd: Sendable {
     public let fileDescriptor: Int32
-    private let lock = Lock()
-    private var closed = false
+    private let closed = Locked(false)
 
     public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
     deinit { close() }
@@ -48,7 +47,7 @@ public final class PipeEnd: @unchecked Sendable {
     }
 
     public func close() {
-        let first = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
+        let first = closed.withLock { closed -> Bool in defer { closed = true }; return !closed }
         if first { _ = Glibc.close(fileDescriptor) }
     }
 }
