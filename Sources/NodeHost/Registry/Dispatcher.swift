@@ -12,9 +12,8 @@ import Support
 public actor Dispatcher {
     /// The command table in force. A config reload (SIGHUP) installs a new one; an invoke uses the
     /// table it found at its start, so one already running finishes on the capability it began on.
-    public nonisolated var registry: CommandRegistry { table.withLock { current } }
-    private nonisolated let table = Lock()
-    nonisolated(unsafe) private var current: CommandRegistry
+    public nonisolated var registry: CommandRegistry { table.withLock { $0 } }
+    private nonisolated let table: Locked<CommandRegistry>
     private let presence: PresenceMonitor
     public nonisolated let maxInFlight: Int
     /// Used when the request carries no timeoutMs (the gateway's own default).
@@ -24,7 +23,7 @@ public actor Dispatcher {
 
     public init(registry: CommandRegistry, presence: PresenceMonitor, maxInFlight: Int = 8,
                 defaultTimeoutMs: Int = 30_000, log: Logger = Logger(component: "dispatch")) {
-        self.current = registry
+        self.table = Locked(registry)
         self.presence = presence
         self.maxInFlight = maxInFlight
         self.defaultTimeoutMs = defaultTimeoutMs
@@ -34,7 +33,7 @@ public actor Dispatcher {
     public var inFlightCount: Int { inFlight.count }
 
     /// Puts a reloaded command table in force for the invokes that start from now on.
-    public nonisolated func install(_ registry: CommandRegistry) { table.withLock { current = registry } }
+    public nonisolated func install(_ registry: CommandRegistry) { table.withLock { $0 = registry } }
 
     /// Runs `command` and returns its payload or error. Never throws: every failure is a NodeError.
     /// `maxPayloadBytes` is what the caller's transport accepts (a gateway's `policy.maxPayload`,
@@ -126,28 +125,33 @@ public actor Dispatcher {
 }
 
 /// A reply slot that the handler and the deadline race to fill; the first one wins.
-final class ReplyOnce: @unchecked Sendable {
-    private let lock = Lock()
-    private var result: Result<JSONValue, NodeError>?
-    private var waiter: CheckedContinuation<Result<JSONValue, NodeError>, Never>?
+final class ReplyOnce: Sendable {
+    private struct State {
+        var result: Result<JSONValue, NodeError>?
+        var waiter: CheckedContinuation<Result<JSONValue, NodeError>, Never>?
+    }
+    private let state = Locked(State())
 
     /// Returns true if this call provided the answer.
     @discardableResult
     func resolve(_ r: Result<JSONValue, NodeError>) -> Bool {
-        lock.lock()
-        guard result == nil else { lock.unlock(); return false }
-        result = r
-        let w = waiter
-        waiter = nil
-        lock.unlock()
-        w?.resume(returning: r)
-        return true
+        let (won, waiter) = state.withLock { s -> (Bool, CheckedContinuation<Result<JSONValue, NodeError>, Never>?) in
+            guard s.result == nil else { return (false, nil) }
+            s.result = r
+            defer { s.waiter = nil }
+            return (true, s.waiter)
+        }
+        waiter?.resume(returning: r)
+        return won
     }
 
     func value() async -> Result<JSONValue, NodeError> {
         await withCheckedContinuation { c in
-            lock.lock()
-            if let r = result { lock.unlock(); c.resume(returning: r) } else { waiter = c; lock.unlock() }
+            let ready = state.withLock { s -> Result<JSONValue, NodeError>? in
+                if s.result == nil { s.waiter = c }
+                return s.result
+            }
+            if let ready { c.resume(returning: ready) }
         }
     }
 }

@@ -31,11 +31,10 @@ extension StateStore {
 
 /// One capability's `DocumentStore`, over the node's state database. The database is opened on
 /// first use, so building a capability (for `caps`, say) never creates a state directory.
-public final class CapabilityDocuments: DocumentStore, @unchecked Sendable {
+public final class CapabilityDocuments: DocumentStore {
     private let capability: String
     private let stateDir: String
-    private let lock = Lock()
-    private var store: StateStore?
+    private let store = Locked<StateStore?>(nil)
 
     public init(capability: String, stateDir: String) {
         self.capability = capability
@@ -45,7 +44,7 @@ public final class CapabilityDocuments: DocumentStore, @unchecked Sendable {
     public func location(_ name: String) -> String { stateDir + "/" + StateStore.fileName + "#" + name }
 
     private func opened() throws(DocumentStoreError) -> StateStore {
-        try lock.withLock { () throws(DocumentStoreError) -> StateStore in
+        try store.withLock { (store: inout StateStore?) throws(DocumentStoreError) -> StateStore in
             if let store { return store }
             do {
                 let s = try StateStore(stateDir: stateDir)

@@ -11,10 +11,12 @@ import Support
 /// The first of some signals, caught from the moment this is made (handled on a dispatch queue,
 /// not in a signal handler): a SIGTERM during start-up is kept and answered once the daemon
 /// waits for it, instead of killing the process half-started.
-final class SignalLatch: @unchecked Sendable {
-    private let lock = Lock()
-    private var fired: Int32?
-    private var waiter: CheckedContinuation<Int32, Never>?
+final class SignalLatch: Sendable {
+    private struct State {
+        var fired: Int32?
+        var waiter: CheckedContinuation<Int32, Never>?
+    }
+    private let state = Locked(State())
 
     init(_ signals: [Int32]) {
         let queue = DispatchQueue(label: "signals")
@@ -30,11 +32,11 @@ final class SignalLatch: @unchecked Sendable {
     }
 
     private func fire(_ s: Int32) {
-        let w: CheckedContinuation<Int32, Never>? = lock.withLock {
-            guard fired == nil else { return nil }
-            fired = s
-            defer { waiter = nil }
-            return waiter
+        let w: CheckedContinuation<Int32, Never>? = state.withLock { st in
+            guard st.fired == nil else { return nil }
+            st.fired = s
+            defer { st.waiter = nil }
+            return st.waiter
         }
         w?.resume(returning: s)
     }
@@ -42,9 +44,9 @@ final class SignalLatch: @unchecked Sendable {
     /// The first signal that arrived, waiting for one if none has yet.
     func wait() async -> Int32 {
         await withCheckedContinuation { (c: CheckedContinuation<Int32, Never>) in
-            let already: Int32? = lock.withLock {
-                if let fired { return fired }
-                waiter = c
+            let already: Int32? = state.withLock { st in
+                if let fired = st.fired { return fired }
+                st.waiter = c
                 return nil
             }
             if let already { c.resume(returning: already) }

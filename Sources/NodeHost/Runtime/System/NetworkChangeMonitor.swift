@@ -19,8 +19,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
     private let fd: Int32
     private let onChange: @Sendable () -> Void
     private let debounce: Duration
-    private let lock = Lock()
-    private var stopped = false
+    private let stopped = Locked(false)
 
     /// nil when netlink is not available (then the backoff alone paces reconnects).
     public init?(debounce: Duration = .milliseconds(800), onChange: @escaping @Sendable () -> Void) {
@@ -39,7 +38,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
     }
 
     public func stop() {
-        lock.withLock {
+        stopped.withLock { stopped in
             guard !stopped else { return }
             stopped = true
             shutdown(fd, Int32(SHUT_RDWR))
@@ -50,7 +49,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
 
     private func loop() {
         var buf = [UInt8](repeating: 0, count: 16384)
-        while !lock.withLock({ stopped }) {
+        while !stopped.withLock({ $0 }) {
             let n = recv(fd, &buf, buf.count, 0)
             if n < 0 { if errno == EINTR { continue }; if errno == ENOBUFS { /* overrun: still a change */ } else { return } }
             if n == 0 { return }
@@ -59,7 +58,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
             while ContinuousClock.now < until {
                 if pollOnce(fd, events: Int16(POLLIN), timeout: until - .now) { _ = recv(fd, &buf, buf.count, 0) }
             }
-            if lock.withLock({ stopped }) { return }
+            if stopped.withLock({ $0 }) { return }
             onChange()
         }
     }

@@ -12,11 +12,11 @@ import Support
 /// After a suspend the gateway connection is usually dead while the node still thinks it is up;
 /// this lets the node check it at once and announce itself (node.presence.alive).
 public final class SleepMonitor: @unchecked Sendable {
+    // The bus and slot are set in init and freed in deinit, touched in between only by the loop thread.
     private var bus: OpaquePointer?
     private var slot: OpaquePointer?
     private let onResume: @Sendable () -> Void
-    private let lock = Lock()
-    private var stopped = false
+    private let stopped = Locked(false)
     private let sd: SystemdLibrary
 
     /// nil without libsystemd or a system bus (containers, minimal images): resume detection is then off.
@@ -41,7 +41,7 @@ public final class SleepMonitor: @unchecked Sendable {
 
     private func loop() {
         while true {
-            let (b, done) = lock.withLock { (bus, stopped) }
+            let (b, done) = (bus, stopped.withLock { $0 })
             guard let b, !done else { return }
             let r = sd.busProcess(b, nil)
             if r < 0 { return }
@@ -52,7 +52,7 @@ public final class SleepMonitor: @unchecked Sendable {
     }
 
     /// Ends the listening thread within a second (it holds a reference to this object until then).
-    public func stop() { lock.withLock { stopped = true } }
+    public func stop() { stopped.withLock { $0 = true } }
 
     deinit {
         if let slot { _ = sd.slotUnref(slot) }
