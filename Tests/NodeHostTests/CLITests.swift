@@ -75,6 +75,24 @@ import Testing
         #expect(JSONValue.parse(r.stdout)?["code"] == "DEVICE_DISABLED")
     }
 
+    /// Every command of every bundle that is off answers for its own bundle, from the manifest's
+    /// rows (device.apps belongs to computer, chat.push to talk) — never "unknown command".
+    @Test func everyCommandOfADisabledBundleSaysItIsDisabled() throws {
+        let off = BundleCatalog.current.bundles
+        let e = Env("capabilities: { \(off.map { "\($0.name): { enabled: false }" }.joined(separator: ", ")) }"); defer { e.cleanup() }
+        var checked = 0
+        for m in off {
+            for c in m.commands {
+                let r = try e.run(["invoke", c.name, "--config", e.config])
+                #expect(r.code == 1)
+                #expect(JSONValue.parse(r.stdout)?["code"] == .string("\(m.name.uppercased())_DISABLED"), "\(c.name): \(r.stdout)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 25 && off.contains { $0.commands.contains { $0.name == "device.apps" } }
+                && off.contains { $0.commands.contains { $0.name == "chat.push" } })
+    }
+
     @Test func badParamsJSONIsInvalidRequest() throws {
         let e = Env(); defer { e.cleanup() }
         let r = try e.run(["invoke", "device.info", "--params", "{oops", "--config", e.config])
