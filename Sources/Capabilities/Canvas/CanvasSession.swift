@@ -46,7 +46,12 @@ actor CanvasSession {
     /// Asks the gateway for a fresh scoped canvas URL (newest gateways: plugin surface; older:
     /// canvas capability). True when it gave one.
     private func refreshCanvasHost() async -> Bool {
-        guard let link, let fresh = await link.refreshCanvasHostURL() else { return false }
+        guard let link else { return false }
+        let fresh: String?
+        if link.pluginSurfaceUrls["canvas"] != nil { fresh = await link.refreshPluginSurfaceURL("canvas") }
+        else if link.canvasHostUrl != nil { fresh = await link.refreshCanvasCapabilityURL() }
+        else { fresh = nil }
+        guard let fresh else { return false }
         refreshedHost = fresh
         log.info("canvas host capability refreshed")
         return true

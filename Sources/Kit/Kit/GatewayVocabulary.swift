@@ -77,17 +77,16 @@ extension GatewayLink {
     /// Sends a node event now; false when not connected or not accepted (never held for later).
     public func send(_ event: NodeEvent, _ payload: JSONValue) async -> Bool { await sendEvent(event.name, payload) }
 
-    /// A fresh scoped canvas host URL (capability tokens expire): newest gateways hand it out as a
-    /// plugin surface, older ones as the canvas capability. nil when the gateway gave none.
-    public func refreshCanvasHostURL() async -> String? {
-        let fresh: String?
-        if pluginSurfaceUrls["canvas"] != nil {
-            fresh = await request("node.pluginSurface.refresh", ["surface": "canvas"])?["pluginSurfaceUrls"]?["canvas"]?.stringValue
-        } else if canvasHostUrl != nil {
-            fresh = await request("node.canvas.capability.refresh", [:])?["canvasHostUrl"]?.stringValue
-        } else {
-            fresh = nil
-        }
+    /// A fresh scoped URL of a plugin surface the gateway serves (newest gateways; capability
+    /// tokens expire): `node.pluginSurface.refresh`. nil when the gateway gave none.
+    public func refreshPluginSurfaceURL(_ surface: String) async -> String? {
+        let fresh = await request("node.pluginSurface.refresh", ["surface": .string(surface)])?["pluginSurfaceUrls"]?[surface]?.stringValue
+        return fresh.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The same for older gateways' scoped canvas host URL: `node.canvas.capability.refresh`.
+    public func refreshCanvasCapabilityURL() async -> String? {
+        let fresh = await request("node.canvas.capability.refresh", [:])?["canvasHostUrl"]?.stringValue
         return fresh.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
