@@ -158,36 +158,35 @@ private final class ResultBox: @unchecked Sendable { var value: JSONValue? }
 
 /// The control clients being served: whether each is running a command, and since when it has
 /// been idle, so that a full table makes room by dropping the client idle longest.
-private final class ClientTable: @unchecked Sendable {
+private final class ClientTable: Sendable {
     private struct Entry { let fd: Int32; var busy: Bool; var idleSince: ContinuousClock.Instant }
-    private let lock = Lock()
-    private var entries: [Int: Entry] = [:]
-    private var nextId = 0
+    private struct Table { var entries: [Int: Entry] = [:]; var nextId = 0 }
+    private let table = Locked(Table())
 
     /// A slot for the client on `fd`, or nil when every slot is running a command. The dropped
     /// client's socket is shut down here (under the lock, so its descriptor cannot have been
     /// closed and reused yet: its thread leaves the table before closing it).
     func admit(_ fd: Int32, limit: Int) -> (id: Int, evicted: Bool)? {
-        lock.withLock {
+        table.withLock { t in
             var evicted = false
-            if entries.count >= limit {
-                guard let idle = entries.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince }) else { return nil }
+            if t.entries.count >= limit {
+                guard let idle = t.entries.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince }) else { return nil }
                 shutdown(idle.value.fd, Int32(SHUT_RDWR))
-                entries[idle.key] = nil
+                t.entries[idle.key] = nil
                 evicted = true
             }
-            nextId += 1
-            entries[nextId] = Entry(fd: fd, busy: false, idleSince: .now)
-            return (nextId, evicted)
+            t.nextId += 1
+            t.entries[t.nextId] = Entry(fd: fd, busy: false, idleSince: .now)
+            return (t.nextId, evicted)
         }
     }
 
     func setBusy(_ id: Int, _ busy: Bool) {
-        lock.withLock {
-            entries[id]?.busy = busy
-            if !busy { entries[id]?.idleSince = .now }
+        table.withLock { t in
+            t.entries[id]?.busy = busy
+            if !busy { t.entries[id]?.idleSince = .now }
         }
     }
 
-    func leave(_ id: Int) { lock.withLock { entries[id] = nil } }
+    func leave(_ id: Int) { table.withLock { $0.entries[id] = nil } }
 }

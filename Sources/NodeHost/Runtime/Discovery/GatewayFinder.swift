@@ -11,13 +11,12 @@ import Support
 /// remembers the choice and stops browsing. Logs each path's trouble once (an absent avahi-daemon
 /// is a fact, not news every second) and the candidates whenever the picture changes. It looks
 /// four times a second and re-asks wide-area DNS every 30 s: idle between, never a busy loop.
-public final class GatewayFinder: @unchecked Sendable {
+public final class GatewayFinder: Sendable {
     private let config: NodeConfig.Gateway
     private let store: StateStore
     private let status: GatewayStatus
     private let log = Logger(component: "discovery")
-    private let lock = Lock()
-    private var stopped = false
+    private let stopped = Locked(false)
     /// How long after start "the only gateway found" may be trusted to really be the only one.
     let settleTime: Duration
     let wideAreaInterval: Duration
@@ -28,8 +27,8 @@ public final class GatewayFinder: @unchecked Sendable {
         self.settleTime = settleTime; self.wideAreaInterval = wideAreaInterval
     }
 
-    public func stop() { lock.withLock { stopped = true } }
-    private var isStopped: Bool { lock.withLock { stopped } }
+    public func stop() { stopped.withLock { $0 = true } }
+    private var isStopped: Bool { stopped.withLock { $0 } }
 
     /// Returns the chosen gateway, or nil when stopped first.
     public func find() async -> DiscoveredGateway? {

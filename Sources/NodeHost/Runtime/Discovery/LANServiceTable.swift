@@ -12,7 +12,7 @@ import Support
 /// table merges rows of one instance into one `DiscoveredGateway` and knows when every row that
 /// was announced has been resolved (or failed), so `discover` can stop early. Thread-safe: avahi's
 /// callbacks write from the poll thread, readers are anywhere.
-public final class LANServiceTable: @unchecked Sendable {
+public final class LANServiceTable: Sendable {
     public struct Key: Hashable, Sendable {
         public let interface: Int32
         public let proto: Int32
@@ -29,62 +29,64 @@ public final class LANServiceTable: @unchecked Sendable {
         public var ipv6: Bool
     }
 
-    enum Row { case pending, resolved(Resolved), failed(String) }
+    enum Row: Sendable { case pending, resolved(Resolved), failed(String) }
 
-    private let lock = Lock()
-    private var rows: [Key: Row] = [:]
-    private var order: [Key] = []
-    private var allForNow = false
+    private struct Table {
+        var rows: [Key: Row] = [:]
+        var order: [Key] = []
+        var allForNow = false
+    }
+    private let table = Locked(Table())
 
     public init() {}
 
     func announced(_ k: Key) {
-        lock.withLock {
-            if rows[k] == nil { order.append(k) }
-            rows[k] = .pending
+        table.withLock { t in
+            if t.rows[k] == nil { t.order.append(k) }
+            t.rows[k] = .pending
         }
     }
 
     /// Also called again when a resolved service changes (avahi keeps resolvers open).
     func resolved(_ k: Key, _ r: Resolved) {
-        lock.withLock {
-            if rows[k] == nil { order.append(k) }
-            rows[k] = .resolved(r)
+        table.withLock { t in
+            if t.rows[k] == nil { t.order.append(k) }
+            t.rows[k] = .resolved(r)
         }
     }
 
-    func failed(_ k: Key, _ why: String) { lock.withLock { if rows[k] != nil { rows[k] = .failed(why) } } }
+    func failed(_ k: Key, _ why: String) { table.withLock { t in if t.rows[k] != nil { t.rows[k] = .failed(why) } } }
 
     func removed(_ k: Key) {
-        lock.withLock {
-            rows[k] = nil
-            order.removeAll { $0 == k }
+        table.withLock { t in
+            t.rows[k] = nil
+            t.order.removeAll { $0 == k }
         }
     }
 
-    func setAllForNow() { lock.withLock { allForNow = true } }
+    func setAllForNow() { table.withLock { $0.allForNow = true } }
 
     func reset() {
-        lock.withLock { rows.removeAll(); order.removeAll(); allForNow = false }
+        table.withLock { $0 = Table() }
     }
 
     /// avahi reported everything it knew at browse start and nothing announced is still resolving.
     public var settled: Bool {
-        lock.withLock { allForNow && !rows.values.contains { if case .pending = $0 { return true }; return false } }
+        table.withLock { t in t.allForNow && !t.rows.values.contains { if case .pending = $0 { return true }; return false } }
     }
 
     /// Instances that were announced but could not be resolved, and why.
     public var failures: [String] {
-        lock.withLock {
-            order.compactMap { k in if case .failed(let why)? = rows[k] { return "\(k.name): \(why)" }; return nil }
+        table.withLock { t in
+            t.order.compactMap { k in if case .failed(let why)? = t.rows[k] { return "\(k.name): \(why)" }; return nil }
         }
     }
 
     /// One gateway per instance name (mDNS names are case-insensitive), addresses of every row
     /// merged, IPv4 rows first for host/port/TXT.
     public var gateways: [DiscoveredGateway] {
-        let snapshot: [(Key, Resolved)] = lock.withLock {
-            order.compactMap { k in if case .resolved(let r)? = rows[k] { return (k, r) }; return nil }
+        let snapshot: [(Key, Resolved)] = table.withLock { t in
+            t.order.compactMap { k in if case .resolved(let r)? = t.rows[k] { return (k, r) }; return nil }
         }
         var groups: [String: [(Key, Resolved)]] = [:]
         var names: [String] = []
