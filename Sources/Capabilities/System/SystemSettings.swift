@@ -27,22 +27,4 @@ struct SystemSettings: Sendable {
         allowlistCeiling = section.settings["allowlistCeiling"]?.arrayValue?.compactMap(\.stringValue)
         envAllow = Set(section.settings["envAllow"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
-
-    static let configFields: [ConfigField] = [
-        ConfigField("security", .enumeration(ExecSecurity.allCases.map(\.rawValue)), default: "\"full\"",
-                    "the most this node allows: deny (nothing runs), allowlist (only what the approvals allowlist names), full"),
-        ConfigField("ask", .enumeration(ExecAsk.allCases.map(\.rawValue)), default: "\"off\"",
-                    "when an operator must approve: off, on-miss (allowlist misses), always"),
-        ConfigField("denylist", .stringArray, default: "[]",
-                    "binary path globs (\"/usr/bin/rm\", \"/usr/sbin/**\") that always need a fresh operator approval"),
-        ConfigField("sandbox", .enumeration(Sandbox.Kind.allCases.map(\.rawValue)), default: "\"none\"",
-                    "bwrap: run each command under bubblewrap (read-only system, private /tmp, only cwd and sandboxWritable writable)"),
-        ConfigField("sandboxWritable", .stringArray, default: "[]", "absolute paths commands may write to besides their cwd (bwrap)"),
-        ConfigField("sandboxNetwork", .bool, default: "true",
-                    "false: commands get no network at all, nor Unix sockets (private /run, socket(AF_UNIX) refused) (bwrap)"),
-        ConfigField("allowlistCeiling", .stringArray, default: "unset",
-                    "path globs (\"/usr/bin/*\") that allowlist entries the gateway writes must fall inside; unset: any entry but one that allows every program"),
-        ConfigField("envAllow", .stringArray, default: "[]",
-                    "environment keys a request may set besides terminal and locale ones (TERM, LANG, LC_*, TZ, …)"),
-    ]
 }

@@ -2,9 +2,10 @@ import FoundationEssentials
 import Glibc
 
 /// Whether a file may be trusted as code or policy of this process (a bundle, its manifest, a
-/// plugin, a shell): like sshd's StrictModes, the file and every directory above it must belong to root or to the user running the node, and must not be
-/// writable by group or others (a sticky directory such as /tmp is fine: others cannot replace
-/// what is in it). Anyone who could swap the file could run code as this node.
+/// plugin, a shell): like sshd's StrictModes, the file and every directory above it must belong
+/// to root or to the user running the node, and must not be writable by group or others (a sticky
+/// directory such as /tmp is fine: others cannot replace what is in it). Anyone who could swap the
+/// file could run code as this node.
 public enum FileTrust {
     /// nil when the path is trustworthy, else what is wrong with it and how to fix it.
     /// `rootOnly`: the node's own account is not enough (a system shell must be root's).
