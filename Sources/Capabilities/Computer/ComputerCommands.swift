@@ -19,7 +19,6 @@ struct ComputerSettings: Sendable {
 }
 
 public enum ComputerCommands {
-    public static let capabilityName = "computer"
 
     static func handlers(_ c: ComputerCapability) -> [CommandHandler] { [
         CommandHandler("computer.act", params: ComputerActParams.self, handler: c.act),

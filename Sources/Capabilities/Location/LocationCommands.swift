@@ -38,7 +38,6 @@ public struct LocationGetParams: CommandParams, Equatable {
 }
 
 public enum LocationCommands {
-    public static let capabilityName = "location"
 
     /// The command table, bound to `location`.
     static func handlers(_ location: LocationCapability) -> [CommandHandler] { [

@@ -13,7 +13,6 @@ public enum SystemCommand: String, CaseIterable, Sendable {
 }
 
 public enum SystemCommands {
-    public static let capabilityName = "system"
 
     static func handlers(_ s: SystemCapability) -> [CommandHandler] { [
         CommandHandler(SystemCommand.runPrepare.rawValue, params: SystemRunPrepareParams.self, handler: s.prepare),

@@ -3,7 +3,6 @@ import Kit
 import Support
 
 public enum TalkCommands {
-    public static let capabilityName = "talk"
 
     /// One permission per row: the manifest's `microphone` and `speechRecognition` are both true
     /// exactly when talk is advertised (the capture device opened and the model loaded).
