@@ -57,7 +57,6 @@ public enum CameraCommands {
         CommandHandler(CameraCommand.clip.rawValue, params: CameraClipParams.self, handler: camera.clip),
     ] }
 
-
     public static func capability(context: CapabilityContext) -> any Capability {
         CameraCapability(context: context)
     }

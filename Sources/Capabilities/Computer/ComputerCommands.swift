@@ -19,13 +19,11 @@ struct ComputerSettings: Sendable {
 }
 
 public enum ComputerCommands {
-
     static func handlers(_ c: ComputerCapability) -> [CommandHandler] { [
         CommandHandler("computer.act", params: ComputerActParams.self, handler: c.act),
         CommandHandler("device.apps", params: DeviceAppsParams.self, handler: c.apps),
         CommandHandler("device.apps.launch", params: DeviceAppsLaunchParams.self, handler: c.launch),
     ] }
-
 
     public static func capability(context: CapabilityContext) -> any Capability {
         ComputerCapability(manifest: context.manifest, settings: ComputerSettings(context.section, environment: context.environment))

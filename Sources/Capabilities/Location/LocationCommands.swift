@@ -38,12 +38,10 @@ public struct LocationGetParams: CommandParams, Equatable {
 }
 
 public enum LocationCommands {
-
     /// The command table, bound to `location`.
     static func handlers(_ location: LocationCapability) -> [CommandHandler] { [
         CommandHandler(LocationCommand.get.rawValue, params: LocationGetParams.self, handler: location.get),
     ] }
-
 
     public static func capability(context: CapabilityContext) -> LocationCapability {
         LocationCapability(manifest: context.manifest, settings: LocationSettings(context.section))

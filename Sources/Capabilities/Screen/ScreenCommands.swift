@@ -65,7 +65,6 @@ public enum ScreenCommands {
         CommandHandler(ScreenCommand.record.rawValue, params: ScreenRecordParams.self, handler: screen.record),
     ] }
 
-
     public static func capability(context: CapabilityContext) -> any Capability {
         ScreenCapability(context: context)
     }

@@ -13,7 +13,6 @@ public enum SystemCommand: String, CaseIterable, Sendable {
 }
 
 public enum SystemCommands {
-
     static func handlers(_ s: SystemCapability) -> [CommandHandler] { [
         CommandHandler(SystemCommand.runPrepare.rawValue, params: SystemRunPrepareParams.self, handler: s.prepare),
         CommandHandler(SystemCommand.run.rawValue, params: SystemRunParams.self, handler: s.run),
@@ -21,7 +20,6 @@ public enum SystemCommands {
         CommandHandler(SystemCommand.approvalsGet.rawValue, params: NoParams.self, handler: s.approvalsGet),
         CommandHandler(SystemCommand.approvalsSet.rawValue, params: ExecApprovalsSetParams.self, handler: s.approvalsSet),
     ] }
-
 
     public static func capability(context: CapabilityContext) -> any Capability {
         var settings = SystemSettings(context.section)

@@ -3,7 +3,6 @@ import Kit
 import Support
 
 public enum TalkCommands {
-
     /// One permission per row: the manifest's `microphone` and `speechRecognition` are both true
     /// exactly when talk is advertised (the capture device opened and the model loaded).
     static func handlers(_ t: TalkCapability) -> [CommandHandler] { [
@@ -13,7 +12,6 @@ public enum TalkCommands {
         CommandHandler("talk.ptt.once", params: NoParams.self, handler: t.once),
         CommandHandler("chat.push", params: ChatPushParams.self, handler: t.push),
     ] }
-
 
     public static func capability(context: CapabilityContext) -> any Capability {
         TalkCapability(manifest: context.manifest, settings: TalkSettings(context.section), stateDirectory: context.stateDirectory)
