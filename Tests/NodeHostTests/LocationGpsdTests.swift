@@ -226,6 +226,20 @@ struct LocationGpsdTests {
         #expect(abs((second.movedMeters ?? 0) - 1000.8) < 10)
     }
 
+    /// A subscriber that comes after the first fix (the daemon subscribes once its session is set
+    /// up) still gets it: the last update is handed to each new subscriber.
+    @Test func aLateSubscriberGetsTheLastUpdate() async throws {
+        let h = try GpsdHarness(fix: ["lat": 52.5, "lon": 13.4, "alt": 30.0, "hdop": 0.9]); defer { h.stop() }
+        let cap = makeLocationCapability(h.endpoint, significantChangeMeters: 100); defer { Task { await cap.shutdown() } }
+        let early = await cap.significantChanges()
+        #expect(await cap.start() == .available)
+        var it = early.makeAsyncIterator()
+        _ = try #require(await it.next())
+        var late = (await cap.significantChanges()).makeAsyncIterator()
+        let first = try #require(await late.next())
+        #expect(first.movedMeters == nil && abs((first.payload["lat"]?.doubleValue ?? 0) - 52.5) < 1e-6)
+    }
+
     /// Asks until a payload satisfies `ok` (the feeder's new state reaches gpsd within a cycle).
     private func waitForPayload(_ cap: LocationCapability, _ ok: (JSONValue) -> Bool) async throws -> JSONValue {
         for _ in 0..<20 {

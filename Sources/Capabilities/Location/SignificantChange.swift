@@ -50,6 +50,9 @@ actor SignificantChangeMonitor {
     private var task: Task<Void, Never>?
     private var nextId: UInt64 = 0
     private var subscribers: [UInt64: AsyncStream<LocationUpdate>.Continuation] = [:]
+    /// The last update sent, for a subscriber that comes after it: the daemon subscribes once its
+    /// gateway session is set up, and the first fix may well be in before that.
+    private var latest: LocationUpdate?
     private let log: Logger
 
     init(thresholdMeters: Double, minInterval: Duration, log: Logger) {
@@ -72,6 +75,7 @@ actor SignificantChangeMonitor {
         task = nil
         for (_, s) in subscribers { s.finish() }
         subscribers.removeAll()
+        latest = nil
     }
 
     func subscribe() -> AsyncStream<LocationUpdate> {
@@ -79,6 +83,7 @@ actor SignificantChangeMonitor {
         let id = nextId
         let (stream, continuation) = AsyncStream.makeStream(of: LocationUpdate.self, bufferingPolicy: .bufferingNewest(8))
         subscribers[id] = continuation
+        if let latest { continuation.yield(latest) }
         continuation.onTermination = { _ in Task { [weak self] in await self?.unsubscribe(id) } }
         return stream
     }
@@ -88,6 +93,7 @@ actor SignificantChangeMonitor {
     private func consider(_ fix: GpsFix) {
         guard let update = filter.offer(fix) else { return }
         log.debug("significant location change\(update.movedMeters.map { ": moved \(Int($0)) m" } ?? " (first fix)")")
+        latest = update
         for (_, s) in subscribers { s.yield(update) }
     }
 }
