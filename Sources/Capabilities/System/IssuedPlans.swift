@@ -4,11 +4,10 @@ import Support
 /// The plans this node issued with system.run.prepare, so that an approval the gateway carries is
 /// honoured only for one of them (same argv, cwd, environment overrides and agent), once, within
 /// an hour. Kept in memory: after a restart the gateway prepares again.
-final class IssuedPlans: @unchecked Sendable {
+final class IssuedPlans: Sendable {
     static let lifetime: Duration = .seconds(3600)
     static let limit = 1024
-    private let lock = Lock()
-    private var issued: [String: ContinuousClock.Instant] = [:]
+    private let issued = Locked<[String: ContinuousClock.Instant]>([:])
 
     static func key(argv: [String], cwd: String?, env: [String: String]?, agent: String?) -> String {
         let envPart: JSONValue = .array((env ?? [:]).filter { $0.key != "PATH" }.sorted { $0.key < $1.key }
@@ -18,7 +17,7 @@ final class IssuedPlans: @unchecked Sendable {
     }
 
     func issue(_ key: String) {
-        lock.withLock {
+        issued.withLock { issued in
             let now = ContinuousClock.now
             issued = issued.filter { now - $0.value < Self.lifetime }
             if issued.count >= Self.limit, let oldest = issued.min(by: { $0.value < $1.value }) { issued[oldest.key] = nil }
@@ -28,7 +27,7 @@ final class IssuedPlans: @unchecked Sendable {
 
     /// Whether `key` was issued and is still valid; it is used up.
     func take(_ key: String) -> Bool {
-        lock.withLock {
+        issued.withLock { issued in
             guard let at = issued.removeValue(forKey: key) else { return false }
             return ContinuousClock.now - at < Self.lifetime
         }

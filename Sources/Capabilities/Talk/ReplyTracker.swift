@@ -6,28 +6,27 @@ import Support
 /// `final` chat event carries the text to speak; `aborted` or `error` end it silently, and it
 /// gives up after 90 s. After chat.send the run is known from the ack and only it is followed (an
 /// operator session sees every session's chat events).
-final class ReplyTracker: @unchecked Sendable {
+final class ReplyTracker: Sendable {
     static let timeout: Duration = .seconds(90)
 
-    private struct Armed {
+    private struct Armed: Sendable {
         let sessionKey: String
         var runId: String?
         let until: ContinuousClock.Instant
     }
 
-    private let lock = Lock()
-    private var armed: Armed?
+    private let armed = Locked<Armed?>(nil)
 
     func arm(sessionKey: String, runId: String? = nil) {
-        lock.withLock { armed = Armed(sessionKey: sessionKey, runId: runId, until: .now + Self.timeout) }
+        armed.withLock { $0 = Armed(sessionKey: sessionKey, runId: runId, until: .now + Self.timeout) }
     }
 
-    var isArmed: Bool { lock.withLock { armed.map { ContinuousClock.now < $0.until } ?? false } }
-    var sessionKey: String? { lock.withLock { armed?.sessionKey } }
+    var isArmed: Bool { armed.withLock { $0.map { ContinuousClock.now < $0.until } ?? false } }
+    var sessionKey: String? { armed.withLock { $0?.sessionKey } }
 
     /// The reply's text when this `chat` event ends it; nil otherwise.
     func handle(_ p: JSONValue) -> String? {
-        lock.withLock { () -> String? in
+        armed.withLock { (armed: inout Armed?) -> String? in
             guard var a = armed else { return nil }
             guard ContinuousClock.now < a.until else { armed = nil; return nil }
             guard let key = p["sessionKey"]?.stringValue, Self.sameSession(key, a.sessionKey), let run = p["runId"]?.stringValue else { return nil }
