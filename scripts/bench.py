@@ -11,7 +11,8 @@ Writes a markdown table to stdout and JSON to bench-out/bench.json. Only loopbac
 import argparse, json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NODE = os.path.join(ROOT, ".build", "release", "openclaw-node")
+# The release build, or another build to compare with (OPENCLAW_NODE_BIN).
+NODE = os.environ.get("OPENCLAW_NODE_BIN") or os.path.join(ROOT, ".build", "release", "openclaw-node")
 GATEWAY = os.path.join(ROOT, "Tests", "gateway", "test_gateway.py")
 
 
@@ -76,6 +77,7 @@ def main():
     ap.add_argument("--idle-seconds", type=int, default=60)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--cold-runs", type=int, default=5)
+    ap.add_argument("--core-only", action="store_true", help="only the gateway rows (cold start, invokes, idle memory), not the scripts/bench-* rows")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ocn-bench-")
     rows, result = [], {}
@@ -117,7 +119,7 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
     # Capability rows from their own scripts (each prints JSON objects with name/node/other/ratio).
-    for script in sorted(os.listdir(os.path.join(ROOT, "scripts"))):
+    for script in [] if a.core_only else sorted(os.listdir(os.path.join(ROOT, "scripts"))):
         if script.startswith("bench-") and os.access(os.path.join(ROOT, "scripts", script), os.X_OK):
             try:
                 out = subprocess.run([os.path.join(ROOT, "scripts", script), "--json"], capture_output=True, text=True, timeout=900).stdout
