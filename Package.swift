@@ -18,20 +18,36 @@ let wayland = Target.Dependency.product(name: "openclaw-wayland", package: "Medi
 let cwayland = Target.Dependency.product(name: "CWaylandProtocols", package: "Media")
 let video = Target.Dependency.product(name: "openclaw-video", package: "Video")
 
+/// The capability bundles, one row each: the folder under Sources/Capabilities (its lower-cased
+/// name is the bundle's), and what it links besides the kit and the bundle contract. Each row makes
+/// a target `<Folder>Capability`, a dynamic product `openclaw-<name>` (libopenclaw-<name>.so) and a
+/// dependency of the tests; the bundle's manifest (libopenclaw-<name>.manifest.json5, beside its
+/// sources) is what the node reads about it.
+let bundles: [(folder: String, links: [Target.Dependency])] = [
+    ("Camera", [media, "CV4L2"]),
+    ("Canvas", [media, x11, cx11]),
+    // computer.act (XTest, wlroots virtual input); monitors and displayFrameId shared with screen via X11Support.
+    ("Computer", [x11, "CXTest", wayland, cwayland]),
+    ("Location", []),
+    ("Screen", [media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland]),
+    // system.run with exec approvals: POSIX only, no libraries of its own.
+    ("System", []),
+    // Push-to-talk with on-device recognition (pocketsphinx), espeak-ng replies, the ALSA microphone.
+    ("Talk", [media, "CPocketSphinx", "CEspeak", "CMPG123"]),
+]
+let bundleTargets = bundles.map { b in
+    Target.target(name: "\(b.folder)Capability", dependencies: [kit, bundleABI] + b.links, path: "Sources/Capabilities/\(b.folder)",
+                  exclude: ["libopenclaw-\(b.folder.lowercased()).manifest.json5"])
+}
+
 let package = Package(
     name: "openclaw-node",
     products: [
         .executable(name: "openclaw-node", targets: ["openclaw-node"]),
-        // Capability bundles: libopenclaw-<capability>.so, found next to the executable or in
-        // ../lib/openclaw-node/.
-        .library(name: "openclaw-camera", type: .dynamic, targets: ["CameraCapability"]),
-        .library(name: "openclaw-location", type: .dynamic, targets: ["LocationCapability"]),
-        .library(name: "openclaw-screen", type: .dynamic, targets: ["ScreenCapability"]),
-        .library(name: "openclaw-canvas", type: .dynamic, targets: ["CanvasCapability"]),
-        .library(name: "openclaw-system", type: .dynamic, targets: ["SystemCapability"]),
-        .library(name: "openclaw-computer", type: .dynamic, targets: ["ComputerCapability"]),
-        .library(name: "openclaw-talk", type: .dynamic, targets: ["TalkCapability"]),
-    ],
+    ] + bundles.map { b in
+        // Capability bundles: libopenclaw-<name>.so, found next to the executable or in ../lib/openclaw-node/.
+        .library(name: "openclaw-\(b.folder.lowercased())", type: .dynamic, targets: ["\(b.folder)Capability"])
+    },
     // The core, the shared libraries on it, and the video library: each its own package so that
     // it is linked as one shared copy (docs/ARCHITECTURE.md).
     dependencies: [.package(path: "Sources/Kit"), .package(path: "Sources/NodeHost"),
@@ -54,25 +70,6 @@ let package = Package(
         // MP3 speech from the gateway's talk.speak: libmpg123's header only (dlopen'ed on first use).
         .systemLibrary(name: "CMPG123", path: "Sources/CMPG123", providers: [.apt(["libmpg123-dev"])]),
 
-        .target(name: "CameraCapability", dependencies: [kit, bundleABI, media, "CV4L2"], path: "Sources/Capabilities/Camera",
-                exclude: ["libopenclaw-camera.manifest.json5"]),
-        .target(name: "LocationCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/Location",
-                exclude: ["libopenclaw-location.manifest.json5"]),
-        .target(name: "ScreenCapability", dependencies: [kit, bundleABI, media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland],
-                path: "Sources/Capabilities/Screen",
-                exclude: ["libopenclaw-screen.manifest.json5"]),
-        // Talk: push-to-talk with on-device recognition (pocketsphinx) and the ALSA microphone.
-        .target(name: "TalkCapability", dependencies: [kit, bundleABI, media, "CPocketSphinx", "CEspeak", "CMPG123"], path: "Sources/Capabilities/Talk",
-                exclude: ["libopenclaw-talk.manifest.json5"]),
-        .target(name: "CanvasCapability", dependencies: [kit, bundleABI, media, x11, cx11], path: "Sources/Capabilities/Canvas",
-                exclude: ["libopenclaw-canvas.manifest.json5"]),
-        // system.run with exec approvals: POSIX only, no libraries of its own.
-        .target(name: "SystemCapability", dependencies: [kit, bundleABI], path: "Sources/Capabilities/System",
-                exclude: ["libopenclaw-system.manifest.json5"]),
-        // computer.act on X11 (XTest); monitors and displayFrameId shared with the screen bundle via X11Support.
-        .target(name: "ComputerCapability", dependencies: [kit, bundleABI, x11, "CXTest", wayland, cwayland], path: "Sources/Capabilities/Computer",
-                exclude: ["libopenclaw-computer.manifest.json5"]),
-
         // Links the core only; bundles are dlopen'ed.
         // The executable finds the core next to itself ($ORIGIN, as built) or in an installed
         // layout's lib directory (bin/openclaw-node + lib/openclaw-node/*.so).
@@ -82,8 +79,8 @@ let package = Package(
         // The kit's own tests (JSON5, config, manifests, JSON writing): built with the kit alone.
         .testTarget(name: "KitTests", dependencies: [kit], path: "Tests/KitTests"),
         .testTarget(name: "NodeHostTests",
-                    dependencies: [kit, core, media, x11, cx11, video, "CameraCapability", "LocationCapability",
-                                   "ScreenCapability", "CanvasCapability", "SystemCapability", "ComputerCapability", "TalkCapability", "openclaw-node", "CX11Capture"],
+                    dependencies: [kit, core, media, x11, cx11, video, "openclaw-node", "CX11Capture"]
+                        + bundles.map { .target(name: "\($0.folder)Capability") },
                     path: "Tests/NodeHostTests"),
-    ]
+    ] + bundleTargets
 )
