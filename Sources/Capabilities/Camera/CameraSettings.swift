@@ -28,7 +28,7 @@ struct CameraSettings: Sendable {
         self.audioDevice = audioDevice
     }
 
-    init(_ section: NodeConfig.CapabilitySection, environment env: [String: String]) {
+    init(_ section: BundleSection, environment env: [String: String]) {
         deviceDir = env["OPENCLAW_NODE_CAMERA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev"
         defaultDevice = section.string("device").flatMap { $0.isEmpty ? nil : $0 }
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"

@@ -18,7 +18,7 @@ struct CanvasSettings: Sendable {
     /// How long an A2UI page may take to define `openclawA2UI` (the apps wait 5 s).
     var a2uiReadyTimeout: Duration = .seconds(5)
 
-    init(_ section: NodeConfig.CapabilitySection, stateDirectory: String, environment env: [String: String]) {
+    init(_ section: BundleSection, stateDirectory: String, environment env: [String: String]) {
         browser = section.string("browser").flatMap { $0.isEmpty ? nil : $0 }
         window = section.bool("window") ?? false
         display = section.string("display").flatMap { $0.isEmpty ? nil : $0 } ?? env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }

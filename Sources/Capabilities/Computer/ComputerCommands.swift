@@ -11,7 +11,7 @@ struct ComputerSettings: Sendable {
     /// else $WAYLAND_DISPLAY.
     var waylandDisplay: String?
 
-    init(_ section: NodeConfig.CapabilitySection, environment: [String: String]) {
+    init(_ section: BundleSection, environment: [String: String]) {
         display = section.string("display") ?? environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         waylandDisplay = section.string("waylandDisplay").flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }

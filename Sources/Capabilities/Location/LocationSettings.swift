@@ -44,7 +44,7 @@ public struct LocationSettings: Sendable {
         self.significantChangeMinInterval = significantChangeMinInterval
     }
 
-    public init(_ section: NodeConfig.CapabilitySection) {
+    public init(_ section: BundleSection) {
         let text = section.string("gpsd") ?? GpsdEndpoint.default.description
         endpointText = text
         endpoint = GpsdEndpoint(text)

@@ -35,7 +35,7 @@ struct ScreenSettings: Sendable {
         self.audioDevice = audioDevice
     }
 
-    init(_ section: NodeConfig.CapabilitySection, environment env: [String: String]) {
+    init(_ section: BundleSection, environment env: [String: String]) {
         backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
         display = section.string("display").flatMap { $0.isEmpty ? nil : $0 } ?? env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         framebuffer = section.string("fbdev").flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/fb0"

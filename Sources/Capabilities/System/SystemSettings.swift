@@ -17,7 +17,7 @@ struct SystemSettings: Sendable {
 
     init() {}
 
-    init(_ section: NodeConfig.CapabilitySection) {
+    init(_ section: BundleSection) {
         security = section.string("security").flatMap(ExecSecurity.init(rawValue:)) ?? .full
         ask = section.string("ask").flatMap(ExecAsk.init(rawValue:)) ?? .off
         denylist = section.settings["denylist"]?.arrayValue?.compactMap(\.stringValue) ?? []

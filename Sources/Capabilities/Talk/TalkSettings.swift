@@ -21,7 +21,7 @@ struct TalkSettings: Sendable {
 
     init() {}
 
-    init(_ section: NodeConfig.CapabilitySection) {
+    init(_ section: BundleSection) {
         captureDevice = section.string("captureDevice") ?? "default"
         modelDir = section.string("model") ?? PocketSphinxRecognizer.defaultModelDir
         playbackDevice = section.string("playbackDevice") ?? "default"

@@ -26,36 +26,8 @@ public struct NodeConfig: Sendable {
         public var idleSeconds = 300
     }
 
-    /// One `capabilities.<name>` section: the enabled flag plus the capability's own keys, with
-    /// every constant default of its manifest filled in.
-    public struct CapabilitySection: Sendable, Equatable {
-        public var enabled: Bool
-        public var settings: [String: JSONValue]
-        public init(enabled: Bool, settings: [String: JSONValue]) { self.enabled = enabled; self.settings = settings }
-        public func string(_ key: String) -> String? { settings[key]?.stringValue }
-        public func bool(_ key: String) -> Bool? { settings[key]?.boolValue }
-        public func int(_ key: String) -> Int? { settings[key]?.intValue }
-        public func strings(_ key: String) -> [String]? { settings[key]?.arrayValue?.compactMap(\.stringValue) }
-
-        /// `written` (the section as in the file, without `enabled`) with the manifest's defaults
-        /// for every key it leaves out, one level into objects.
-        public static func filling(_ written: [String: JSONValue], enabled: Bool, from fields: [ConfigField]) -> CapabilitySection {
-            CapabilitySection(enabled: enabled, settings: fill(written, fields))
-        }
-
-        private static func fill(_ written: [String: JSONValue], _ fields: [ConfigField]) -> [String: JSONValue] {
-            var out = written
-            for f in fields {
-                if case .object(let sub) = f.type {
-                    let inner = fill(written[f.key]?.objectValue ?? [:], sub)
-                    if !inner.isEmpty || written[f.key] != nil { out[f.key] = .object(inner) }
-                } else if out[f.key] == nil, let d = f.defaultValue {
-                    out[f.key] = d
-                }
-            }
-            return out
-        }
-    }
+    /// One `capabilities.<name>` section (what a bundle is handed).
+    public typealias CapabilitySection = BundleSection
 
     public struct PluginEntry: Sendable {
         public var enabled = true

@@ -26,7 +26,7 @@ public struct DocumentStoreError: Error, Sendable, CustomStringConvertible {
 public struct CapabilityContext: Sendable {
     public let manifest: BundleManifest
     /// `capabilities.<name>`, validated against the manifest, every constant default filled in.
-    public let section: NodeConfig.CapabilitySection
+    public let section: BundleSection
     /// `<stateDir>/<name>`: the bundle's own directory (it creates it when it needs it: PrivateDirectory).
     public let stateDirectory: String
     /// What a command the bundle runs for someone else must never see: the node's state directory
@@ -37,7 +37,7 @@ public struct CapabilityContext: Sendable {
     /// The daemon's environment without the gateway secrets (NodeSecrets).
     public let environment: [String: String]
 
-    public init(manifest: BundleManifest, section: NodeConfig.CapabilitySection, stateDirectory: String,
+    public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
                 environment: [String: String] = NodeSecrets.environment) {
         self.manifest = manifest; self.section = section; self.stateDirectory = stateDirectory

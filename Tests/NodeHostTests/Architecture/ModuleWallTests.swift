@@ -36,6 +36,18 @@ struct ModuleWallTests {
         #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
     }
 
+    /// A bundle is handed its own section (BundleSection), never the node's whole config.
+    @Test func bundlesNeverSeeTheNodesConfig() throws {
+        var bad: [String] = []
+        for f in Self.swiftFiles(under: "Sources/Capabilities") + Self.swiftFiles(under: "Examples") {
+            let lines = try String(contentsOfFile: f, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (i, l) in lines.enumerated() where !l.trimmingCharacters(in: .whitespaces).hasPrefix("//") && l.contains("NodeConfig") {
+                bad.append("\(f):\(i + 1)")
+            }
+        }
+        #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+    }
+
     @Test func theCoreImportsNoBundle() {
         let files = Self.swiftFiles(under: "Sources/NodeHost") + Self.swiftFiles(under: "Sources/Kit") + Self.swiftFiles(under: "Sources/openclaw-node")
         var bad: [String] = []
