@@ -1,3 +1,4 @@
+import CProcessControl
 import FoundationEssentials
 import Glibc
 
@@ -172,9 +173,26 @@ public final class Subprocess: @unchecked Sendable {
     @discardableResult
     public func terminate(grace: Duration = .seconds(5)) -> Int32 {
         signal(SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-        if isRunning { kill(pid, SIGKILL) }
+        if isRunning, !waitForExit(within: grace) { kill(pid, SIGKILL) }
         return wait()
+    }
+
+    /// Waits at most `timeout` for the child to exit, on a pidfd (one poll(2), woken by the exit);
+    /// true when it did. Where the kernel has no pidfd_open, a short sleep loop stands in.
+    public func waitForExit(within timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        let fd = ocn_pidfd_open(pid)
+        if fd >= 0 {
+            defer { Glibc.close(fd) }
+            while isRunning {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { return false }
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = Glibc.poll(&p, 1, Int32(max(1, min(left.milliseconds, 60_000))))
+            }
+            return true
+        }
+        while isRunning && ContinuousClock.now < deadline { usleep(5_000) }
+        return !isRunning
     }
 }

@@ -7,3 +7,14 @@ static inline int ocn_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBR
 
 /// `sig` is delivered to this process when its parent thread exits (PR_SET_PDEATHSIG).
 static inline int ocn_set_parent_death_signal(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
+
+#include <sys/syscall.h>
+#include <unistd.h>
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/// A descriptor that becomes readable when process `pid` exits (pidfd_open(2), Linux 5.3): waiting
+/// for a child with a deadline is then one poll(2), not a sleep loop. -1 with errno when unsupported.
+/// syscall(2) is variadic, hence the wrapper.
+static inline int ocn_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
