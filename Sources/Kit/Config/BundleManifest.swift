@@ -7,7 +7,7 @@ import Support
 /// `--help`, the man page, completion, doctor, the gateway allowlist snippet, the connect manifest
 /// and the answer for a disabled bundle's commands are all derived from it
 /// (docs/ARCHITECTURE.md "Adding a capability").
-public struct BundleManifest: Sendable, Equatable {
+public struct BundleManifest: Sendable {
     /// One command row. Its handler is in the bundle's code, bound by name when the bundle loads;
     /// a bundle whose code and manifest disagree is refused.
     public struct Command: Sendable, Equatable {

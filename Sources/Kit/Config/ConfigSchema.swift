@@ -52,7 +52,7 @@ public indirect enum ConfigType: Sendable {
     }
 }
 
-public struct ConfigField: Sendable, Equatable {
+public struct ConfigField: Sendable {
     public let key: String
     public let type: ConfigType
     /// The default, written as it would appear in config.json5 (documentation only).
@@ -75,11 +75,6 @@ public struct ConfigField: Sendable, Equatable {
                 restartsNode: Bool = false) {
         self.key = key; self.type = type; self.defaultValue = value; self.doc = doc; self.restartsNode = restartsNode
         self.defaultText = defaultDoc ?? value.map { $0.jsonString() }
-    }
-
-    public static func == (a: ConfigField, b: ConfigField) -> Bool {
-        a.key == b.key && a.defaultText == b.defaultText && a.defaultValue == b.defaultValue && a.doc == b.doc
-            && a.restartsNode == b.restartsNode && a.type.description == b.type.description
     }
 }
 

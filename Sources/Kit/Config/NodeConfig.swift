@@ -47,9 +47,6 @@ public struct NodeConfig: Sendable {
     /// The installed capabilities this config was read against (their manifests).
     public let catalog: BundleCatalog
 
-    /// The capabilities loaded from bundles, by name.
-    public var bundledCapabilityNames: [String] { catalog.bundles.map(\.name) }
-
     public init(environment: [String: String] = NodeSecrets.environment, catalog: BundleCatalog = .current) {
         displayName = "Linux Node (\(NodeConfig.hostname()))"
         stateDir = NodeConfig.defaultStateDir(environment)

@@ -19,9 +19,6 @@ public enum BundleLoader {
     /// The bundle ABI this core speaks.
     public static var abi: UInt32 { OPENCLAW_NODE_BUNDLE_ABI }
 
-    /// The executable's directory and `../lib/openclaw-node` beside it.
-    public static var searchDirectories: [String] { BundleCatalog.searchDirectories }
-
     private static let loaded = Locked<[String: Result<BundleExports, Failure>]>([:])
     private static let log = Logger(component: "bundles")
 
@@ -34,7 +31,7 @@ public enum BundleLoader {
     /// The exports of the library `libopenclaw-<name>.so` in the search directories (the video and
     /// X11 helper libraries, which are not capabilities).
     public static func load(_ name: String) -> Result<BundleExports, Failure> {
-        load(name, in: searchDirectories, packages: [])
+        load(name, in: BundleCatalog.searchDirectories, packages: [])
     }
 
     private static func load(_ name: String, in directories: [String], packages: [String]) -> Result<BundleExports, Failure> {

@@ -3,11 +3,7 @@
 public enum SHA1 {
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
         var h: [UInt32] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0]
-        var message = Array(data)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for i in (0..<8).reversed() { message.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        let message = SHA256.padded(data)
         var w = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: message.count, by: 64) {
             for i in 0..<16 {

@@ -4,11 +4,7 @@
 public enum SHA256 {
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var message = Array(data)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for i in (0..<8).reversed() { message.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        let message = padded(data)
         var w = [UInt32](repeating: 0, count: 64)
         for chunk in stride(from: 0, to: message.count, by: 64) {
             for i in 0..<16 {
@@ -34,6 +30,17 @@ public enum SHA256 {
             h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
         }
         return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - UInt32($0) * 8)) } }
+    }
+
+    /// The message with FIPS 180-4's padding for 64-byte blocks (SHA-1 and SHA-256): a 1 bit, zeros,
+    /// and the length in bits as a big-endian 64-bit number.
+    static func padded(_ data: some Collection<UInt8>) -> [UInt8] {
+        var message = Array(data)
+        let bitLength = UInt64(message.count) * 8
+        message.append(0x80)
+        while message.count % 64 != 56 { message.append(0) }
+        for i in (0..<8).reversed() { message.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        return message
     }
 
     /// Lowercase hex of the hash of `text`'s UTF-8 bytes.

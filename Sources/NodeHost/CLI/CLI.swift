@@ -104,7 +104,7 @@ public enum CLI {
     /// The source commit, from `openclaw-node.commit` beside the bundles: scripts/build writes it
     /// (a file, so that a new commit does not rebuild every module), scripts/package ships it.
     static var buildCommit: String? {
-        for dir in BundleLoader.searchDirectories {
+        for dir in BundleCatalog.searchDirectories {
             if let text = try? String(contentsOfFile: PathName.join(dir, "openclaw-node.commit"), encoding: .utf8) {
                 let c = text.trimmed()
                 if !c.isEmpty { return c }

@@ -51,10 +51,9 @@ final class BrowserProcess: @unchecked Sendable {
     init(_ o: Options, onEvent: @escaping CDPPipe.EventHandler, onClose: @escaping @Sendable (String) -> Void) throws(NodeError) {
         options = o
         do {
-            // The profile's parents (the bundle's state directory) are the node's alone too.
-            if let why = PrivateDirectory.create(PathName.directory(o.profileDir)) { throw CanvasError.unavailable(why) }
-            try FileManager.default.createDirectory(atPath: o.profileDir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            // The profile and its parents (the bundle's state directory) are the node's alone; an
+            // existing profile is set back to 0700.
+            if let why = PrivateDirectory.create(o.profileDir) { throw CanvasError.unavailable(why) }
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: o.profileDir)
         } catch {
             throw CanvasError.unavailable("cannot create the browser profile \(o.profileDir): \(describe(error))")

@@ -41,15 +41,15 @@ public final class NodeRuntime: Sendable {
     public static func capabilities(config: NodeConfig) throws(ConfigLoader.Failure) -> [any Capability] {
         var out: [any Capability] = [DeviceCapability(storagePath: config.stateDir)]
         for manifest in config.catalog.bundles {
-            out.append(bundleCapability(manifest, config: config, forceEnabled: false))
+            out.append(bundleCapability(manifest, config: config))
         }
         return out + PluginLoader.capabilities(config: config)
     }
 
-    /// The capability of one bundle: loaded and built from its context when enabled (or forced,
-    /// for a bundle's own CLI subcommand), otherwise an unloaded one that answers for it.
-    public static func bundleCapability(_ manifest: BundleManifest, config: NodeConfig, forceEnabled: Bool) -> any Capability {
-        guard forceEnabled || config.isEnabled(manifest.name) else {
+    /// The capability of one bundle: loaded and built from its context when enabled, otherwise an
+    /// unloaded one that answers for it.
+    public static func bundleCapability(_ manifest: BundleManifest, config: NodeConfig) -> any Capability {
+        guard config.isEnabled(manifest.name) else {
             return UnloadedCapability(manifest: manifest, reason: "disabled in config")
         }
         switch BundleLoader.load(manifest) {
