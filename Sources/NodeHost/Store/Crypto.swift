@@ -5,8 +5,9 @@ import Glibc
 import Kit
 import Support
 
-/// The node's primitives: Ed25519 with OpenSSL (bound on first use, OpenSSLLibrary), SHA-256 and
-/// SHA-1 in Support, random bytes from the kernel. Raw pointers stay in here.
+/// The node's primitives: Ed25519, SHA-256 and SHA-1 in Support (signing maps no libcrypto),
+/// verification with OpenSSL (bound on first use, OpenSSLLibrary), random bytes from the kernel.
+/// Raw pointers stay in here.
 public enum Crypto {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let what: String
@@ -24,37 +25,20 @@ public enum Crypto {
         do { return try OpenSSLLibrary.shared.get() } catch { throw Failure(what: error.description) }
     }
 
-    /// Ed25519 public key (32 bytes) of a 32-byte private seed.
+    /// Ed25519 public key (32 bytes) of a 32-byte private seed (Support's Ed25519: no libcrypto).
     public static func ed25519PublicKey(seed: [UInt8]) throws(Failure) -> [UInt8] {
-        let o = try openssl()
-        guard seed.count == 32, let pkey = o.pkeyNewRawPrivateKey(EVP_PKEY_ED25519, nil, seed, 32) else {
-            throw Failure(what: "invalid Ed25519 seed")
-        }
-        defer { o.pkeyFree(pkey) }
-        var pub = [UInt8](repeating: 0, count: 32)
-        var len = 32
-        guard o.pkeyGetRawPublicKey(pkey, &pub, &len) == 1, len == 32 else { throw Failure(what: "cannot derive public key") }
-        return pub
+        guard seed.count == 32 else { throw Failure(what: "invalid Ed25519 seed") }
+        return Ed25519.publicKey(seed: seed)
     }
 
     /// Ed25519 signature (64 bytes) of `message` with the 32-byte private seed.
     public static func ed25519Sign(seed: [UInt8], message: [UInt8]) throws(Failure) -> [UInt8] {
-        let o = try openssl()
-        guard seed.count == 32, let pkey = o.pkeyNewRawPrivateKey(EVP_PKEY_ED25519, nil, seed, 32) else {
-            throw Failure(what: "invalid Ed25519 seed")
-        }
-        defer { o.pkeyFree(pkey) }
-        guard let ctx = o.mdCtxNew() else { throw Failure(what: "EVP_MD_CTX_new") }
-        defer { o.mdCtxFree(ctx) }
-        guard o.digestSignInit(ctx, nil, nil, nil, pkey) == 1 else { throw Failure(what: "sign init") }
-        var sig = [UInt8](repeating: 0, count: 64)
-        var sigLen = 64
-        guard o.digestSign(ctx, &sig, &sigLen, message, message.count) == 1, sigLen == 64 else {
-            throw Failure(what: "sign")
-        }
-        return sig
+        guard seed.count == 32 else { throw Failure(what: "invalid Ed25519 seed") }
+        return Ed25519.sign(seed: seed, message: message)
     }
 
+    /// Checks a signature with OpenSSL — an implementation independent of the signing code above,
+    /// which is what the tests want from it; the daemon itself never verifies.
     public static func ed25519Verify(publicKey: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
         guard let o = try? openssl(), publicKey.count == 32, signature.count == 64,
               let pkey = o.pkeyNewRawPublicKey(EVP_PKEY_ED25519, nil, publicKey, 32) else { return false }

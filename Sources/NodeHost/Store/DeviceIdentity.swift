@@ -16,7 +16,7 @@ public struct DeviceIdentity: Sendable {
         self.createdAtMs = createdAtMs
     }
 
-    /// The key of `seed`, its public half derived by OpenSSL.
+    /// The key of `seed`, its public half derived from it.
     init(seed: [UInt8], createdAtMs: Int64) throws(Crypto.Failure) {
         self.init(seed: seed, publicKey: try Crypto.ed25519PublicKey(seed: seed), createdAtMs: createdAtMs)
     }

@@ -19,9 +19,13 @@ public final class SleepMonitor: @unchecked Sendable {
     private let stopped = Locked(false)
     private let sd: SystemdLibrary
 
-    /// nil without libsystemd or a system bus (containers, minimal images): resume detection is then off.
+    /// nil when this machine cannot suspend, or has no libsystemd or system bus (containers,
+    /// minimal images): resume detection is then off.
     public init?(onResume: @escaping @Sendable () -> Void) {
         self.onResume = onResume
+        // Checked before libsystemd is opened: mapping it (and the libraries it pulls in) costs
+        // about 1 MiB of the idle daemon, for nothing on a machine that never sleeps.
+        guard SleepMonitor.machineCanSuspend, SleepMonitor.systemBusExists else { return nil }
         guard let sd = try? SystemdLibrary.shared.get() else { return nil }
         self.sd = sd
         var b: OpaquePointer?
@@ -37,6 +41,19 @@ public final class SleepMonitor: @unchecked Sendable {
         }, me)
         guard r >= 0 else { _ = sd.busUnref(b); bus = nil; return nil }
         DetachedThread.start(name: "sleep-monitor") { [weak self] in self?.loop() }
+    }
+
+    /// The kernel lists the sleep states it supports in /sys/power/state ("freeze mem disk"); a
+    /// virtual machine, a container or a Raspberry Pi without suspend support lists none.
+    static var machineCanSuspend: Bool {
+        guard let states = try? String(contentsOfFile: "/sys/power/state", encoding: .utf8) else { return false }
+        return !states.split(whereSeparator: { $0 == " " || $0 == "\n" }).isEmpty
+    }
+
+    /// logind's signals come over the system bus; its socket is where sd-bus would look.
+    static var systemBusExists: Bool {
+        let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+        return address != nil || access("/run/dbus/system_bus_socket", F_OK) == 0
     }
 
     private func loop() {
