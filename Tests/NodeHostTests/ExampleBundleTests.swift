@@ -44,8 +44,11 @@ import Testing
         // Served, with the section's values (and a default where the file has none).
         let greet = try t.run(["invoke", "hello.greet", "--params", #"{"name":"Ada"}"#])
         #expect(try Self.json(greet)["text"] == "Hi, Ada! Hi, Ada!", "\(greet.stdout)\(greet.stderr)")
+        // The presence gate and the clock the node hands a bundle (CapabilityContext).
+        #expect(try Self.json(greet)["presence"] == "foreground", "\(greet.stdout)")
         let count = try t.run(["invoke", "hello.count"])
         #expect(try Self.json(count)["count"] == 1, "\(count.stdout)")
+        #expect((try Self.json(count)["sinceLoadMs"]?.intValue).map { $0 >= 0 && $0 < 60_000 } == true, "\(count.stdout)")
         // Advertised in the connect manifest.
         let caps = try Self.json(try t.run(["caps", "--json"]))
         #expect(caps["caps"]?.arrayValue?.contains("hello") == true)
@@ -68,7 +71,10 @@ import Testing
         let t = try Self.tree("capabilities: { hello: { enabled: true } }, presence: { mode: 'never' }"); defer { t.cleanup() }
         let fg = try t.run(["invoke", "hello.count"])
         #expect(try Self.json(fg)["code"] == "NODE_BACKGROUND_UNAVAILABLE", "\(fg.stdout)")
-        #expect(try Self.json(try t.run(["invoke", "hello.greet"]))["text"] == "Hello, world!")
+        let greet = try Self.json(try t.run(["invoke", "hello.greet"]))
+        #expect(greet["text"] == "Hello, world!")
+        // The bundle reads the same presence decision the dispatcher's gate applied.
+        #expect(greet["presence"] == "background", "\(greet)")
         // A value out of the manifest's range is a config error with its place, like any other.
         let bad = try Self.tree("capabilities: { hello: { enabled: true, times: 9, greting: 'x' } }"); defer { bad.cleanup() }
         let check = try bad.run(["config", "check"])

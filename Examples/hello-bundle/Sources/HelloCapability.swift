@@ -9,10 +9,16 @@ struct HelloCapability: Capability, SelfDiagnosing {
     let manifest: BundleManifest
     let greeting: String
     let times: Int
+    let presence: any PresenceGate
+    let clock: any NodeClock
+    let loadedAt: ContinuousClock.Instant
     private let counter = Counter()
 
     init(context: CapabilityContext) {
         manifest = context.manifest
+        presence = context.presence
+        clock = context.clock
+        loadedAt = context.clock.now
         // The section arrives validated with the manifest's defaults filled in.
         greeting = context.section.string("greeting") ?? ""
         times = context.section.int("times") ?? 1
@@ -28,11 +34,15 @@ struct HelloCapability: Capability, SelfDiagnosing {
     }
 
     var handlers: [CommandHandler] {
-        [CommandHandler("hello.greet", params: GreetParams.self) { [greeting, times] p, _ in
-             ["text": .string(Array(repeating: "\(greeting), \(p.name ?? "world")!", count: times).joined(separator: " "))]
+        // hello.greet runs whoever is there and says whether someone is (the presence gate the
+        // node hands every bundle); hello.count is gated in the manifest, so it never runs unattended.
+        [CommandHandler("hello.greet", params: GreetParams.self) { [greeting, times, presence] p, _ in
+             ["text": .string(Array(repeating: "\(greeting), \(p.name ?? "world")!", count: times).joined(separator: " ")),
+              "presence": .string(await presence.sample().presence.rawValue)]
          },
-         CommandHandler("hello.count", params: NoParams.self) { [counter] _, _ in
-             ["count": .number(Double(counter.next()))]
+         CommandHandler("hello.count", params: NoParams.self) { [counter, clock, loadedAt] _, _ in
+             ["count": .number(Double(counter.next())),
+              "sinceLoadMs": .number(Double((clock.now - loadedAt).milliseconds))]
          }]
     }
 

@@ -12,17 +12,21 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     let approvals: ApprovalsStore
     /// The daemon's environment, which commands inherit (minus the blocked keys).
     let environment: [String: String]
+    /// For the approvals' `lastUsedAt`.
+    let clock: any NodeClock
     private let log = Logger(component: "system")
     private let lock = Lock()
     private var link: GatewayLink?
     /// Plans system.run.prepare issued, which an operator's approval may be for.
     let issuedPlans = IssuedPlans()
 
-    init(manifest: BundleManifest, settings: SystemSettings, approvals: ApprovalsStore, environment: [String: String]) {
+    init(manifest: BundleManifest, settings: SystemSettings, approvals: ApprovalsStore, environment: [String: String],
+         clock: any NodeClock = SystemClock()) {
         self.manifest = manifest
         self.settings = settings
         self.approvals = approvals
         self.environment = environment
+        self.clock = clock
     }
 
     var handlers: [CommandHandler] { SystemCommands.handlers(self) }
@@ -232,7 +236,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     private func rememberAlways(commandText: String, executable: String, agent: String, runId: String) {
         let entry: JSONValue = [
             "id": .string(UUID().uuidString.lowercased()), "pattern": .string(AllowlistMatch.commandPattern(commandText)),
-            "source": "allow-always", "lastUsedAt": .number(Double(Int64(Date().timeIntervalSince1970 * 1000))),
+            "source": "allow-always", "lastUsedAt": .number(Double(clock.wallMilliseconds)),
             "lastUsedCommand": .string(commandText), "lastResolvedPath": .string(executable),
         ]
         do {

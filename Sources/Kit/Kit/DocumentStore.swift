@@ -20,31 +20,6 @@ public struct DocumentStoreError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// What the runtime gives a bundle's maker, and all a bundle sees of the node: its own manifest and
-/// config section, its own state directory, its own documents, the paths a sandbox must hide, and
-/// the environment. Never the whole config, the gateway credentials or another bundle's section.
-public struct CapabilityContext: Sendable {
-    public let manifest: BundleManifest
-    /// `capabilities.<name>`, validated against the manifest, every constant default filled in.
-    public let section: BundleSection
-    /// `<stateDir>/<name>`: the bundle's own directory (it creates it when it needs it: PrivateDirectory).
-    public let stateDirectory: String
-    /// What a command the bundle runs for someone else must never see: the node's state directory
-    /// and its config file.
-    public let privateDirectories: [String]
-    public let privateFiles: [String]
-    public let documents: any DocumentStore
-    /// The daemon's environment without the gateway secrets (NodeSecrets).
-    public let environment: [String: String]
-
-    public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
-                privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
-                environment: [String: String] = NodeSecrets.environment) {
-        self.manifest = manifest; self.section = section; self.stateDirectory = stateDirectory
-        self.privateDirectories = privateDirectories; self.privateFiles = privateFiles; self.documents = documents; self.environment = environment
-    }
-}
-
 /// For capabilities built where no state database exists (unit tests): keeps documents in memory.
 public final class MemoryDocumentStore: DocumentStore {
     private let docs = Locked<[String: String]>([:])

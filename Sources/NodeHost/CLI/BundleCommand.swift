@@ -19,7 +19,8 @@ enum BundleCommand {
             Out.err("openclaw-node \(command.name): the \(manifest.name) bundle cannot serve it (\(manifest.library ?? manifest.name) is missing, refused or has no CLI); see openclaw-node doctor")
             return ExitCode.failure.rawValue
         }
-        let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config))
+        let presence = NodeRuntime.presenceMonitor(config)
+        let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config, presence), presence: presence)
         let dispatcher = runtime.dispatcher
         let context = BundleCLIContext(invoke: { command, params in
             await dispatcher.invoke(id: "cli-\(manifest.name)", command: command, params: InvokeParams(params),

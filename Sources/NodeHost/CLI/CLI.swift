@@ -44,7 +44,7 @@ public enum CLI {
     }
 
     public static func main(_ args: [String],
-                            capabilities: @escaping CapabilityFactory = NodeRuntime.capabilities(config:)) async -> Int32 {
+                            capabilities: @escaping CapabilityFactory = NodeRuntime.capabilities(config:presence:)) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         // Before anything can start a child: the gateway credentials leave the environment.
         NodeSecrets.withhold()

@@ -20,7 +20,7 @@ enum CapsCommand {
         let a = try Arguments(args, valued: ["config"], known: ["json"])
         if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
         let config = try CLI.loadConfig(a)
-        let registry = await CommandRegistry.load(try capabilities(config), enabled: { config.isEnabled($0) })
+        let registry = await CommandRegistry.load(try capabilities(config, NodeRuntime.presenceMonitor(config)), enabled: { config.isEnabled($0) })
         let m = registry.manifest
         if a.flag("json") {
             Out.json(ManifestDocument.json(registry, refused: config.catalog.refusedReasons))

@@ -53,7 +53,8 @@ enum InvokeCommand {
             return ExitCode.failure.rawValue
         }
 
-        let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config))
+        let presence = NodeRuntime.presenceMonitor(config)
+        let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config, presence), presence: presence)
         let result = await runtime.dispatcher.invoke(id: "cli-" + UUID().uuidString.lowercased(), command: command,
                                                      params: InvokeParams(params), timeoutMs: timeout,
                                                      maxPayloadBytes: ControlProtocol.maxPayloadBytes)

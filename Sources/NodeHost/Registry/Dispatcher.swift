@@ -47,10 +47,8 @@ public actor Dispatcher {
         case .failure(let e): return .failure(e)
         case .success(let s): spec = s
         }
-        if spec.requiresForeground, await presence.current == .background {
-            return .failure(NodeError(.backgroundUnavailable,
-                "\(command) needs someone at the device, and presence is background (\(await presence.reason)). " +
-                "Run `openclaw-node presence foreground` or change presence.mode"))
+        if spec.requiresForeground {
+            do { try await presence.requireForeground(command) } catch { return .failure(error) }
         }
         guard let prepare = spec.prepare else {
             return .failure(NodeError(.unavailable(spec.capability), "\(spec.capability) is not loaded"))

@@ -17,7 +17,7 @@ enum TestManifests {
     }
 
     static func context(_ name: String, _ config: NodeConfig) -> CapabilityContext {
-        NodeRuntime.context(named(name), config: config)
+        NodeRuntime.context(named(name), config: config, presence: FixedPresenceGate(.foreground, reason: "test"))
     }
 }
 

@@ -24,7 +24,9 @@ public enum Daemon {
         let stopSignal = SignalLatch([SIGTERM, SIGINT])
         let reloads = SignalWaiter.stream(for: SIGHUP)
         let log = Logger(component: "node")
-        let runtime = try await NodeRuntime(config: config, capabilities: try makeCapabilities(config), daemon: true)
+        let presence = NodeRuntime.presenceMonitor(config)
+        let runtime = try await NodeRuntime(config: config, capabilities: try makeCapabilities(config, presence), daemon: true,
+                                            presence: presence)
         let identity = try runtime.store.identity()
         log.info("openclaw-node \(NodeVersion.version) starting: device \(identity.deviceId), state \(runtime.store.path)")
         if let f = config.sourceFile { log.info("config \(f)") } else { log.info("no config file; using defaults") }
@@ -163,7 +165,8 @@ public enum Daemon {
         let fresh: [any Capability]
         do {
             next = try ConfigLoader.load(path: path)
-            fresh = try makeCapabilities(next)
+            // presence.* restarts the node, so the running monitor is still the one in force.
+            fresh = try makeCapabilities(next, runtime.presence)
         } catch {
             log.error("config reload failed, keeping the running config:\n\(error.description)")
             return (nil, nil)

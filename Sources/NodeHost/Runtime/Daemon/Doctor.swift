@@ -55,7 +55,7 @@ public enum Doctor {
         if let why = secretsReadableByOthers(path, config) { findings.append(.init(level: .warn, area: "config", text: why)) }
         findings += stateFindings(config)
         let loaded: [any Capability]
-        do { loaded = try capabilities(config) } catch {
+        do { loaded = try capabilities(config, NodeRuntime.presenceMonitor(config)) } catch {
             findings.append(.init(level: .fail, area: "config", text: error.description))
             return Report(findings: findings, manifest: nil)
         }

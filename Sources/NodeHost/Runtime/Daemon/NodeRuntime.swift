@@ -19,18 +19,24 @@ public final class NodeRuntime: Sendable {
 
     /// `daemon`: start the capabilities' background work (`Capability.start`); one-shot CLI
     /// commands leave it off and start only what their one invoke needs.
+    /// `presence`: the monitor the capabilities were built with (their `CapabilityContext.presence`);
+    /// nil makes one from the config (or from `presenceSource`).
     public init(config: NodeConfig, capabilities: [any Capability], daemon: Bool = false,
-                presenceSource: (any PresenceSource)? = nil) async throws(StateStore.Failure) {
+                presenceSource: (any PresenceSource)? = nil, presence: PresenceMonitor? = nil) async throws(StateStore.Failure) {
         self.config = config
         self.store = try StateStore(stateDir: config.stateDir)
-        self.presence = PresenceMonitor(mode: config.presence.mode,
-                                        source: presenceSource ?? PresenceSources.make(config.presence))
+        self.presence = presence ?? NodeRuntime.presenceMonitor(config, source: presenceSource)
         let registry = await CommandRegistry.load(capabilities, enabled: { config.isEnabled($0) }, start: daemon)
-        self.dispatcher = Dispatcher(registry: registry, presence: presence)
+        self.dispatcher = Dispatcher(registry: registry, presence: self.presence)
     }
 
-    /// Builds the capability list for a config (tests may pass their own).
-    public typealias CapabilityFactory = @Sendable (NodeConfig) throws(ConfigLoader.Failure) -> [any Capability]
+    /// The presence decision for a config: made before the capabilities, which are handed it.
+    public static func presenceMonitor(_ config: NodeConfig, source: (any PresenceSource)? = nil) -> PresenceMonitor {
+        PresenceMonitor(mode: config.presence.mode, source: source ?? PresenceSources.make(config.presence))
+    }
+
+    /// Builds the capability list for a config and the node's presence gate (tests may pass their own).
+    public typealias CapabilityFactory = @Sendable (NodeConfig, any PresenceGate) throws(ConfigLoader.Failure) -> [any Capability]
 
     /// Every capability of this installation: the built-in device capability, one per installed
     /// bundle manifest — its library opened only when its section is enabled, so a disabled camera
@@ -38,17 +44,17 @@ public final class NodeRuntime: Sendable {
     /// and the enabled out-of-process plugins. In that order: on a name or command clash the
     /// registry keeps the first, so a plugin cannot take over a built-in command. The config was
     /// already checked against the manifests' keys when it was read.
-    public static func capabilities(config: NodeConfig) throws(ConfigLoader.Failure) -> [any Capability] {
+    public static func capabilities(config: NodeConfig, presence: any PresenceGate) throws(ConfigLoader.Failure) -> [any Capability] {
         var out: [any Capability] = [DeviceCapability(storagePath: config.stateDir)]
         for manifest in config.catalog.bundles {
-            out.append(bundleCapability(manifest, config: config))
+            out.append(bundleCapability(manifest, config: config, presence: presence))
         }
         return out + PluginLoader.capabilities(config: config)
     }
 
     /// The capability of one bundle: loaded and built from its context when enabled, otherwise an
     /// unloaded one that answers for it.
-    public static func bundleCapability(_ manifest: BundleManifest, config: NodeConfig) -> any Capability {
+    public static func bundleCapability(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceGate) -> any Capability {
         guard config.isEnabled(manifest.name) else {
             return UnloadedCapability(manifest: manifest, reason: "disabled in config")
         }
@@ -57,21 +63,22 @@ public final class NodeRuntime: Sendable {
             guard let make = exports.capability else {
                 return UnloadedCapability(manifest: manifest, reason: "bundle \(manifest.library ?? manifest.name) provides no capability")
             }
-            return make(context(manifest, config: config))
+            return make(context(manifest, config: config, presence: presence))
         case .failure(let f):
             return UnloadedCapability(manifest: manifest, reason: f.description)
         }
     }
 
     /// All a bundle is given of `config` (CapabilityContext): its own section, directory and documents.
-    public static func context(_ manifest: BundleManifest, config: NodeConfig) -> CapabilityContext {
+    public static func context(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceGate) -> CapabilityContext {
         var section = config.capability(manifest.name)
         section.enabled = true
         return CapabilityContext(
             manifest: manifest, section: section,
             stateDirectory: PathName.join(config.stateDir, manifest.name),
             privateDirectories: [config.stateDir], privateFiles: [config.sourceFile].compactMap { $0 },
-            documents: CapabilityDocuments(capability: manifest.name, stateDir: config.stateDir))
+            documents: CapabilityDocuments(capability: manifest.name, stateDir: config.stateDir),
+            presence: presence)
     }
 
     /// The control socket of the daemon that uses this config's stateDir.
