@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// The microphone track of a clip (screen.record and camera.clip, includeAudio). The payload's

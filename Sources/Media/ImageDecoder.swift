@@ -1,6 +1,5 @@
 import CPNG
 import CTurboJPEG
-import FoundationEssentials
 import Glibc
 
 /// A decoded image as tightly packed RGB bytes (tests compare pixels with it; re-encoders read it).
@@ -17,7 +16,7 @@ public struct DecodedImage: Sendable {
 
 /// JPEG (TurboJPEG) and PNG (libpng simplified API) decoding to RGB.
 public enum ImageDecoder {
-    public static func decodeJPEG(_ data: Data) throws(MediaError) -> DecodedImage {
+    public static func decodeJPEG(_ data: [UInt8]) throws(MediaError) -> DecodedImage {
         guard let handle = tjInitDecompress() else { throw MediaError(.codec, "tjInitDecompress failed") }
         defer { tjDestroy(handle) }
         var width: Int32 = 0, height: Int32 = 0, subsamp: Int32 = 0, colorspace: Int32 = 0
@@ -39,7 +38,7 @@ public enum ImageDecoder {
         return DecodedImage(width: Int(width), height: Int(height), rgb: rgb)
     }
 
-    public static func decodePNG(_ data: Data) throws(MediaError) -> DecodedImage {
+    public static func decodePNG(_ data: [UInt8]) throws(MediaError) -> DecodedImage {
         var png = png_image()
         png.version = png_uint_32(PNG_IMAGE_VERSION)
         defer { png_image_free(&png) }

@@ -1,5 +1,4 @@
 import CTurboJPEG
-import FoundationEssentials
 import Glibc
 
 /// TurboJPEG compressor. Reads 24/32-bit RGB layouts in place (no conversion copy); other layouts
@@ -17,7 +16,7 @@ public final class JPEGEncoder {
     deinit { tjDestroy(handle) }
 
     /// Encodes `image` at `quality` (1...100) with 4:2:0 chroma subsampling.
-    public func encode(_ image: PixelView, quality: Int) throws(MediaError) -> Data {
+    public func encode(_ image: PixelView, quality: Int) throws(MediaError) -> [UInt8] {
         guard let format = image.layout.turboJPEGFormat else {
             let converted = try converter.convert(image, width: image.width, height: image.height, layout: .bgrx)
             return try encode(converted.view, quality: quality)
@@ -31,7 +30,7 @@ public final class JPEGEncoder {
             if let jpeg { tjFree(jpeg) }
             throw MediaError(.codec, "JPEG encoding failed: \(String(cString: tjGetErrorStr2(handle)))")
         }
-        // Hand TurboJPEG's buffer to Data without copying; Data frees it with tjFree.
-        return Data(bytesNoCopy: jpeg, count: Int(size), deallocator: .custom { p, _ in tjFree(p.assumingMemoryBound(to: UInt8.self)) })
+        defer { tjFree(jpeg) }
+        return Array(UnsafeBufferPointer(start: jpeg, count: Int(size)))
     }
 }

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -20,7 +19,7 @@ public protocol MP4Recording: AnyObject {
     /// Adds microphone audio stamped on the same monotonic clock as the clip's start.
     func appendAudio(_ chunk: AudioChunk, clipStartNs: UInt64) throws(MediaError)
     /// Flushes the encoders and returns the whole MP4.
-    func finish(durationMs: Int64) throws(MediaError) -> Data
+    func finish(durationMs: Int64) throws(MediaError) -> [UInt8]
 }
 
 /// What libopenclaw-video.so exports (as `BundleExports.service`).

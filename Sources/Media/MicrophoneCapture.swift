@@ -1,6 +1,5 @@
 import CALSA
 import Dispatch
-import FoundationEssentials
 import Glibc
 import Support
 

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// What the H.264 encoder is asked for.

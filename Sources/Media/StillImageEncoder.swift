@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 public enum StillImageFormat: Sendable, Equatable {
@@ -15,7 +14,7 @@ public enum StillImageFormat: Sendable, Equatable {
 }
 
 public struct EncodedImage: Sendable {
-    public let data: Data
+    public let data: [UInt8]
     public let width: Int
     public let height: Int
     public let format: StillImageFormat
@@ -51,7 +50,7 @@ public final class StillImageEncoder {
                 }
                 source = resized!.view
             }
-            let data: Data
+            let data: [UInt8]
             if let q = quality { data = try jpeg.encode(source, quality: q) } else { data = try PNGEncoder.encode(source) }
             if Base64Size.of(data.count) <= maxBase64Bytes {
                 return EncodedImage(data: data, width: size.width, height: size.height,

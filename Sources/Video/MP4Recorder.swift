@@ -1,5 +1,4 @@
 import CFFmpeg
-import FoundationEssentials
 import Glibc
 import Media
 
@@ -153,7 +152,7 @@ final class MP4Recorder: MP4Recording {
     }
 
     /// Flushes the encoder, ends the last frame at `durationMs` and returns the complete MP4.
-    public func finish(durationMs: Int64) throws(MediaError) -> Data {
+    public func finish(durationMs: Int64) throws(MediaError) -> [UInt8] {
         precondition(!finished, "finish twice")
         finished = true
         let rc = avcodec_send_frame(codec, nil)

@@ -1,5 +1,4 @@
 import CFFmpeg
-import FoundationEssentials
 import Glibc
 import Media
 
@@ -7,7 +6,7 @@ import Media
 /// to patch sizes and append the index, so this is a real seekable file, not a pipe.
 final class MemorySink {
     /// The file so far; `finish` hands it out without copying.
-    private(set) var bytes = Data()
+    private(set) var bytes: [UInt8] = []
     private var position = 0
     /// Owned AVIOContext (and its buffer) pointing back at this object; freed in deinit.
     private(set) var context: UnsafeMutablePointer<AVIOContext>!
@@ -37,9 +36,9 @@ final class MemorySink {
 
     fileprivate func write(_ data: UnsafePointer<UInt8>, _ n: Int) {
         let chunk = UnsafeBufferPointer(start: data, count: n)
-        if position > bytes.count { bytes.append(Data(count: position - bytes.count)) }  // a hole: zeros, like a file
+        if position > bytes.count { bytes.append(contentsOf: repeatElement(0, count: position - bytes.count)) }  // a hole: zeros, like a file
         if position == bytes.count {
-            bytes.append(chunk)
+            bytes.append(contentsOf: chunk)
         } else {
             // A patch after seeking back (box sizes, the index); may also run past the end.
             bytes.replaceSubrange(position..<min(position + n, bytes.count), with: chunk)

@@ -20,7 +20,7 @@ import Testing
                                                    "-video_size", "640x480", "-i", cam.device, "-frames:v", "1",
                                                    "-update", "1", "-y", out], env: cam.env)
         #expect(r.code == 0, "ffmpeg (\(fourcc)): \(r.stderr)")
-        let img = try ImageDecoder.decodePNG(Data(contentsOf: URL(fileURLWithPath: out)))
+        let img = try ImageDecoder.decodePNG([UInt8](Data(contentsOf: URL(fileURLWithPath: out))))
         let problems = FakeCamera.checkPattern(img, width: 640, height: 480)
         #expect(problems.isEmpty, "\(problems)")
     }

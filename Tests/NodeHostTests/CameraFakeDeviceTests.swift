@@ -17,7 +17,7 @@ import Testing
         guard let b64 = payload?["base64"]?.stringValue, let data = Data(base64Encoded: b64) else {
             throw TestFailure("payload has no base64: \(String(describing: payload))")
         }
-        return try ImageDecoder.decodeJPEG(data)
+        return try ImageDecoder.decodeJPEG([UInt8](data))
     }
 
     @Test func listShowsTheCaptureDeviceOnly() throws {

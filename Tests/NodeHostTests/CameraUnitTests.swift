@@ -40,9 +40,9 @@ import Testing
     @Test func mjpegWithoutHuffmanTablesIsNotStandalone() {
         let withDHT: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x02, 0xFF, 0xC4, 0x00, 0x02, 0xFF, 0xDA, 0x00, 0x02]
         let withoutDHT: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x02, 0xFF, 0xDA, 0x00, 0x02, 0x00, 0x00]
-        #expect(MJPEGFrame.isStandalone(Data(withDHT)))
-        #expect(!MJPEGFrame.isStandalone(Data(withoutDHT)))
-        #expect(!MJPEGFrame.isStandalone(Data([0x00, 0x01, 0x02, 0x03, 0x04])))
+        #expect(MJPEGFrame.isStandalone(withDHT))
+        #expect(!MJPEGFrame.isStandalone(withoutDHT))
+        #expect(!MJPEGFrame.isStandalone([0x00, 0x01, 0x02, 0x03, 0x04]))
     }
 
     @Test func clipParamsAreChecked() throws {

@@ -63,7 +63,7 @@ final class CanvasNode: @unchecked Sendable {
         guard r.ok, let b64 = r.payload?["base64"]?.stringValue, let data = Data(base64Encoded: b64) else {
             throw TestFailure("snapshot failed: \(String(describing: r.error)) \(node.log.suffix(2000))")
         }
-        return r.payload?["format"] == "png" ? try ImageDecoder.decodePNG(data) : try ImageDecoder.decodeJPEG(data)
+        return r.payload?["format"] == "png" ? try ImageDecoder.decodePNG([UInt8](data)) : try ImageDecoder.decodeJPEG([UInt8](data))
     }
 
     /// PIDs of browser processes using this node's profile.

@@ -25,7 +25,7 @@ import Testing
 
         // Garbage is answered and the connection goes on serving.
         let g = try UnixSocket.connect(sock)
-        #expect(g.writeAll(Data("this is not json\n".utf8)))
+        #expect(g.writeAll(Array("this is not json\n".utf8)))
         var buffer: [UInt8] = []
         let reply = g.readLine(limit: 4096, buffer: &buffer).map { String(decoding: $0, as: UTF8.self) }
         #expect(reply?.contains("INVALID_REQUEST") == true, "\(reply ?? "nothing")")

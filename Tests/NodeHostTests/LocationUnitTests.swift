@@ -58,7 +58,7 @@ import Testing
 
     func fix(_ line: String, gst: GpsdMessage.GST? = nil) -> GpsFix? {
         guard case .tpv(let t)? = GpsdMessage.parse(line) else { return nil }
-        return GpsFix(tpv: t, gst: gst, receivedAt: .now, receivedWallTime: Date())
+        return GpsFix(tpv: t, gst: gst, receivedAt: .now, receivedWallTime: WallTime.now)
     }
 
     @Test func fixFromTPV() throws {
@@ -121,7 +121,7 @@ import Testing
         #expect(v == ["lat": 52.5216, "lon": 13.4066, "accuracyMeters": 10, "altitudeMeters": 34, "speedMps": 1.25,
                       "headingDeg": 90, "timestamp": "2026-11-30T04:10:41.110Z", "isPrecise": true, "source": "gps"])
         let noTime = GpsFix(latitude: 1, longitude: 2, mode: .twoD, accuracyMeters: nil,
-                            receivedWallTime: Date(timeIntervalSince1970: 1_700_000_000.5))
+                            receivedWallTime: WallTime(timeIntervalSince1970: 1_700_000_000.5))
         let w = LocationPayload.make(noTime, accuracy: .precise)
         #expect(w == ["lat": 1, "lon": 2, "accuracyMeters": 1000, "timestamp": "2023-11-14T22:13:20.500Z",
                       "isPrecise": false, "source": "gps"])
@@ -263,13 +263,13 @@ import Testing
     func connectedClient() async -> GpsdClient {
         let c = GpsdClient(endpoint: .default)
         await c.handle(.connected)
-        await c.handle(.message(.devices(["/dev/ttyACM0"]), receivedAt: .now, wallTime: Date()))
+        await c.handle(.message(.devices(["/dev/ttyACM0"]), receivedAt: .now, wallTime: WallTime.now))
         return c
     }
 
     func tpv(_ lat: Double, mode: Int = 3, eph: Double = 10) -> WatchEvent {
         .message(.tpv(.init(device: nil, mode: mode, time: nil, lat: lat, lon: 2, altMSL: 5, speed: nil, track: nil,
-                            eph: eph, epx: nil, epy: nil)), receivedAt: .now, wallTime: Date())
+                            eph: eph, epx: nil, epy: nil)), receivedAt: .now, wallTime: WallTime.now)
     }
 
     @Test func waitResolvesOnAnAcceptableFix() async {
@@ -307,15 +307,15 @@ import Testing
 
     @Test func deviceHotplugUpdatesTheList() async {
         let c = await connectedClient()
-        await c.handle(.message(.device(path: "/dev/ttyUSB1", active: true), receivedAt: .now, wallTime: Date()))
+        await c.handle(.message(.device(path: "/dev/ttyUSB1", active: true), receivedAt: .now, wallTime: WallTime.now))
         #expect(await c.devices == ["/dev/ttyACM0", "/dev/ttyUSB1"])
-        await c.handle(.message(.device(path: "/dev/ttyACM0", active: false), receivedAt: .now, wallTime: Date()))
+        await c.handle(.message(.device(path: "/dev/ttyACM0", active: false), receivedAt: .now, wallTime: WallTime.now))
         #expect(await c.devices == ["/dev/ttyUSB1"])
     }
 
     @Test func timeoutMessageSaysWhatGpsdSees() async {
         let c = await connectedClient()
-        await c.handle(.message(.sky(.init(device: nil, hdop: 9, seen: 7, used: 3)), receivedAt: .now, wallTime: Date()))
+        await c.handle(.message(.sky(.init(device: nil, hdop: 9, seen: 7, used: 3)), receivedAt: .now, wallTime: WallTime.now))
         await c.handle(tpv(1, mode: 2, eph: 228))
         let e = LocationErrors.timeout(mode: .balanced, waited: .milliseconds(1500), snapshot: await c.snapshot, endpoint: .default)
         #expect(e.code == "LOCATION_TIMEOUT")

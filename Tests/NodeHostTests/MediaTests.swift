@@ -180,7 +180,7 @@ import Testing
         let dir = TestPaths.tempDir("mp4")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/clip.mp4"
-        try mp4.write(to: URL(fileURLWithPath: file))
+        try Data(mp4).write(to: URL(fileURLWithPath: file))
         let probe = try ScreenTest.ffprobe(file)
         let stream = probe["streams"]?.arrayValue?.first
         #expect(stream?["codec_name"] == "h264")
@@ -196,7 +196,7 @@ import Testing
         let mp4 = try recorder.finish(durationMs: 1000)
         let dir = TestPaths.tempDir("mp4")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try mp4.write(to: URL(fileURLWithPath: dir + "/c.mp4"))
+        try Data(mp4).write(to: URL(fileURLWithPath: dir + "/c.mp4"))
         let frame = try ScreenTest.frame(of: dir + "/c.mp4", at: 0)
         #expect(frame.width == 48 && frame.height == 32)
         #expect(ScreenTest.near(frame.pixel(x: 8, y: 6), 0xff0000, tolerance: 48))
@@ -229,7 +229,7 @@ import Testing
         let dir = TestPaths.tempDir("mp4a")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/clip.mp4"
-        try mp4.write(to: URL(fileURLWithPath: file))
+        try Data(mp4).write(to: URL(fileURLWithPath: file))
         let streams = try AudioProbe.streams(file)
         let aac = AudioProbe.stream(streams, "audio")
         #expect(aac?["codec_name"] == "aac")

@@ -86,7 +86,7 @@ enum ScreenTest {
         guard let b64 = payload["base64"]?.stringValue, let data = Data(base64Encoded: b64) else {
             throw TestFailure("payload has no base64: \(payload)")
         }
-        return payload["format"]?.stringValue == "png" ? try ImageDecoder.decodePNG(data) : try ImageDecoder.decodeJPEG(data)
+        return payload["format"]?.stringValue == "png" ? try ImageDecoder.decodePNG([UInt8](data)) : try ImageDecoder.decodeJPEG([UInt8](data))
     }
 
     static func near(_ p: (r: UInt8, g: UInt8, b: UInt8), _ rgb: UInt32, tolerance: Int = 16) -> Bool {
@@ -121,7 +121,7 @@ enum ScreenTest {
         let seek = seconds < 0 ? ["-sseof", String(seconds)] : ["-ss", String(seconds)]
         let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error"] + seek + ["-i", file, "-frames:v", "1", "-y", out])
         guard r.code == 0 else { throw TestFailure("ffmpeg frame extraction failed: \(r.stderr)") }
-        return try ImageDecoder.decodePNG(Data(contentsOf: URL(fileURLWithPath: out)))
+        return try ImageDecoder.decodePNG([UInt8](Data(contentsOf: URL(fileURLWithPath: out))))
     }
 }
 

@@ -24,7 +24,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
 @Suite(.serialized) struct WebSocketClientTests {
     @Test func echoRoundTripsAndUnicode() async throws {
         let s = try PythonServer(script: "ws_echo.py"); defer { s.stop() }
-        let c = try await WebSocketConnection.connect(URL(string: "ws://127.0.0.1:\(s.port)/echo")!)
+        let c = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:\(s.port)/echo")!)
         var it = c.events.makeAsyncIterator()
         for msg in ["hello", "Grüße 🦀 \u{2028}", String(repeating: "y", count: 60_000)] {
             c.send(text: msg)
@@ -40,7 +40,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
 
     @Test func serverCloseCodeAndReason() async throws {
         let s = try PythonServer(script: "ws_echo.py"); defer { s.stop() }
-        let c = try await WebSocketConnection.connect(URL(string: "ws://127.0.0.1:\(s.port)/close4001")!)
+        let c = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:\(s.port)/close4001")!)
         var it = c.events.makeAsyncIterator()
         c.send(text: "x")
         #expect(await nextEvent(&it) == .closed(code: 4001, reason: "bye-reason"))
@@ -48,7 +48,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
 
     @Test func serverPingIsAnsweredAndClientPingGetsPong() async throws {
         let s = try PythonServer(script: "ws_echo.py"); defer { s.stop() }
-        let c = try await WebSocketConnection.connect(URL(string: "ws://127.0.0.1:\(s.port)/ping")!)
+        let c = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:\(s.port)/ping")!)
         var it = c.events.makeAsyncIterator()
         #expect(await nextEvent(&it) == .text("pong-ok"))
         c.sendPing([1, 2, 3])
@@ -60,7 +60,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
         let s = try PythonServer(script: "ws_echo.py"); defer { s.stop() }
         var o = WebSocketOptions()
         o.maxMessageBytes = 4 * 1024 * 1024
-        let c = try await WebSocketConnection.connect(URL(string: "ws://127.0.0.1:\(s.port)/big")!, options: o)
+        let c = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:\(s.port)/big")!, options: o)
         var it = c.events.makeAsyncIterator()
         c.send(text: "\(3 * 1024 * 1024)")
         if case .text(let t)? = await nextEvent(&it) { #expect(t.utf8.count == 3 * 1024 * 1024) } else { Issue.record("no big message") }
@@ -73,7 +73,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
 
     @Test func noOriginHeaderIsSent() async throws {
         let s = try PythonServer(script: "ws_echo.py"); defer { s.stop() }
-        let c = try await WebSocketConnection.connect(URL(string: "ws://127.0.0.1:\(s.port)/headers")!)
+        let c = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:\(s.port)/headers")!)
         var it = c.events.makeAsyncIterator()
         guard case .text(let t)? = await nextEvent(&it), let h = JSONValue.parse(t) else { Issue.record("no headers"); return }
         #expect(h["Origin"] == nil)
@@ -84,7 +84,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
 
     @Test func plainWebSocketToPublicAddressIsRefusedBeforeConnecting() async {
         do {
-            _ = try await WebSocketConnection.connect(URL(string: "ws://203.0.113.7:18789")!)
+            _ = try await WebSocketConnection.connect(WebSocketURL(string: "ws://203.0.113.7:18789")!)
             Issue.record("expected refusal")
         } catch {
             #expect(error.kind == .insecureURL)
@@ -112,7 +112,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
 
     @Test func connectionRefusedIsAClearError() async {
         do {
-            _ = try await WebSocketConnection.connect(URL(string: "ws://127.0.0.1:1/")!)
+            _ = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:1/")!)
             Issue.record("expected failure")
         } catch {
             #expect(error.kind == .connect)
@@ -124,7 +124,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
         let cert = try TestCertificate(); defer { cert.remove() }
         let s = try PythonServer(script: "ws_echo.py", args: ["--cert", cert.certPath, "--key", cert.keyPath]); defer { s.stop() }
         let fp = try #require(s.ready["fingerprint"]?.stringValue)
-        let url = URL(string: "wss://127.0.0.1:\(s.port)/echo")!
+        let url = WebSocketURL(string: "wss://127.0.0.1:\(s.port)/echo")!
 
         var pinned = WebSocketOptions(); pinned.tls = .pinned("SHA256:" + fp.uppercased())
         let c = try await WebSocketConnection.connect(url, options: pinned)
@@ -151,7 +151,7 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
         t.close()
 
         var ca = WebSocketOptions(); ca.caFile = cert.certPath
-        let byName = try await WebSocketConnection.connect(URL(string: "wss://localhost:\(s.port)/echo")!, options: ca)
+        let byName = try await WebSocketConnection.connect(WebSocketURL(string: "wss://localhost:\(s.port)/echo")!, options: ca)
         byName.close()
     }
 }

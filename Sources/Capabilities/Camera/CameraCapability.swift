@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -28,7 +27,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     public func availability() async -> Availability {
         let settings = self.settings
         let result = try? await BlockingThread.run("camera.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
-            if let d = settings.defaultDevice { return FileManager.default.fileExists(atPath: d) ? .available : .unavailable("\(d) does not exist") }
+            if let d = settings.defaultDevice { return FileSystem.exists(d) ? .available : .unavailable("\(d) does not exist") }
             let found = CameraDevices.list(in: settings.deviceDir)
             if !found.devices.isEmpty { return .available }
             return .unavailable(found.firstError?.message ?? "no V4L2 capture device in \(settings.deviceDir)")
@@ -39,7 +38,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     /// Whether this user may open the capture devices (the video group).
     public func diagnose() async -> [Diagnosis] {
         let dir = settings.deviceDir
-        let devices = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasPrefix("video") }.sorted()
+        let devices = ((try? FileSystem.contentsOfDirectory(dir)) ?? []).filter { $0.hasPrefix("video") }.sorted()
         if devices.isEmpty { return [Diagnosis(.warn, "no \(dir)/video* device")] }
         if let denied = devices.first(where: { access("\(dir)/\($0)", R_OK | W_OK) != 0 }) {
             return [Diagnosis(.fail, "no access to \(dir)/\(denied): add this user to the video group (sudo usermod -aG video $USER) and log in again")]

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -19,7 +18,7 @@ struct CameraInfo: Sendable, Equatable {
 /// VIDIOC_QUERYCAP as a streaming capture device (UVC metadata nodes are skipped).
 enum CameraDevices {
     static func nodes(in dir: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        let names = (try? FileSystem.contentsOfDirectory(dir)) ?? []
         return names.compactMap { name -> (Int, String)? in
             guard name.hasPrefix("video"), let n = Int(name.dropFirst(5)) else { return nil }
             return (n, dir + "/" + name)
@@ -53,7 +52,7 @@ enum CameraDevices {
         defer { free(real) }
         var dir = String(cString: real)
         while dir.count > sysfs.count {
-            if let panel = try? String(contentsOfFile: dir + "/physical_location/panel", encoding: .utf8) {
+            if let panel = FileSystem.readText(dir + "/physical_location/panel") {
                 switch panel.trimmed() {
                 case "front": return "front"
                 case "back": return "back"

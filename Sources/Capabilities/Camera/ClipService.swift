@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -81,7 +80,7 @@ enum ClipService {
                                      command: command, log: logSink(log))
             } catch { throw CameraError.media(error) }
         }
-        let mp4: Data
+        let mp4: [UInt8]
         do { mp4 = try recorder.finish(durationMs: Int64(durationMs)) } catch { throw CameraError.media(error) }
         guard mp4.count <= maxBytes else { throw tooLarge(mp4.count, maxBytes, maxPayloadBytes) }
         // hasAudio only when AAC actually reached the file, not merely because a device opened.
@@ -89,7 +88,7 @@ enum ClipService {
         log.debug("clip \(session.device.path) \(plan.format.rawValue) \(plan.size) → \(recorder.encoderName) " +
                   "\(size.width)x\(size.height) ≤\(bitrate / 1000) kbit/s: \(recorder.framesEncoded) frames, " +
                   "\(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
-        return ["format": "mp4", "base64": .string(mp4.base64EncodedString()),
+        return ["format": "mp4", "base64": .string(Base64.encode(mp4)),
                 "durationMs": .number(Double(durationMs)), "hasAudio": .bool(hasAudio)]
     }
 
@@ -119,7 +118,7 @@ enum ClipService {
             case .yuyv, .nv12:
                 try recorder.append(try stream.rawView(frame, base: base), timestampMs: timestampMs)
             case .mjpeg:
-                let decoded = try ImageDecoder.decodeJPEG(Data(frame))
+                let decoded = try ImageDecoder.decodeJPEG([UInt8](frame))
                 try decoded.rgb.withUnsafeBytes { raw in
                     Result { () throws(MediaError) in
                         try recorder.append(PixelView(base: raw.baseAddress!, width: decoded.width, height: decoded.height,

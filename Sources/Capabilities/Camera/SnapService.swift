@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -44,7 +43,7 @@ enum SnapService {
         }
         log.debug("snap \(session.device.path) \(plan.format.rawValue) \(plan.size) \(warm ? "warm" : "cold"): " +
                   "ready \(captured - started), encoded \(image.width)x\(image.height) \(image.data.count) bytes")
-        return ["format": "jpg", "base64": .string(image.data.base64EncodedString()),
+        return ["format": "jpg", "base64": .string(Base64.encode(image.data)),
                 "width": .number(Double(image.width)), "height": .number(Double(image.height))]
     }
 
@@ -79,7 +78,7 @@ enum SnapService {
                 let view = try stream.rawView(frame, base: base)
                 return SnapImage(try encoder.encode(view, format: .jpeg(quality: quality), maxWidth: maxWidth, maxBase64Bytes: budget))
             case .mjpeg:
-                let jpeg = Data(frame)
+                let jpeg = [UInt8](frame)
                 if stream.width <= maxWidth, MJPEGFrame.isStandalone(jpeg), Base64Size.of(jpeg.count) <= budget {
                     return SnapImage(data: jpeg, width: stream.width, height: stream.height)
                 }
@@ -100,18 +99,18 @@ enum SnapService {
 
 /// The JPEG camera.snap returns.
 struct SnapImage {
-    let data: Data
+    let data: [UInt8]
     let width: Int
     let height: Int
 
-    init(data: Data, width: Int, height: Int) { self.data = data; self.width = width; self.height = height }
+    init(data: [UInt8], width: Int, height: Int) { self.data = data; self.width = width; self.height = height }
     init(_ e: EncodedImage) { self.init(data: e.data, width: e.width, height: e.height) }
 }
 
 /// MJPEG frames from many UVC cameras omit the Huffman tables (DHT) and rely on the standard
 /// ones; such a frame is not a valid JPEG file on its own and must be re-encoded, not passed on.
 enum MJPEGFrame {
-    static func isStandalone(_ jpeg: Data) -> Bool {
+    static func isStandalone(_ jpeg: [UInt8]) -> Bool {
         guard jpeg.count > 4, jpeg[jpeg.startIndex] == 0xFF, jpeg[jpeg.startIndex + 1] == 0xD8 else { return false }
         var i = jpeg.startIndex + 2
         // Walk the marker segments up to the start of scan.

@@ -1,6 +1,5 @@
 import CV4L2
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media

@@ -1,6 +1,5 @@
 import Config
 import Dispatch
-import FoundationEssentials
 import Glibc
 import Kit
 import Support

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -70,7 +69,7 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
         let maxWidth = p.maxWidth ?? (format == "png" ? 900 : 1600)
         let data = try await session.snapshot(format: format, maxWidth: maxWidth, quality: Self.quality(p.quality),
                                               maxPayloadBytes: context.maxPayloadBytes, deadline: context.deadline)
-        return ["format": .string(format), "base64": .string(data.base64EncodedString())]
+        return ["format": .string(format), "base64": .string(Base64.encode(data))]
     }
 
     /// canvas.a2ui.push takes `messages` or `jsonl`; the legacy pushJSONL only `jsonl`.

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -181,7 +180,7 @@ actor CanvasSession {
     // MARK: snapshot
 
     func snapshot(format: String, maxWidth: Int, quality: Int, maxPayloadBytes: Int,
-                  deadline: ContinuousClock.Instant?) async throws(NodeError) -> Data {
+                  deadline: ContinuousClock.Instant?) async throws(NodeError) -> [UInt8] {
         try await serially { () throws(NodeError) in
             let (b, m) = try await withBrowser(deadline: deadline) { (b) throws(NodeError) in
                 (b, try await b.evaluate("[innerWidth, innerHeight, devicePixelRatio || 1, scrollX, scrollY]", timeout: .seconds(5)))
@@ -295,13 +294,13 @@ actor CanvasSession {
     /// or a page on this machine or the local network.
     private func isTrusted(origin: String) -> Bool {
         if origin.isEmpty || origin == "null" || origin == "://" { return page == .showing(.scaffold) }
-        guard let url = URLComponents(string: origin), let host = url.host?.lowercased() else { return false }
-        if let h = canvasHost.flatMap({ URLComponents(string: $0) }), h.host?.lowercased() == host,
+        guard let url = WebURLParts(string: origin), let host = url.host else { return false }
+        if let h = canvasHost.flatMap({ WebURLParts(string: $0) }), h.host == host,
            (h.port ?? Self.defaultPort(h.scheme)) == (url.port ?? Self.defaultPort(url.scheme)) { return true }
         return LocalHost.isLocal(host)
     }
 
-    private static func defaultPort(_ scheme: String?) -> Int { scheme == "https" ? 443 : 80 }
+    private static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
     // MARK: lifecycle
 

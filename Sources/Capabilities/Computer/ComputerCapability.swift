@@ -1,6 +1,5 @@
 import CXTest
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -153,7 +152,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     /// The desktop's applications from its XDG desktop entries, labelled in the node's locale.
     func apps(_ p: DeviceAppsParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
-        Self.apps(p, env: ProcessInfo.processInfo.environment)
+        Self.apps(p, env: ProcessEnvironment.current)
     }
 
     static func apps(_ p: DeviceAppsParams, env: [String: String]) -> JSONValue {
@@ -172,7 +171,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     }
 
     func launch(_ p: DeviceAppsLaunchParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
-        let result = try AppLauncher.launch(p, env: ProcessInfo.processInfo.environment)
+        let result = try AppLauncher.launch(p, env: ProcessEnvironment.current)
         log.info("device.apps.launch \(p.appId ?? "?"): pid \(result["pid"]?.intValue ?? 0)")
         return result
     }

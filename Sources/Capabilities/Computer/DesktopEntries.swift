@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -62,12 +61,12 @@ enum DesktopEntries {
     static func read(_ file: String) -> String? {
         var st = stat()
         guard lstat(file, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= maxEntryBytes else { return nil }
-        return try? String(contentsOfFile: file, encoding: .utf8)
+        return FileSystem.readText(file)
     }
 
     /// `*.desktop` files below `dir`, with their ids.
     static func files(in dir: String, prefix: String = "") -> [(id: String, path: String)] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        guard let names = try? FileSystem.contentsOfDirectory(dir) else { return [] }
         var out: [(String, String)] = []
         for name in names.sorted() {
             let full = dir + "/" + name

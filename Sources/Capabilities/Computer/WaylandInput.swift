@@ -1,7 +1,6 @@
 import CWaylandClient
 import CWaylandProtocols
 import CXTest
-import FoundationEssentials
 import Glibc
 import Kit
 import Support

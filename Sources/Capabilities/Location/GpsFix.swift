@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A position gpsd reported with a 2D or 3D fix, plus when this node received it.
@@ -16,16 +15,16 @@ public struct GpsFix: Sendable, Equatable {
     /// Horizontal error estimate in meters; nil when gpsd gave none (see `LocationAccuracy`).
     public var accuracyMeters: Double?
     /// The receiver's time of the fix (nil when gpsd did not know the date yet).
-    public var time: Date?
+    public var time: WallTime?
     public var device: String?
     /// Monotonic receive time: fix age (maxAgeMs) is measured on this, so a wrong GPS or system
     /// clock cannot make a stale fix look fresh.
     public var receivedAt: ContinuousClock.Instant
-    public var receivedWallTime: Date
+    public var receivedWallTime: WallTime
 
     public init(latitude: Double, longitude: Double, mode: Mode, altitudeMeters: Double? = nil, speedMps: Double? = nil,
-                headingDeg: Double? = nil, accuracyMeters: Double? = nil, time: Date? = nil, device: String? = nil,
-                receivedAt: ContinuousClock.Instant = .now, receivedWallTime: Date = Date()) {
+                headingDeg: Double? = nil, accuracyMeters: Double? = nil, time: WallTime? = nil, device: String? = nil,
+                receivedAt: ContinuousClock.Instant = .now, receivedWallTime: WallTime = WallTime.now) {
         self.latitude = latitude; self.longitude = longitude; self.mode = mode
         self.altitudeMeters = altitudeMeters; self.speedMps = speedMps; self.headingDeg = headingDeg
         self.accuracyMeters = accuracyMeters; self.time = time; self.device = device
@@ -36,7 +35,7 @@ public struct GpsFix: Sendable, Equatable {
     /// The accuracy is gpsd's `eph`, else the combined `epx`/`epy`, else the receiver's GST
     /// 1-sigma estimates (`gst`, when it is at most 2 s older or newer than the TPV: gpsd sends
     /// GST after the TPV of its cycle, so the one at hand is usually the previous cycle's).
-    init?(tpv: GpsdMessage.TPV, gst: GpsdMessage.GST?, receivedAt: ContinuousClock.Instant, receivedWallTime: Date) {
+    init?(tpv: GpsdMessage.TPV, gst: GpsdMessage.GST?, receivedAt: ContinuousClock.Instant, receivedWallTime: WallTime) {
         guard tpv.mode >= 2, let mode = Mode(rawValue: tpv.mode), let lat = tpv.lat, let lon = tpv.lon else { return nil }
         latitude = lat
         longitude = lon

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -202,7 +201,7 @@ actor GpsdClient {
         }
     }
 
-    private func apply(_ message: GpsdMessage, receivedAt: ContinuousClock.Instant, wallTime: Date) {
+    private func apply(_ message: GpsdMessage, receivedAt: ContinuousClock.Instant, wallTime: WallTime) {
         switch message {
         case .version(let release, let major, let minor):
             version = release

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import Support
 
@@ -7,7 +6,7 @@ enum WatchEvent: Sendable {
     case connecting
     /// Connected and `?WATCH` sent.
     case connected
-    case message(GpsdMessage, receivedAt: ContinuousClock.Instant, wallTime: Date)
+    case message(GpsdMessage, receivedAt: ContinuousClock.Instant, wallTime: WallTime)
     /// A line that is not a gpsd JSON report (a prefix of it, for the log).
     case malformed(String)
     /// An established connection ended (gpsd stopped or restarted); a reconnect follows at once.
@@ -107,7 +106,7 @@ final class GpsdWatcher: @unchecked Sendable {
                 case .data: break
                 }
                 let lines = buffer.takeLines()
-                let now = ContinuousClock.now, wall = Date()
+                let now = ContinuousClock.now, wall = WallTime.now
                 for line in lines where !line.isEmpty {
                     if let m = GpsdMessage.parse(line) {
                         emit(.message(m, receivedAt: now, wallTime: wall))

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Support
 import Glibc
 
@@ -7,7 +6,7 @@ import Glibc
 /// formatters are not Sendable and this runs on the watch thread.
 enum ISOTime {
     /// nil for anything that is not `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)`.
-    static func parse(_ text: String) -> Date? {
+    static func parse(_ text: String) -> WallTime? {
         let b = Array(text.utf8)
         func digits(_ at: Int, _ n: Int) -> Int? {
             guard at + n <= b.count else { return nil }
@@ -47,11 +46,11 @@ enum ISOTime {
         t.tm_year = Int32(year - 1900); t.tm_mon = Int32(month - 1); t.tm_mday = Int32(day)
         t.tm_hour = Int32(hour); t.tm_min = Int32(minute); t.tm_sec = Int32(second)
         let seconds = timegm(&t)
-        return Date(timeIntervalSince1970: Double(seconds - offset) + fraction)
+        return WallTime(timeIntervalSince1970: Double(seconds - offset) + fraction)
     }
 
     /// "2026-11-30T04:10:41.110Z".
-    static func format(_ date: Date) -> String {
+    static func format(_ date: WallTime) -> String {
         let ms = (date.timeIntervalSince1970 * 1000).rounded()
         return utcTimestamp(epochMillis: Int64(ms))
     }

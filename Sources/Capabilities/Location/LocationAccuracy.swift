@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// `desiredAccuracy`: what a fix must show before location.get returns it, and how much of it the

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A self-pipe that interrupts the watch thread's poll(): `stop()` and "reconnect now" must not

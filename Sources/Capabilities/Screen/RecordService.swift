@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -43,7 +42,7 @@ enum RecordService {
         if let mic {
             try RecordAudio.finish(mic, queue: queue, into: recorder, clipStartNs: pacer.startNs, durationMs: durationMs, log: log)
         }
-        let mp4: Data
+        let mp4: [UInt8]
         do { mp4 = try recorder.finish(durationMs: Int64(durationMs)) } catch { throw ScreenError.media(error) }
         guard mp4.count <= plan.maxBytes else { throw tooLarge(mp4.count, plan, maxPayloadBytes) }
         // hasAudio only when AAC actually reached the file, not merely because a device opened.
@@ -51,7 +50,7 @@ enum RecordService {
         log.debug("record \(grabber.width)x\(grabber.height) via \(grabber.method) → \(recorder.encoderName) " +
                   "\(plan.video.width)x\(plan.video.height) ≤\(plan.video.maxBitrate / 1000) kbit/s: \(recorder.framesEncoded) frames " +
                   "(\(skipped) slots skipped), \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
-        return ["format": "mp4", "base64": .string(mp4.base64EncodedString()),
+        return ["format": "mp4", "base64": .string(Base64.encode(mp4)),
                 "durationMs": .number(Double(durationMs)), "fps": .number(Double(fps)),
                 "screenIndex": .number(Double(p.effectiveScreenIndex)), "hasAudio": .bool(hasAudio)]
     }

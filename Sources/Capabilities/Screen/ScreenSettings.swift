@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -50,7 +49,7 @@ struct ScreenSettings: Sendable {
     static func waylandEvidence(_ env: [String: String]) -> String? {
         if let d = env["WAYLAND_DISPLAY"], !d.isEmpty { return "WAYLAND_DISPLAY=\(d)" }
         if env["XDG_SESSION_TYPE"] == "wayland" { return "XDG_SESSION_TYPE=wayland" }
-        if let run = env["XDG_RUNTIME_DIR"], !run.isEmpty, FileManager.default.fileExists(atPath: run + "/wayland-0") {
+        if let run = env["XDG_RUNTIME_DIR"], !run.isEmpty, FileSystem.exists(run + "/wayland-0") {
             return "a Wayland socket at \(run)/wayland-0"
         }
         return nil

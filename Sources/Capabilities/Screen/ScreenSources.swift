@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -81,7 +80,7 @@ struct ScreenSources: Sendable {
             } else {
                 tried.append("no X display (DISPLAY is unset and capabilities.screen.display is not configured)")
             }
-            if FileManager.default.fileExists(atPath: settings.framebuffer) { return .framebuffer(settings.framebuffer) }
+            if FileSystem.exists(settings.framebuffer) { return .framebuffer(settings.framebuffer) }
             tried.append("no framebuffer at \(settings.framebuffer) (capabilities.screen.fbdev)")
             throw ScreenError.unavailable("nothing to capture: " + tried.joined(separator: "; ") + waylandNote)
         }

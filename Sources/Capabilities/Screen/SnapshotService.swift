@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -25,7 +24,7 @@ enum SnapshotService {
         var capturedAtMs: Int64 = 0
         let image = try grabber.grab(includePointer: p.effectiveIncludePointer) { (view: PixelView) throws(NodeError) -> EncodedImage in
             grabbed = .now
-            capturedAtMs = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            capturedAtMs = WallClock.milliseconds
             do throws(MediaError) { return try encoder.encode(view, format: format, maxWidth: p.effectiveMaxWidth, maxBase64Bytes: budget) }
             catch { throw ScreenError.media(error) }
         }
@@ -38,7 +37,7 @@ enum SnapshotService {
         if let execution = p.executionId { SnapshotLedger.shared.record(executionId: execution) }
         log.debug("snapshot \(grabber.width)x\(grabber.height) via \(grabber.method): capture \(millis(grabbed - started)) ms, " +
                   "encode \(format.name) \(image.width)x\(image.height) \(millis(done - grabbed)) ms, \(image.data.count) bytes")
-        return ["format": .string(image.format.name), "base64": .string(image.data.base64EncodedString()),
+        return ["format": .string(image.format.name), "base64": .string(Base64.encode(image.data)),
                 "width": .number(Double(image.width)), "height": .number(Double(image.height)),
                 "screenIndex": .number(Double(p.effectiveScreenIndex)), "capturedAtMs": .number(Double(capturedAtMs)),
                 "displayFrameId": .string(frame.id)]

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Support
 
 /// The allowlist patterns a gateway may write, and their canonical form (docs/SECURITY.md, "The

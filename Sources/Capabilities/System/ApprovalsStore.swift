@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Kit
 import Support
 
@@ -44,7 +43,7 @@ struct ApprovalsStore: Sendable {
             }
             guard baseHash == current.hash else { throw NodeError.invalidRequest("exec approvals changed; reload and retry") }
         }
-        var next = try ExecApprovalsDocument.normalized(file, newId: { UUID().uuidString.lowercased() }, pattern: pattern)
+        var next = try ExecApprovalsDocument.normalized(file, newId: { SecureRandom.uuid() }, pattern: pattern)
         if next.json["socket"] == nil, let socket = current.document.json["socket"], var o = next.json.objectValue {
             o["socket"] = socket
             next = ExecApprovalsDocument(json: .object(o))

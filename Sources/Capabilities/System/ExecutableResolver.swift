@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import Support
 
@@ -9,7 +8,7 @@ import Support
 enum ExecutableResolver {
     static func resolve(_ name: String, path: String?, cwd: String?) -> String? {
         if name.contains("/") {
-            let full = name.hasPrefix("/") ? name : PathName.join(cwd ?? FileManager.default.currentDirectoryPath, name)
+            let full = name.hasPrefix("/") ? name : PathName.join(cwd ?? FileSystem.currentDirectory, name)
             return Subprocess.isExecutableFile(full) ? full : nil
         }
         return Subprocess.findExecutable(name, path: path ?? ExecEnvironment.defaultPath)

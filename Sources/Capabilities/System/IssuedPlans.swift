@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Support
 
 /// The plans this node issued with system.run.prepare, so that an approval the gateway carries is

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import Support
 
@@ -87,13 +86,13 @@ struct Sandbox: Sendable {
     /// The daemon's home and every home directory of the password database (canonical).
     static func homeDirectories() -> [String] {
         var out = Set<String>()
-        out.insert(PathName.resolvingSymlinks(PathName.home(ProcessInfo.processInfo.environment)))
+        out.insert(PathName.resolvingSymlinks(PathName.home(ProcessEnvironment.current)))
         setpwent()
         while let pw = getpwent() {
             guard let d = pw.pointee.pw_dir else { continue }
             let dir = String(cString: d)
             // Service accounts' "homes" such as / or /nonexistent are not homes to protect here.
-            if dir.count > 1, dir != "/nonexistent", FileManager.default.fileExists(atPath: dir) {
+            if dir.count > 1, dir != "/nonexistent", FileSystem.exists(dir) {
                 out.insert(PathName.resolvingSymlinks(dir))
             }
         }

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -84,7 +83,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
         let argv = p.argv
-        let runId = p.runId ?? UUID().uuidString.lowercased()
+        let runId = p.runId ?? SecureRandom.uuid()
         let sessionKey = p.sessionKey ?? "node"
         let base = ExecEnvironment.inherited(environment)
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: base["PATH"])
@@ -235,7 +234,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     /// An allow-always decision: the exact command is allowed from now on (argv-bound, as upstream).
     private func rememberAlways(commandText: String, executable: String, agent: String, runId: String) {
         let entry: JSONValue = [
-            "id": .string(UUID().uuidString.lowercased()), "pattern": .string(AllowlistMatch.commandPattern(commandText)),
+            "id": .string(SecureRandom.uuid()), "pattern": .string(AllowlistMatch.commandPattern(commandText)),
             "source": "allow-always", "lastUsedAt": .number(Double(clock.wallMilliseconds)),
             "lastUsedCommand": .string(commandText), "lastResolvedPath": .string(executable),
         ]

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Kit
 import Support
 
@@ -15,7 +14,7 @@ enum SystemShell {
 
     /// The canonical paths of /etc/shells' entries (absolute lines only; comments skipped).
     static var listed: Set<String> {
-        let text = (try? String(contentsOfFile: "/etc/shells", encoding: .utf8)) ?? ""
+        let text = (FileSystem.readText("/etc/shells")) ?? ""
         var out = Set<String>()
         for line in text.split(separator: "\n") {
             let path = line.trimmed()

@@ -1,5 +1,4 @@
 import Dispatch
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -81,7 +80,7 @@ final class PushToTalk: @unchecked Sendable {
                 if error.kind == .busy { throw NodeError(TalkError.micBusy, "\(error.description); another program is using the microphone") }
                 throw NodeError.unavailable("\(error.description); set capabilities.talk.captureDevice to a capture device (arecord -L)")
             }
-            let capture = Capture(id: UUID().uuidString.lowercased(), mic: mic)
+            let capture = Capture(id: SecureRandom.uuid(), mic: mic)
             capture.onEndpoint = onEndpoint
             try beginOrLoad(capture, preamble: nil)
             state = .capturing(capture)
@@ -120,7 +119,7 @@ final class PushToTalk: @unchecked Sendable {
     func adopt(mic: MicrophoneCapture, preamble: [Int16]) throws(NodeError) -> Capture {
         try lock.withLock { () throws(NodeError) -> Capture in
             guard case .idle = state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
-            let capture = Capture(id: UUID().uuidString.lowercased(), mic: mic)
+            let capture = Capture(id: SecureRandom.uuid(), mic: mic)
             // The preamble ends now: the wake phrase counts as speech up to its end.
             let now = monotonicNowNs()
             capture.heardSpeech = true

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -75,7 +74,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
             return
         }
         let route = lock.withLock { routes[trigger.lowercased()] }
-        let status = await handOver(command, eventId: UUID().uuidString.lowercased(), sessionKey: route)
+        let status = await handOver(command, eventId: SecureRandom.uuid(), sessionKey: route)
         log.info("voice wake \"\(trigger)\": \(command.count) characters, \(status)")
     }
 
@@ -191,7 +190,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         let ptt = try session()
         defer { wake.resume() }
         guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else {
-            return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
+            return ["captureId": .string(SecureRandom.uuid()), "status": "idle"]
         }
         return await submit(done.id, done.transcript)
     }
@@ -200,7 +199,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         let ptt = try session()
         defer { wake.resume() }
         guard let id = try await TalkWork.blocking({ () throws(NodeError) in ptt.cancel() }) else {
-            return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
+            return ["captureId": .string(SecureRandom.uuid()), "status": "idle"]
         }
         return ["captureId": .string(id), "status": "cancelled"]
     }
@@ -219,7 +218,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         await endpoint.wait()
         DeadlineTimer.shared.cancel(timer)
         guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else {
-            return ["captureId": .string(UUID().uuidString.lowercased()), "status": "idle"]
+            return ["captureId": .string(SecureRandom.uuid()), "status": "idle"]
         }
         return await submit(done.id, done.transcript)
     }
@@ -280,7 +279,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// chat.push {text, speak?}: a message for the person at the device, spoken here unless
     /// `speak` is false.
     func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
-        let id = UUID().uuidString.lowercased()
+        let id = SecureRandom.uuid()
         if p.speak != false { try await voice.speakLocally(p.text ?? "") }
         return ["messageId": .string(id)]
     }

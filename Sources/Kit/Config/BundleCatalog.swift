@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import Support
 
@@ -30,7 +29,7 @@ public struct BundleCatalog: Sendable {
 
     /// The executable's directory and `../lib/openclaw-node` beside it, from /proc/self/exe.
     public static var searchDirectories: [String] {
-        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
+        guard let exe = try? FileSystem.destinationOfSymbolicLink("/proc/self/exe") else { return [] }
         let bin = PathName.directory(exe)
         return [bin, PathName.join(PathName.directory(bin), "lib/openclaw-node")]
     }
@@ -41,7 +40,7 @@ public struct BundleCatalog: Sendable {
         var found: [String: BundleManifest] = [:]
         var refused: [(String, String, String)] = []
         for dir in directories {
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+            let files = ((try? FileSystem.contentsOfDirectory(dir)) ?? []).sorted()
             for f in files where f.hasPrefix("libopenclaw-") && f.hasSuffix(".manifest.json5") {
                 let name = String(f.dropFirst("libopenclaw-".count).dropLast(".manifest.json5".count))
                 guard found[name] == nil, name != BuiltInManifest.device.name else { continue }
@@ -59,7 +58,7 @@ public struct BundleCatalog: Sendable {
         if let problem = FileTrust.problem(path) {
             return .failure(.init(problems: ["\(path): refused manifest: \(problem)"]))
         }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(validating: data, as: UTF8.self) else {
+        guard let data = FileSystem.readBytes(path), let text = String(validating: data, as: UTF8.self) else {
             return .failure(.init(problems: ["\(path): cannot read the manifest (not readable, or not UTF-8)"]))
         }
         do {

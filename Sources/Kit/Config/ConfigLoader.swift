@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import Support
 
@@ -31,7 +30,7 @@ public enum ConfigLoader {
         if let explicit { return explicit }
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? NodeConfig.expandHome("~/.config", env)
-        return [base + "/openclaw-node/config.json5", systemFile].first { FileManager.default.fileExists(atPath: $0) }
+        return [base + "/openclaw-node/config.json5", systemFile].first { FileSystem.exists($0) }
     }
 
     /// `catalog`: the capabilities whose sections the file may have (the installed bundles).
@@ -42,10 +41,10 @@ public enum ConfigLoader {
             c.applyEnvironment(env)
             return c
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) }
+        let data: [UInt8]
+        do { data = try FileSystem.contents(path) }
         catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "not readable (\(describe(error)))" : "no such file"
+            let reason = FileSystem.exists(path) ? "not readable (\(error.reason))" : "no such file"
             throw .unreadable(path: path, reason: reason)
         }
         guard let text = String(validating: data, as: UTF8.self) else { throw .syntax(invalidUTF8(data, file: path)) }
@@ -62,7 +61,7 @@ public enum ConfigLoader {
     }
 
     /// A config file is UTF-8 text (JSON5): a byte that is not is a syntax error at its position.
-    static func invalidUTF8(_ data: Data, file: String) -> JSON5SyntaxError {
+    static func invalidUTF8(_ data: [UInt8], file: String) -> JSON5SyntaxError {
         var line = 1, column = 1, i = data.startIndex
         while i < data.endIndex {
             let b = data[i]

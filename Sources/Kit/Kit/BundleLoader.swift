@@ -1,6 +1,5 @@
 import CBundleABI
 import Config
-import FoundationEssentials
 import Glibc
 import Support
 
@@ -50,7 +49,7 @@ public enum BundleLoader {
     static func open(_ name: String, in directories: [String], packages: [String] = []) -> Result<BundleExports, Failure> {
         let file = fileName(name)
         guard let path = directories.map({ PathName.join($0, file) })
-            .first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            .first(where: { FileSystem.exists($0) }) else {
             return .failure(Failure(description: "\(name): bundle \(file) is not installed (looked in \(directories.joined(separator: ", "))); reinstall openclaw-node or disable capabilities.\(name)"))
         }
         if let problem = FileTrust.problem(path) {
@@ -59,7 +58,7 @@ public enum BundleLoader {
         // What the bundle links is found beside it ($ORIGIN): every libopenclaw-*.so there is
         // code this process would run, so each must pass the same rule.
         let dir = PathName.directory(path)
-        for lib in ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        for lib in ((try? FileSystem.contentsOfDirectory(dir)) ?? []).sorted()
         where lib.hasPrefix("libopenclaw-") && lib.hasSuffix(".so") && lib != file {
             if let problem = FileTrust.problem(PathName.join(dir, lib)) {
                 return .failure(Failure(description: "\(name): refused bundle \(path): the library \(lib) beside it is not trustworthy: \(problem)"))

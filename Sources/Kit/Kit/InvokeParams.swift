@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Support
 
@@ -16,7 +15,7 @@ public enum InvokeParams: Sendable, Equatable {
     /// From `paramsJSON` text (nil = absent).
     public init(text: String?) {
         guard let text, !text.allSatisfy({ $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }) else { self = .none; return }
-        guard let v = JSONValue.parse(Data(text.utf8)) else { self = .unparsable; return }
+        guard let v = JSONValue.parse(text) else { self = .unparsable; return }
         self = v == .null ? .none : .value(v)
     }
 

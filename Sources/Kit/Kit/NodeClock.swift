@@ -1,4 +1,4 @@
-import Glibc
+import Support
 
 /// The time a bundle reads, as a protocol so a test can hand it a clock of its own: monotonic time
 /// for intervals (it never jumps when NTP sets the wall clock at boot) and wall time for the
@@ -13,9 +13,5 @@ public protocol NodeClock: Sendable {
 public struct SystemClock: NodeClock {
     public init() {}
     public var now: ContinuousClock.Instant { .now }
-    public var wallMilliseconds: Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    public var wallMilliseconds: Int64 { WallClock.milliseconds }
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// One thread that fires deadlines (invoke timeouts, reply timeouts).

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Whether a file may be trusted as code or policy of this process (a bundle, its manifest, a

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A network address as people write it in config: "host", "host:port", "[v6addr]:port", "[v6addr]"

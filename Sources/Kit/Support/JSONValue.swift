@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A plain JSON value: what travels on the wire and what command payloads are built from.
@@ -69,25 +68,16 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// Compact JSON text with sorted keys (stable output for logs, tests and the wire).
+    /// JSON text with sorted keys (stable output for logs, tests and the wire): compact
+    /// (JSONWriter), or laid out with two-space indents for people (`indentedText`).
     public func jsonString(pretty: Bool = false) -> String {
-        let enc = JSONEncoder()
-        enc.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-                                      : [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? enc.encode(self) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        pretty ? indentedText(indent: 2) : String(decoding: jsonBytes, as: UTF8.self)
     }
 
-    /// Parses strict JSON text (the wire format); nil when it is not JSON.
-    public static func parse(_ text: String) -> JSONValue? { parse(Data(text.utf8)) }
+    /// Parses strict JSON text (the wire format; JSONParser); nil when it is not JSON.
+    public static func parse(_ text: String) -> JSONValue? { try? JSONParser.parse(text) }
 
-    public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
-    }
+    public static func parse(_ bytes: [UInt8]) -> JSONValue? { try? JSONParser.parse(bytes) }
 
-    /// Encodes any Encodable value into a JSONValue tree.
-    public static func from<T: Encodable>(_ value: T) throws -> JSONValue {
-        let data = try JSONEncoder().encode(value)
-        return try JSONDecoder().decode(JSONValue.self, from: data)
-    }
+    public static func parse(_ bytes: ArraySlice<UInt8>) -> JSONValue? { try? JSONParser.parse(bytes) }
 }

@@ -39,7 +39,9 @@ extension JSONValue {
 
     static func numberText(_ n: Double) -> String {
         guard n.isFinite else { return "null" }  // as JSON.stringify does
-        if n == n.rounded(), abs(n) < 1e21 { return String(Int64(n)) }
+        // JavaScript writes integers below 1e21 in full; beyond Int64 they need a wider type.
+        if n == n.rounded(), abs(n) < 9.0e18 { return String(Int64(n)) }
+        if n == n.rounded(), abs(n) < 1e21 { return (n < 0 ? "-" : "") + String(UInt128(abs(n))) }
         return "\(n)"
     }
 

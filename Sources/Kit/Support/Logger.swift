@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Plain, readable log lines on stderr ("2026-11-30T10:00:00.123Z INFO  gateway: connected …").
@@ -18,7 +17,7 @@ public struct Logger: Sendable {
 
     /// Global threshold: OPENCLAW_NODE_LOG=debug|info|warn|error (default info).
     nonisolated(unsafe) public static var threshold: Level = {
-        switch ProcessInfo.processInfo.environment["OPENCLAW_NODE_LOG"]?.lowercased() {
+        switch ProcessEnvironment.value("OPENCLAW_NODE_LOG")?.lowercased() {
         case "debug": return .debug
         case "warn": return .warn
         case "error": return .error
@@ -50,7 +49,7 @@ public struct Logger: Sendable {
     /// Whether stderr is systemd's journal stream: `JOURNAL_STREAM` ("device:inode") names the
     /// stream systemd connected, and stderr is still it (not redirected by a wrapper).
     static let toJournal: Bool = {
-        guard let v = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] else { return false }
+        guard let v = ProcessEnvironment.value("JOURNAL_STREAM") else { return false }
         let parts = v.split(separator: ":")
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
         var st = stat()

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// The gateway credentials the node may be given in its environment (`OPENCLAW_GATEWAY_TOKEN`,
@@ -24,6 +23,6 @@ public enum NodeSecrets {
     /// The process environment as the config sees it: with the withheld secrets.
     public static var environment: [String: String] {
         let withheld = held.withLock { $0 }
-        return ProcessInfo.processInfo.environment.merging(withheld) { current, _ in current }
+        return ProcessEnvironment.current.merging(withheld) { current, _ in current }
     }
 }

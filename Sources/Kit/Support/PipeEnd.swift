@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// Our end of a pipe to a child process (Subprocess `.pipe` streams). Reads and writes are plain
@@ -11,29 +10,30 @@ public final class PipeEnd: Sendable {
     deinit { close() }
 
     /// Whatever is available now, blocking until at least one byte or end of file (then empty).
-    public var availableData: Data {
+    public var availableData: [UInt8] {
         var buf = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = read(fileDescriptor, &buf, buf.count)
-            if n >= 0 { return Data(buf[0..<n]) }
-            if errno != EINTR { return Data() }
+            if n >= 0 { return Array(buf[0..<n]) }
+            if errno != EINTR { return [] }
         }
     }
 
     /// Everything until end of file.
-    public func readDataToEndOfFile() -> Data {
-        var out = Data()
+    public func readDataToEndOfFile() -> [UInt8] {
+        var out: [UInt8] = []
         while true {
             let chunk = availableData
             if chunk.isEmpty { return out }
-            out.append(chunk)
+            out.append(contentsOf: chunk)
         }
     }
 
     public struct WriteError: Error, CustomStringConvertible { public let description: String }
 
     /// Writes all of `data`; throws when the reader went away (EPIPE) or on any other error.
-    public func write(_ data: Data) throws(WriteError) {
+    public func write(_ data: some Collection<UInt8>) throws(WriteError) {
+        let data = Array(data)
         var failure: Int32 = 0
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             var off = 0

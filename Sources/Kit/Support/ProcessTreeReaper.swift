@@ -1,5 +1,4 @@
 import CProcessControl
-import FoundationEssentials
 import Glibc
 
 /// Runs one command so that nothing it starts can outlive a kill: a small helper process (the
@@ -16,7 +15,7 @@ public enum ProcessTreeReaper {
     /// The executable that runs the helper: this process's own when it is openclaw-node, else the
     /// openclaw-node beside it (a test runner in the build directory). nil: none found.
     public static var helperExecutable: String? {
-        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        guard let exe = try? FileSystem.destinationOfSymbolicLink("/proc/self/exe") else { return nil }
         if PathName.lastComponent(exe) == "openclaw-node" { return exe }
         let beside = PathName.join(PathName.directory(exe), "openclaw-node")
         return Subprocess.isExecutableFile(beside) ? beside : nil
@@ -49,7 +48,7 @@ public enum ProcessTreeReaper {
         _ = ocn_set_parent_death_signal(SIGTERM)
         if getppid() == 1 { return killTree() }  // the node died before the signal was armed
         let child: Subprocess
-        do { child = try Subprocess.spawn(program, Array(argv.dropFirst()), environment: ProcessInfo.processInfo.environment) }
+        do { child = try Subprocess.spawn(program, Array(argv.dropFirst()), environment: ProcessEnvironment.current) }
         catch {
             say(error.description)
             return 127
@@ -99,8 +98,8 @@ public enum ProcessTreeReaper {
     /// Every live descendant of `root`, from the parent links in /proc/<pid>/stat.
     public static func descendants(of root: pid_t) -> [pid_t] {
         var children: [pid_t: [pid_t]] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+        for name in (try? FileSystem.contentsOfDirectory("/proc")) ?? [] {
+            guard let pid = pid_t(name), let stat = FileSystem.readText("/proc/\(name)/stat"),
                   let close = stat.lastIndex(of: ")") else { continue }
             // After "pid (comm)": state, ppid, … (comm may contain spaces and parentheses).
             let fields = stat[stat.index(after: close)...].split(separator: " ")

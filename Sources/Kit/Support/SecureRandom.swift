@@ -20,4 +20,14 @@ public enum SecureRandom {
         }
         return out
     }
+
+    /// A random (version 4) UUID in its lowercase text form, for invoke and run ids.
+    public static func uuid() -> String {
+        var b = bytes(16)
+        b[6] = b[6] & 0x0F | 0x40
+        b[8] = b[8] & 0x3F | 0x80
+        let hex = b.map { $0.hex() }
+        return hex[0..<4].joined() + "-" + hex[4..<6].joined() + "-" + hex[6..<8].joined() + "-"
+            + hex[8..<10].joined() + "-" + hex[10..<16].joined()
+    }
 }

@@ -1,5 +1,4 @@
 import CProcessControl
-import FoundationEssentials
 import Glibc
 
 /// A child process started with posix_spawn and a clean signal state. Foundation's Process passes on
@@ -83,7 +82,7 @@ public final class Subprocess: @unchecked Sendable {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let env = (environment ?? ProcessEnvironment.current).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { env.forEach { free($0) } }
         var pid: pid_t = 0
         let rc = spawnLock.withLock {
@@ -110,7 +109,7 @@ public final class Subprocess: @unchecked Sendable {
     /// Where `name` is on `path` (default: this process's $PATH), as execvp would find it: the
     /// first executable regular file. Relative PATH entries are skipped.
     public static func findExecutable(_ name: String, path: String? = nil) -> String? {
-        for dir in (path ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") where dir.hasPrefix("/") {
+        for dir in (path ?? ProcessEnvironment.value("PATH") ?? "/usr/bin:/bin").split(separator: ":") where dir.hasPrefix("/") {
             let candidate = PathName.join(String(dir), name)
             if isExecutableFile(candidate) { return candidate }
         }

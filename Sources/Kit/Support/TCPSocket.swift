@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// A resolved address to connect to, and whether plain-text traffic to it stays off the internet.

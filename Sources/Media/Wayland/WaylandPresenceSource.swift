@@ -1,7 +1,6 @@
 import CWaylandClient
 import CWaylandProtocols
 import Config
-import FoundationEssentials
 import Kit
 import Support
 
@@ -17,7 +16,7 @@ public final class WaylandPresenceSource: PresenceSource, @unchecked Sendable {
     private var watch: IdleWatch?
 
     public init(config: NodeConfig.Presence) {
-        socket = config.display ?? ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"]
+        socket = config.display ?? ProcessEnvironment.current["WAYLAND_DISPLAY"]
         idleSeconds = config.idleSeconds
     }
 

@@ -1,6 +1,5 @@
 import CX11
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support

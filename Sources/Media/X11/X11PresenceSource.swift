@@ -1,6 +1,5 @@
 import CX11
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -16,7 +15,7 @@ public final class X11PresenceSource: PresenceSource, @unchecked Sendable {
     private var dead: UnsafeMutablePointer<Int32>?
 
     public init(display: String?) {
-        self.displayName = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ":0"
+        self.displayName = display ?? ProcessEnvironment.current["DISPLAY"] ?? ":0"
     }
 
     deinit { dropDisplay() }

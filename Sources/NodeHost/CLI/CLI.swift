@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -105,7 +104,7 @@ public enum CLI {
     /// (a file, so that a new commit does not rebuild every module), scripts/package ships it.
     static var buildCommit: String? {
         for dir in BundleCatalog.searchDirectories {
-            if let text = try? String(contentsOfFile: PathName.join(dir, "openclaw-node.commit"), encoding: .utf8) {
+            if let text = FileSystem.readText(PathName.join(dir, "openclaw-node.commit")) {
                 let c = text.trimmed()
                 if !c.isEmpty { return c }
             }

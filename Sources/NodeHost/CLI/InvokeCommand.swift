@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -55,7 +54,7 @@ enum InvokeCommand {
 
         let presence = NodeRuntime.presenceMonitor(config)
         let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config, presence), presence: presence)
-        let result = await runtime.dispatcher.invoke(id: "cli-" + UUID().uuidString.lowercased(), command: command,
+        let result = await runtime.dispatcher.invoke(id: "cli-" + SecureRandom.uuid(), command: command,
                                                      params: InvokeParams(params), timeoutMs: timeout,
                                                      maxPayloadBytes: ControlProtocol.maxPayloadBytes)
         // Released before returning: a shutdown racing exit() would close X displays (and other

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -42,17 +41,17 @@ enum ServiceCommand {
             throw Arguments.Failure(description: "--packaged only prints the package's unit (service unit --packaged); the package installs it")
         }
         let system = a.flag("system")
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.current
         let dir = a.option("unit-dir") ?? (system ? "/etc/systemd/system"
             : (env["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NodeConfig.expandHome("~/.config", env)) + "/systemd/user")
         let unitPath = dir + "/" + unitName
         let ctl = system ? "systemctl" : "systemctl --user"
 
         if action == "uninstall" {
-            guard FileManager.default.fileExists(atPath: unitPath) else {
+            guard FileSystem.exists(unitPath) else {
                 Out.line("\(unitPath) is not installed"); return ExitCode.ok.rawValue
             }
-            try FileManager.default.removeItem(atPath: unitPath)
+            try FileSystem.remove(unitPath)
             Out.line("removed \(unitPath)\nrun: \(ctl) disable --now openclaw-node; \(ctl) daemon-reload")
             return ExitCode.ok.rawValue
         }
@@ -70,8 +69,8 @@ enum ServiceCommand {
         let unit = ServiceUnit(binary: binary, config: configPath,
                                kind: system ? .system(account: env["SUDO_USER"] ?? env["USER"] ?? "root", stateDir: config.stateDir) : .user).text
         if action == "unit" { Out.line(unit); return ExitCode.ok.rawValue }
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try unit.write(toFile: unitPath, atomically: true, encoding: .utf8)
+        try FileSystem.createDirectory(dir, intermediates: true)
+        try FileSystem.write(Array(unit.utf8), to: unitPath, mode: 0o644)
         Out.line("wrote \(unitPath)\nrun: \(ctl) daemon-reload && \(ctl) enable --now openclaw-node\nlogs: journalctl \(system ? "" : "--user ")-u openclaw-node -f")
         return ExitCode.ok.rawValue
     }
@@ -79,6 +78,6 @@ enum ServiceCommand {
     static func absolute(_ p: String) -> String {
         if p.hasPrefix("/") { return p }
         if !p.contains("/"), let found = Subprocess.findExecutable(p) { return found }
-        return FileManager.default.currentDirectoryPath + "/" + p
+        return FileSystem.currentDirectory + "/" + p
     }
 }

@@ -1,6 +1,5 @@
 import CSystemd
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support

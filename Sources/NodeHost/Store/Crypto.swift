@@ -1,6 +1,5 @@
 import COpenSSL
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -57,16 +56,11 @@ public enum Encoding {
 
     /// base64url without padding (RFC 4648 §5), as the gateway expects for keys and signatures.
     public static func base64url(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacing("+", with: "-")
-            .replacing("/", with: "_")
-            .replacing("=", with: "")
+        Base64.encodeURLSafe(bytes)
     }
 
     /// Accepts base64url or standard base64, padded or not.
     public static func fromBase64url(_ s: String) -> [UInt8]? {
-        var t = s.replacing("-", with: "+").replacing("_", with: "/")
-        while t.count % 4 != 0 { t += "=" }
-        return Data(base64Encoded: t).map { Array($0) }
+        Base64.decode(s)
     }
 }

@@ -1,6 +1,5 @@
 import CSQLite
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support

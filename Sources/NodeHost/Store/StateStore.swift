@@ -1,6 +1,5 @@
 import CSQLite
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -45,10 +44,10 @@ public final class StateStore: @unchecked Sendable {
         do {
             db = try StateStore.openAndMigrate(path)
         } catch Failure.database(_, let e) where e.isCorruption {
-            let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+            let aside = "\(path).corrupt-\(Int(WallClock.seconds))"
             log.error("\(path) is damaged (\(e.message)); moved it to \(aside) and started a new state database. " +
                       "The old device key is in that file: a new key means this node must be approved again")
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            for suffix in ["", "-wal", "-shm"] where FileSystem.exists(path + suffix) {
                 rename(path + suffix, aside + suffix)
             }
             movedAside = aside
@@ -58,17 +57,15 @@ public final class StateStore: @unchecked Sendable {
     }
 
     private static func prepareDirectory(_ dir: String) throws(Failure) {
-        var isDir = false
-        if FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
-            guard isDir else { throw .directory("stateDir \(dir) exists but is not a directory") }
+        if FileSystem.exists(dir) {
+            guard FileSystem.isDirectory(dir) else { throw .directory("stateDir \(dir) exists but is not a directory") }
             if let why = StateTrust.problem(directory: dir) { throw .directory(why) }
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileSystem.createDirectory(dir, intermediates: true, mode: 0o700)
         } catch {
-            throw .directory("cannot create stateDir \(dir): \(describe(error)) (set node.stateDir to a writable place)")
+            throw .directory("cannot create stateDir \(dir): \(error.reason) (set node.stateDir to a writable place)")
         }
         chmod(dir, 0o700)
     }
@@ -97,7 +94,7 @@ public final class StateStore: @unchecked Sendable {
             // treat it as immutable (no WAL index to create).
             // Commits still in the WAL are invisible to an immutable open: rather than serve an old
             // state (an older token, no identity), say what is needed.
-            if let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int, size > 0 {
+            if let size = FileSystem.size(path + "-wal"), size > 0 {
                 throw Failure.database(path: path, SQLiteError(code: SQLITE_READONLY,
                     message: "its write-ahead log (\(PathName.lastComponent(path))-wal) holds changes that cannot be merged on a read-only file system"))
             }
@@ -155,7 +152,7 @@ public final class StateStore: @unchecked Sendable {
         do { return try body() } catch { throw .database(path: path, error) }
     }
 
-    public static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    public static func nowMs() -> Int64 { WallClock.milliseconds }
 
     // MARK: identity
 

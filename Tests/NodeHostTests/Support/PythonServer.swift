@@ -62,7 +62,7 @@ final class LineReader: @unchecked Sendable {
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
-                buf.append(chunk)
+                buf.append(contentsOf: chunk)
                 while let nl = buf.firstIndex(of: 10) {
                     let line = String(decoding: buf[buf.startIndex..<nl], as: UTF8.self)
                     buf.removeSubrange(buf.startIndex...nl)

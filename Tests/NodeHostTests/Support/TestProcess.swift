@@ -66,8 +66,8 @@ func runProcess(_ path: String, _ args: [String], env: [String: String]? = nil, 
     // Read both pipes concurrently so a chatty child cannot block on a full pipe.
     let outData = LockedData(), errData = LockedData()
     let g = DispatchGroup()
-    g.enter(); DispatchQueue.global().async { outData.set(p.stdout!.readDataToEndOfFile()); g.leave() }
-    g.enter(); DispatchQueue.global().async { errData.set(p.stderr!.readDataToEndOfFile()); g.leave() }
+    g.enter(); DispatchQueue.global().async { outData.set(Data(p.stdout!.readDataToEndOfFile())); g.leave() }
+    g.enter(); DispatchQueue.global().async { errData.set(Data(p.stderr!.readDataToEndOfFile())); g.leave() }
     let deadline = Date().addingTimeInterval(timeout)
     while p.isRunning && Date() < deadline { usleep(5_000) }
     if p.isRunning { kill(p.pid, SIGKILL) }

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -22,7 +21,7 @@ struct A2UIAction: Equatable {
             .map { $0.trimmed() }.first { !$0.isEmpty }
         guard let name else { return nil }
         self.name = name
-        id = a["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString
+        id = a["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? SecureRandom.uuid()
         surfaceId = a["surfaceId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "main"
         sourceComponentId = a["sourceComponentId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
         contextJSON = a["context"].flatMap { $0.objectValue != nil ? $0.jsonString() : nil }

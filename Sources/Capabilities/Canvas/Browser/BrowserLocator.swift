@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -16,12 +15,12 @@ enum BrowserLocator {
     static func find(configured: String?, window: Bool) -> Result<String, NodeError> {
         if let c = configured, !c.isEmpty {
             let path = c.contains("/") ? c : Subprocess.findExecutable(c)
-            guard let path, FileManager.default.isExecutableFile(atPath: path) else {
+            guard let path, FileSystem.isExecutableFile(path) else {
                 return .failure(CanvasError.unavailable("capabilities.canvas.browser \"\(c)\" is not an executable"))
             }
             return .success(unwrapped(path))
         }
-        for p in window ? windowCandidates : headlessCandidates where FileManager.default.isExecutableFile(atPath: p) {
+        for p in window ? windowCandidates : headlessCandidates where FileSystem.isExecutableFile(p) {
             return .success(p)
         }
         return .failure(CanvasError.unavailable(window
@@ -38,6 +37,6 @@ enum BrowserLocator {
         var head: [UInt8] = [0, 0]
         guard read(fd, &head, 2) == 2, head == Array("#!".utf8) else { return path }
         let name = PathName.lastComponent(path)
-        return ["/usr/lib/chromium/" + name, "/usr/lib/\(name)/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? path
+        return ["/usr/lib/chromium/" + name, "/usr/lib/\(name)/\(name)"].first { FileSystem.isExecutableFile($0) } ?? path
     }
 }

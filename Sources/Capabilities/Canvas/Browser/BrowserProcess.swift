@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -50,13 +49,11 @@ final class BrowserProcess: @unchecked Sendable {
 
     init(_ o: Options, onEvent: @escaping CDPPipe.EventHandler, onClose: @escaping @Sendable (String) -> Void) throws(NodeError) {
         options = o
-        do {
-            // The profile and its parents (the bundle's state directory) are the node's alone; an
-            // existing profile is set back to 0700.
-            if let why = PrivateDirectory.create(o.profileDir) { throw CanvasError.unavailable(why) }
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: o.profileDir)
-        } catch {
-            throw CanvasError.unavailable("cannot create the browser profile \(o.profileDir): \(describe(error))")
+        // The profile and its parents (the bundle's state directory) are the node's alone; an
+        // existing profile is set back to 0700.
+        if let why = PrivateDirectory.create(o.profileDir) { throw CanvasError.unavailable(why) }
+        do { try FileSystem.setPermissions(o.profileDir, 0o700) } catch {
+            throw CanvasError.unavailable("cannot make the browser profile private: \(error)")
         }
         // Close-on-exec from birth, so no other child (a plugin) holds the pipe and hides the browser's exit.
         guard let toBrowser = Subprocess.makePipe() else { throw CanvasError.unavailable("pipe: \(String(cString: strerror(errno)))") }
@@ -64,7 +61,7 @@ final class BrowserProcess: @unchecked Sendable {
             close(toBrowser.read); close(toBrowser.write)
             throw CanvasError.unavailable("pipe: \(String(cString: strerror(errno)))")
         }
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessEnvironment.current
         if o.window, let d = o.display { env["DISPLAY"] = d }
         // Chromium's own log, replaced at each start; read it when the browser misbehaves.
         let logFile = o.profileDir + "/browser.log"
@@ -103,11 +100,11 @@ final class BrowserProcess: @unchecked Sendable {
     /// directory that the profile's own link points to.
     static func removeSingletonDirectory(profileDir: String) {
         let link = profileDir + "/SingletonSocket"
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return }
+        guard let target = try? FileSystem.destinationOfSymbolicLink(link) else { return }
         let dir = PathName.directory(target)
         guard PathName.lastComponent(dir).hasPrefix("org.chromium.Chromium."),
-              PathName.directory(dir) == PathName.tempDirectory(ProcessInfo.processInfo.environment) else { return }
-        try? FileManager.default.removeItem(atPath: dir)
+              PathName.directory(dir) == PathName.tempDirectory(ProcessEnvironment.current) else { return }
+        try? FileSystem.remove(dir)
         for name in ["SingletonSocket", "SingletonCookie", "SingletonLock"] { unlink(profileDir + "/" + name) }
     }
 }

@@ -1,6 +1,5 @@
 import Config
 import Dispatch
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -74,7 +73,7 @@ final class CDPPipe: @unchecked Sendable {
             if !stillWaiting { DeadlineTimer.shared.cancel(timer); return }
             // One writer, off the cooperative pool: messages over PIPE_BUF (4 KiB) would interleave
             // if two calls wrote at once, and a wedged browser must not pin a pool thread.
-            let data = Data(message.jsonValue.jsonString().utf8) + [0]
+            let data = message.jsonValue.jsonBytes + [0]
             writer.async { [weak self] in
                 guard let self, !self.write(data) else { return }
                 self.finish(id, .failure(Failure(description: "cannot write to the browser (it exited)")))
@@ -92,7 +91,7 @@ final class CDPPipe: @unchecked Sendable {
         c?.resume(returning: r)
     }
 
-    private func write(_ data: Data) -> Bool {
+    private func write(_ data: [UInt8]) -> Bool {
         data.withUnsafeBytes { raw in
             var off = 0
             while off < raw.count {
@@ -117,7 +116,7 @@ final class CDPPipe: @unchecked Sendable {
             // Split on NUL; a message may span reads.
             var from = 0
             while let nul = buffer[start...].firstIndex(of: 0) {
-                dispatch(Data(buffer[from..<nul]))
+                dispatch(Array(buffer[from..<nul]))
                 from = nul + 1
                 start = from
             }
@@ -133,7 +132,7 @@ final class CDPPipe: @unchecked Sendable {
         onClose(reason)
     }
 
-    private func dispatch(_ data: Data) {
+    private func dispatch(_ data: [UInt8]) {
         guard let message = JSONValue.parse(data) else { return }
         if let id = message["id"]?.intValue {
             if let e = message["error"] {

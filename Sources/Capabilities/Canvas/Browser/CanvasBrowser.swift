@@ -1,6 +1,5 @@
 import Config
 import Dispatch
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -112,7 +111,7 @@ actor CanvasBrowser {
         } catch {
             await Self.stopOffPool(b)
             if browser === b { browser = nil }
-            let tail = (try? String(contentsOfFile: options.profileDir + "/browser.log", encoding: .utf8))?
+            let tail = (FileSystem.readText(options.profileDir + "/browser.log"))?
                 .split(separator: "\n").suffix(3).joined(separator: " | ") ?? ""
             return .failure(CanvasError.unavailable("the browser did not start: \(error)\(tail.isEmpty ? "" : " (browser log: \(tail))")"))
         }
@@ -180,7 +179,7 @@ actor CanvasBrowser {
     struct Viewport: Sendable { let x, y, width, height: Double }
 
     /// Page.captureScreenshot of the viewport; `scale` < 1 shrinks it inside the browser.
-    func screenshot(format: String, quality: Int?, scale: Double, viewport v: Viewport) async throws(NodeError) -> Data {
+    func screenshot(format: String, quality: Int?, scale: Double, viewport v: Viewport) async throws(NodeError) -> [UInt8] {
         let (pipe, s) = try await ensure()
         var p: [String: JSONValue] = ["format": .string(format), "fromSurface": true,
                                       "clip": ["x": .number(v.x), "y": .number(v.y), "width": .number(v.width),
@@ -188,7 +187,7 @@ actor CanvasBrowser {
         if let quality { p["quality"] = .number(Double(quality)) }
         do {
             let r = try await pipe.call("Page.captureScreenshot", .object(p), session: s, timeout: .seconds(15))
-            guard let b64 = r["data"]?.stringValue, let data = Data(base64Encoded: b64) else {
+            guard let b64 = r["data"]?.stringValue, let data = Base64.decode(b64) else {
                 throw CanvasError.unavailable("the browser returned no image")
             }
             return data

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -30,25 +29,26 @@ enum CanvasURL {
             }
             return .url(s)
         }
-        guard let host = canvasHost, var base = URLComponents(string: host), base.scheme != nil else {
+        guard let host = canvasHost, let hostScheme = scheme(of: host) else {
             throw NodeError.invalidRequest("\"\(s)\" is relative to the canvas host, but the gateway advertised none " +
                                            "(connect the node to a gateway, or pass an absolute URL)")
         }
         // The gateway names the host; only a web origin may be one (a file:/// "host" would make
         // every relative target a local file, readable back through canvas.eval).
-        guard let hostScheme = base.scheme?.lowercased(), hostScheme == "http" || hostScheme == "https" else {
+        guard hostScheme == "http" || hostScheme == "https", var base = WebURLParts(string: host) else {
             throw NodeError.invalidRequest("the gateway's canvas host \"\(host)\" is not an http or https URL; refusing to resolve \"\(s)\" against it")
         }
         let path = s.hasPrefix("/") ? s : "/__openclaw__/canvas/" + s
-        // The request's own query/fragment, then the host's (capability token) query.
-        var own = URLComponents(string: "http://x" + path) ?? URLComponents()
+        // The request's own path, query and fragment, then the host's (capability token) query.
+        guard let own = WebURLParts(string: "http://x" + path) else {
+            throw NodeError.invalidRequest("cannot build a URL from \"\(s)\" (escape spaces and other characters a URL cannot hold)")
+        }
         let prefix = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
-        base.percentEncodedPath = prefix + (own.percentEncodedPath.isEmpty ? path : own.percentEncodedPath)
-        let items = (own.queryItems ?? []) + (base.queryItems ?? [])
-        base.queryItems = items.isEmpty ? nil : items
+        base.path = prefix + own.path
+        let queries = [own.query, base.query].compactMap { $0 }.filter { !$0.isEmpty }
+        base.query = queries.isEmpty ? nil : queries.joined(separator: "&")
         base.fragment = own.fragment
-        own = base
-        guard let url = own.string else { throw NodeError.invalidRequest("cannot build a URL from \"\(s)\"") }
+        let url = base.string
         // Checked again on what the browser will load, whatever the pieces were.
         guard let final = scheme(of: url), final == "http" || final == "https" else {
             throw NodeError.invalidRequest("\"\(s)\" resolves to \"\(url)\", which is not an http or https URL")

@@ -1,5 +1,5 @@
-import FoundationEssentials
 import Glibc
+import Support
 
 /// The built-in page shown before any URL and for `canvas.navigate {"url": ""}`: a full-window 2D
 /// canvas sized for devicePixelRatio under a small home panel, exposing `window.__openclaw =
@@ -7,7 +7,7 @@ import Glibc
 /// OpenClawKit scaffold (docs/PROTOCOL.md §7.3), so the docs' `canvas.eval` examples work as
 /// written. Loaded as a data: URL: nothing to serve, nothing listening.
 enum ScaffoldPage {
-    static var url: String { "data:text/html;base64," + Data(html.utf8).base64EncodedString() }
+    static var url: String { "data:text/html;base64," + Base64.encode(html.utf8) }
 
     static let html = """
         <!doctype html>

@@ -1,6 +1,5 @@
 import CWaylandClient
 import CWaylandProtocols
-import FoundationEssentials
 import Glibc
 import Kit
 import Media
@@ -165,7 +164,7 @@ final class ShmBuffer {
 /// What the Wayland backend says when it cannot capture.
 enum WaylandScreen {
     static func noScreencopy(_ c: WaylandConnection) -> NodeError {
-        let desktop = ProcessInfo.processInfo.environment["XDG_CURRENT_DESKTOP"].map { " (\($0))" } ?? ""
+        let desktop = ProcessEnvironment.current["XDG_CURRENT_DESKTOP"].map { " (\($0))" } ?? ""
         return ScreenError.unavailable("the Wayland compositor at \(c.socket)\(desktop) offers no wlr-screencopy, so its screen cannot be " +
             "captured: wlroots compositors (sway, wayfire, labwc — Raspberry Pi OS's desktop) have it, GNOME and KDE do not " +
             "(capture through xdg-desktop-portal is not supported yet); on those, log in to an X11 session or use backend \"fbdev\"")

@@ -1,7 +1,7 @@
 import CPocketSphinx
-import FoundationEssentials
 import Glibc
 import Kit
+import Support
 
 /// The offline English recognizer: Debian's pocketsphinx with its packaged en-US model. The
 /// acoustic model stays loaded; the language model and the 134,000-word dictionary (about 90 MB
@@ -31,7 +31,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
 
     /// The first model file that is not there (nil: all are): a cheap check, without loading.
     public static func missingModelFile(_ modelDir: String) -> String? {
-        modelFiles(modelDir).values.sorted().first { !FileManager.default.fileExists(atPath: $0) }
+        modelFiles(modelDir).values.sorted().first { !FileSystem.exists($0) }
     }
 
     /// Loads the acoustic model, and the language model unless `prepareNow` is false;
@@ -151,8 +151,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable
         guard !phrases.isEmpty else { throw NodeError.invalidRequest("no wake phrases") }
         // One phrase per line with its detection threshold (1e-20: measured on Debian's recordings).
         let list = phrases.map { "\($0) /1e-20/" }.joined(separator: "\n") + "\n"
-        guard FileManager.default.createFile(atPath: file, contents: Data(list.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw NodeError.unavailable("cannot write the wake phrase list \(file)")
+        do { try FileSystem.write(Array(list.utf8), to: file, mode: 0o600) } catch {
+            throw NodeError.unavailable("cannot write the wake phrase list: \(error)")
         }
         let words = Set(phrases.flatMap { $0.split(separator: " ").map(String.init) })
         let found = WakePhrases.pronunciations(of: words, modelDir: modelDir)

@@ -1,5 +1,5 @@
-import FoundationEssentials
 import Kit
+import Support
 
 /// Which wake phrases the recognizer can spot: pocketsphinx's keyword search needs every word in
 /// the pronunciation dictionary, so others are left out (with a reason). The dictionary file is
@@ -8,7 +8,7 @@ import Kit
 enum WakePhrases {
     /// The dictionary lines (`word` or `word(2)`, and its phones) of the given lowercase words.
     static func pronunciations(of words: Set<String>, modelDir: String) -> [(word: String, phones: String)] {
-        guard !words.isEmpty, let text = try? String(contentsOfFile: modelDir + "/cmudict-en-us.dict", encoding: .utf8) else { return [] }
+        guard !words.isEmpty, let text = FileSystem.readText(modelDir + "/cmudict-en-us.dict") else { return [] }
         var out: [(String, String)] = []
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1)

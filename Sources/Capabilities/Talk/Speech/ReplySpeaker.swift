@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Kit
 import Media
 import Support
@@ -85,7 +84,7 @@ final class ReplySpeaker: @unchecked Sendable {
             if e.details?["fallbackEligible"]?.boolValue == true || reason == nil { return .fallback("talk.speak: \(e)") }
             return .refused(reason ?? e.code)
         case .success(let p):
-            guard let b64 = p.audioBase64, let data = Data(base64Encoded: b64), !data.isEmpty else {
+            guard let b64 = p.audioBase64, let data = Base64.decode(b64), !data.isEmpty else {
                 return .fallback("talk.speak returned no audio")
             }
             let bytes = [UInt8](data)

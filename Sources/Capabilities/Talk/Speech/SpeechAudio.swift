@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// Speech ready for the speaker: mono signed 16-bit samples at `sampleRate`.
 struct SpeechAudio: Sendable {

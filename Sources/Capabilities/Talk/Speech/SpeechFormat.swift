@@ -1,4 +1,3 @@
-import FoundationEssentials
 
 /// The container of the audio `talk.speak` returned. The gateway asks its provider for
 /// `pcm_24000`, but providers may ignore the hint, so the bytes decide where they can: a WAV, MP3

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -24,7 +23,7 @@ public final class ControlClient {
     }
 
     public func request(_ req: JSONValue) throws(Failure) -> JSONValue {
-        let sent = socket.writeAll(Data((req.jsonString() + "\n").utf8))
+        let sent = socket.writeAll(Array((req.jsonString() + "\n").utf8))
         // Read even when the write failed: a daemon that is too busy answers NODE_BUSY at once and
         // closes before our request arrives, and that answer is what the user should see.
         guard let line = socket.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer),

@@ -1,6 +1,5 @@
 import Config
 import Dispatch
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -34,7 +33,7 @@ public final class ControlServer: @unchecked Sendable {
     private let log = Logger(component: "control")
     static let maxClients = 64
     /// OPENCLAW_NODE_CONTROL_IDLE_SECONDS overrides it (tests).
-    let idleSeconds = Int(ProcessInfo.processInfo.environment["OPENCLAW_NODE_CONTROL_IDLE_SECONDS"] ?? "") ?? 30
+    let idleSeconds = Int(ProcessEnvironment.current["OPENCLAW_NODE_CONTROL_IDLE_SECONDS"] ?? "") ?? 30
     private let clients = ClientTable()
 
     public init(runtime: NodeRuntime, statusProvider: @escaping @Sendable () async -> JSONValue) {
@@ -44,7 +43,7 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     public func start() throws(StartError) {
-        if FileManager.default.fileExists(atPath: path) {
+        if FileSystem.exists(path) {
             // A socket that still answers belongs to a live daemon; one that doesn't is left over.
             if let probe = try? UnixSocket.connect(path) { probe.close(); throw .alreadyRunning(path) }
             unlink(path)
@@ -75,7 +74,7 @@ public final class ControlServer: @unchecked Sendable {
             }
             guard let slot = clients.admit(client.fd, limit: Self.maxClients) else {
                 let busy = NodeError(.nodeBusy, "\(Self.maxClients) control clients are running commands; retry shortly", retryable: true)
-                _ = client.writeAll(Data((ControlProtocol.errorReply(busy).jsonString() + "\n").utf8))
+                _ = client.writeAll(Array((ControlProtocol.errorReply(busy).jsonString() + "\n").utf8))
                 client.close()
                 continue
             }
@@ -94,7 +93,7 @@ public final class ControlServer: @unchecked Sendable {
         var buffer: [UInt8] = []
         while let line = client.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer) {
             clients.setBusy(slot, true)
-            let id = "local-" + UUID().uuidString.lowercased()
+            let id = "local-" + SecureRandom.uuid()
             let reply = waitFor(client) { await self.handle(line, id: id) } onHangUp: {
                 Task { await self.runtime.dispatcher.cancel(id: id) }
             }
@@ -102,7 +101,7 @@ public final class ControlServer: @unchecked Sendable {
             // One encode, straight into the bytes written (a large payload is not copied again).
             var line = reply.jsonBytes
             line.append(0x0A)
-            guard client.writeAll(Data(line)) else { return }
+            guard client.writeAll(line) else { return }
         }
     }
 
@@ -120,7 +119,7 @@ public final class ControlServer: @unchecked Sendable {
         return box.value ?? .null
     }
 
-    private func handle(_ line: Data, id: String) async -> JSONValue {
+    private func handle(_ line: [UInt8], id: String) async -> JSONValue {
         guard let req = JSONValue.parse(line), case .object = req else {
             return ControlProtocol.errorReply(.invalidRequest("control request is not a JSON object"))
         }

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -95,7 +94,7 @@ final class UnixSocket: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    func writeAll(_ data: Data) -> Bool {
+    func writeAll(_ data: [UInt8]) -> Bool {
         data.withUnsafeBytes { raw -> Bool in
             var off = 0
             while off < raw.count {
@@ -108,10 +107,10 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// Reads one '\n'-terminated line (without the newline), at most `limit` bytes.
-    func readLine(limit: Int, buffer: inout [UInt8]) -> Data? {
+    func readLine(limit: Int, buffer: inout [UInt8]) -> [UInt8]? {
         while true {
             if let nl = buffer.firstIndex(of: 10) {
-                let line = Data(buffer[..<nl])
+                let line = Array(buffer[..<nl])
                 buffer.removeSubrange(...nl)
                 return line
             }

@@ -1,6 +1,5 @@
 import CMalloc
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -33,7 +32,7 @@ public enum Daemon {
         logManifest(runtime.registry, log: log)
 
         await runtime.presence.startPolling()
-        let started = Date()
+        let started = ContinuousClock.now
         let gatewayStatus = GatewayStatus()
         let gateway = GatewayHandle()
         let session = SessionLink()
@@ -89,7 +88,7 @@ public enum Daemon {
             let p = await runtime.presence.refresh()
             return ["running": true, "pid": .number(Double(getpid())), "presence": .string(p.presence.rawValue),
                     "presenceReason": .string(p.reason), "presenceMode": .string(config.presence.mode.rawValue),
-                    "uptimeSeconds": .number(Date().timeIntervalSince(started).rounded()),
+                    "uptimeSeconds": .number(Double((ContinuousClock.now - started).components.seconds)),
                     "inFlight": .number(Double(await runtime.dispatcher.inFlightCount)),
                     "connection": .string(await gatewayStatus.text),
                     "connected": .bool(await gatewayStatus.isConnected),

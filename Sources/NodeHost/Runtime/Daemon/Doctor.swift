@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -34,7 +33,7 @@ public enum Doctor {
 
     /// A config that holds the gateway token or password must be readable by its owner alone.
     static func secretsReadableByOthers(_ path: String?, _ config: NodeConfig) -> String? {
-        guard let path, let text = try? String(contentsOfFile: path, encoding: .utf8),
+        guard let path, let text = FileSystem.readText(path),
               let v = try? JSON5Parser.parse(text, file: path).plain,
               v["gateway"]?["token"]?.stringValue != nil || v["gateway"]?["password"]?.stringValue != nil,
               let mode = PathName.permissions(path), mode & 0o044 != 0 else { return nil }
@@ -91,7 +90,7 @@ public enum Doctor {
 
     static func stateFindings(_ config: NodeConfig) -> [Finding] {
         let dbPath = config.stateDir + "/" + StateStore.fileName
-        guard FileManager.default.fileExists(atPath: dbPath) else {
+        guard FileSystem.exists(dbPath) else {
             return [.init(level: .warn, area: "state", text: "\(dbPath) does not exist yet (created on first run)")]
         }
         var out: [Finding] = []
@@ -111,7 +110,7 @@ public enum Doctor {
     }
 
     static func gatewayFindings(_ config: NodeConfig) async -> [Finding] {
-        guard let text = config.gateway.url, let url = URL(string: text), let host = url.host else {
+        guard let text = config.gateway.url, let url = WebSocketURL(string: text) else {
             if config.gateway.setupCode != nil { return [.init(level: .ok, area: "gateway", text: "a setup code is configured")] }
             var paths: [String] = []
             if config.gateway.lanDiscovery { paths.append("LAN (avahi)") }
@@ -122,6 +121,7 @@ public enum Doctor {
             return [.init(level: .ok, area: "gateway", text: "no gateway.url: `run` looks for one via \(paths.joined(separator: " and "))\(config.gateway.name.map { " named \"\($0)\"" } ?? ""); `openclaw-node discover` shows what it finds")]
         }
         var out: [Finding] = []
+        let host = url.host
         let secure = url.scheme == "wss"
         let port = url.port ?? (secure ? 443 : 80)
         guard let addrs = try? TCPSocket.resolve(host: host, port: port) else {

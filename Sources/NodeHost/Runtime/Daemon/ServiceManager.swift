@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 import Kit
 import Support
@@ -17,7 +16,7 @@ final class ServiceManager: Sendable {
     /// Half of `WatchdogSec=` (nil when the unit has no watchdog, or it is meant for another process).
     let watchdogPeriod: Duration?
 
-    init(environment env: [String: String] = ProcessInfo.processInfo.environment) {
+    init(environment env: [String: String] = ProcessEnvironment.current) {
         socketPath = env["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         // sd_watchdog_enabled(3): WATCHDOG_USEC, and WATCHDOG_PID (when set) naming this process.
         let forUs = env["WATCHDOG_PID"].map { Int32($0) == getpid() } ?? true

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -20,7 +19,7 @@ public struct DeviceCapability: Capability {
     public let environment: [String: String]
 
     public init(sysRoot: String = "/", storagePath: String = "/",
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                environment: [String: String] = ProcessEnvironment.current) {
         self.sysRoot = sysRoot
         self.storagePath = storagePath
         self.environment = environment

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -60,10 +59,10 @@ struct SysRoot: Sendable {
 
     func int(_ absolute: String) -> Int? { value(absolute).flatMap { Int($0) } }
 
-    func exists(_ absolute: String) -> Bool { FileManager.default.fileExists(atPath: path(absolute)) }
+    func exists(_ absolute: String) -> Bool { FileSystem.exists(path(absolute)) }
 
     /// Directory entries, sorted so output does not depend on readdir order.
     func children(_ absolute: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path(absolute))) ?? []).sorted()
+        ((try? FileSystem.contentsOfDirectory(path(absolute))) ?? []).sorted()
     }
 }

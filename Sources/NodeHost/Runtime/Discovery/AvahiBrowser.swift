@@ -1,7 +1,6 @@
 import CAvahi
 import Config
 import Dispatch
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -266,7 +265,7 @@ public final class AvahiBrowser: @unchecked Sendable {
     /// avahi_client_new failed: say what is missing and what to do about it.
     func explain(_ error: Int32) -> String {
         let why = avahi.describe(error)
-        let bus = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        let bus = ProcessEnvironment.current["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
         return "cannot talk to avahi-daemon (\(why)) on the D-Bus system bus at \(bus). LAN discovery needs the system bus and " +
             "avahi-daemon: `apt install avahi-daemon && systemctl enable --now avahi-daemon`. Meanwhile set gateway.url, " +
             "or gateway.discovery.wideAreaDomain for unicast DNS-SD"

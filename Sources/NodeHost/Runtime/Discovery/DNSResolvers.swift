@@ -1,7 +1,6 @@
 import CResolv
 import Config
 import Dispatch
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -50,7 +49,7 @@ public struct DiscoveredGateway: Sendable, Equatable {
     /// The URL `run` connects to: wss when the gateway advertises TLS, else ws; the first usable
     /// address (so no mDNS-capable resolver is needed for `.local` names), an IPv6 link-local one
     /// (with its `%interface`) only when nothing else was resolved, else the host name.
-    public var url: URL? {
+    public var url: WebSocketURL? {
         let scheme = tls ? "wss" : "ws"
         let linkLocal = addresses.first { $0.lowercased().hasPrefix("fe80:") && $0.contains("%") }
         var h = addresses.first(where: { !$0.lowercased().hasPrefix("fe80:") }) ?? linkLocal ?? host
@@ -58,7 +57,7 @@ public struct DiscoveredGateway: Sendable, Equatable {
             // RFC 6874: the zone separator is %25 inside a URL.
             h = "[\(h.replacing("%", with: "%25"))]"
         }
-        return URL(string: "\(scheme)://\(h):\(port)")
+        return WebSocketURL(string: "\(scheme)://\(h):\(port)")
     }
 
     /// Notes worth showing: skipped TXT entries, a gatewayPort hint that disagrees with SRV.

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -96,19 +95,19 @@ public enum GatewaySelection {
     /// same name cannot get a connection), and — like with gateway.tlsFingerprint — the
     /// connection is wss:// whatever the TXT record says about TLS. nil when `g` has no address.
     public static func connectURL(for g: DiscoveredGateway, configuredPin: String?, store: StateStore,
-                                  log: Logger) -> URL? {
+                                  log: Logger) -> WebSocketURL? {
         guard var url = g.url else { return nil }
         var pin = configuredPin
         if pin == nil, let text = try? store.setting(rememberedKey), let r = JSONValue.parse(text),
            r["instanceName"]?.stringValue?.lowercased() == g.instanceName.lowercased(),
-           let old = r["url"]?.stringValue.flatMap(URL.init(string:)),
+           let old = r["url"]?.stringValue.flatMap(WebSocketURL.init(string:)),
            // Pins only exist for wss:// (the remembered URL is what TXT advertised, maybe ws://).
-           let oldKey = GatewayClient.key(for: with(old, scheme: "wss")) {
+           let oldKey = GatewayClient.key(for: old.with(scheme: "wss")) {
             pin = (try? store.gateway(oldKey))??.tlsPin
         }
         guard let pin else { return url }
         if url.scheme == "ws" {
-            url = with(url, scheme: "wss")
+            url = url.with(scheme: "wss")
             log.info("connecting to \"\(g.displayName)\" with wss:// although it does not advertise TLS: its certificate is pinned")
         }
         if configuredPin == nil, let key = GatewayClient.key(for: url) {
@@ -121,9 +120,4 @@ public enum GatewaySelection {
         return url
     }
 
-    private static func with(_ url: URL, scheme: String) -> URL {
-        var c = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        c?.scheme = scheme
-        return c?.url ?? url
-    }
 }

@@ -23,7 +23,6 @@ public enum DeviceAuthPayload {
 }
 
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -14,7 +13,7 @@ import Support
 /// The same loop runs the optional operator session (`session: .operator`): same device key, URL,
 /// TLS pin and backoff, its own device token (tokens are per role), no invokes and no presence.
 public actor GatewayClient {
-    public let url: URL
+    public let url: WebSocketURL
     /// Storage key for tokens and pins: scheme://host:port.
     public let gatewayKey: String
     private let config: NodeConfig
@@ -56,9 +55,8 @@ public actor GatewayClient {
         "\(scheme)://\(host.lowercased()):\(port ?? (scheme == "wss" ? 443 : 80))"
     }
 
-    public static func key(for url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host else { return nil }
-        return key(scheme: scheme, host: host, port: url.port)
+    public static func key(for url: WebSocketURL) -> String? {
+        key(scheme: url.scheme, host: url.host, port: url.port)
     }
 
     /// nil URL and no setup code = nothing to connect to (`run` then uses discovery and passes the
@@ -73,11 +71,11 @@ public actor GatewayClient {
         guard let text = config.gateway.url ?? code?.url ?? code?.urls.first else {
             throw ConfigError(description: "no gateway: set gateway.url (or OPENCLAW_GATEWAY_URL) or gateway.setupCode")
         }
-        guard let u = URL(string: text), let scheme = u.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = u.host else {
+        guard let u = WebSocketURL(string: text), u.scheme == "ws" || u.scheme == "wss" else {
             throw ConfigError(description: "gateway.url \"\(text)\" is not a ws:// or wss:// URL (e.g. ws://127.0.0.1:18789)")
         }
         self.url = u
-        self.gatewayKey = Self.key(scheme: scheme, host: host, port: u.port)
+        self.gatewayKey = Self.key(scheme: u.scheme, host: u.host, port: u.port)
         self.config = config
         self.store = store
         self.identity = identity
@@ -162,7 +160,7 @@ public actor GatewayClient {
             } catch {
                 switch error.kind {
                 case .pinMismatch where trust == .discoveryHint:
-                    await halt("the certificate of \(url.host ?? "") does not match the fingerprint its discovery record advertised " +
+                    await halt("the certificate of \(url.host) does not match the fingerprint its discovery record advertised " +
                                "(gatewayTlsSha256 \(tlsHint ?? "")): refusing it, as the advertisement may be spoofed. If the " +
                                "certificate is right, set gateway.tlsFingerprint to it (\(error.description))", record: &gw)
                     return
@@ -180,7 +178,7 @@ public actor GatewayClient {
             if session.isNode, url.scheme == "wss", gw.tlsPin == nil, config.gateway.tlsFingerprint == nil, !ws.peerVerified, let fp = ws.peerFingerprint {
                 gw.tlsPin = fp
                 save(gw)
-                log.warn("trusting \(url.host ?? "") on first use\(trust == .discoveryHint ? " (its certificate matches the fingerprint discovery advertised)" : ""): " +
+                log.warn("trusting \(url.host) on first use\(trust == .discoveryHint ? " (its certificate matches the fingerprint discovery advertised)" : ""): " +
                          "pinned its certificate sha256:\(fp); a different certificate will be refused")
             }
             let conn = GatewayConnection(ws: ws, log: log, onEvent: onEvent)
@@ -192,7 +190,7 @@ public actor GatewayClient {
             let result = await conn.handshake(timeout: .seconds(15)) { nonce in
                 try GatewayProtocol.connectParams(.init(
                     displayName: name, modelIdentifier: model, manifest: manifest, credential: credential, identity: id,
-                    nonce: nonce, signedAtMs: Int64(Date().timeIntervalSince1970 * 1000), signatureVersion: version, locale: locale,
+                    nonce: nonce, signedAtMs: WallClock.milliseconds, signatureVersion: version, locale: locale,
                     session: role))
             }
             switch result {
@@ -369,7 +367,7 @@ public actor GatewayClient {
     /// loopback on this machine.
     private func keepBootstrapTokens(_ hello: GatewayProtocol.HelloOk, credential: GatewayProtocol.Credential) {
         guard case .bootstrapToken = credential, !hello.extraDeviceTokens.isEmpty else { return }
-        guard url.scheme == "wss" || ResolvedAddress.isLoopback(url.host ?? "") else {
+        guard url.scheme == "wss" || ResolvedAddress.isLoopback(url.host) else {
             log.warn("the gateway handed over \(hello.extraDeviceTokens.count) further device token(s) on an unencrypted connection; not keeping them")
             return
         }
@@ -389,7 +387,7 @@ public actor GatewayClient {
                                                    hint: url.scheme == "wss" ? tlsHint : nil,
                                                    allowTOFU: config.gateway.allowTOFU && session.isNode)
         o.tls = policy
-        if let ca = ProcessInfo.processInfo.environment["OPENCLAW_NODE_CA_FILE"] { o.caFile = ca }
+        if let ca = ProcessEnvironment.current["OPENCLAW_NODE_CA_FILE"] { o.caFile = ca }
         return (o, source)
     }
 

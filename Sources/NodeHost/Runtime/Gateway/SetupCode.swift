@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -24,7 +23,7 @@ public struct SetupCode: Sendable, Equatable {
         guard let bytes = Encoding.fromBase64url(trimmed), bytes.count <= 4096 else {
             throw Invalid(description: "gateway.setupCode is not base64url text (copy it again from `openclaw qr`)")
         }
-        guard let v = JSONValue.parse(Data(bytes)), case .object = v else {
+        guard let v = JSONValue.parse(bytes), case .object = v else {
             throw Invalid(description: "gateway.setupCode does not contain a JSON object")
         }
         guard let token = v["bootstrapToken"]?.stringValue, !token.isEmpty, token.count <= 512 else {

@@ -40,7 +40,7 @@ public final class PluginCapability: Capability, CapabilityLifecycle, EventSourc
     /// Whether the plugin's executable is there to run; starting it is `start()`'s (daemon) or the
     /// first invoke's (one-shot `invoke`) job.
     public func availability() async -> Availability {
-        FileManager.default.isExecutableFile(atPath: pluginManifest.executable)
+        FileSystem.isExecutableFile(pluginManifest.executable)
             ? .available : .unavailable("plugin \(pluginManifest.id): \(pluginManifest.executable) is not an executable file")
     }
 
@@ -61,12 +61,12 @@ public enum PluginLoader {
     public static func capabilities(config: NodeConfig, log: Logger = Logger(component: "plugins")) -> [any Capability] {
         var out: [any Capability] = []
         var seen = Set<String>()
-        let base = config.sourceFile.map { PathName.directory($0) } ?? FileManager.default.currentDirectoryPath
+        let base = config.sourceFile.map { PathName.directory($0) } ?? FileSystem.currentDirectory
         for dir in config.pluginDirs {
             let root = dir.hasPrefix("/") ? dir : base + "/" + dir
-            for entry in ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted() {
+            for entry in ((try? FileSystem.contentsOfDirectory(root)) ?? []).sorted() {
                 let pdir = root + "/" + entry
-                guard FileManager.default.fileExists(atPath: pdir + "/plugin.json5") else { continue }
+                guard FileSystem.exists(pdir + "/plugin.json5") else { continue }
                 let manifest: PluginManifest
                 do { manifest = try PluginManifest.load(directory: pdir) }
                 catch { log.warn("skipping \(pdir): \(error.description)"); continue }
@@ -82,5 +82,4 @@ public enum PluginLoader {
     }
 }
 
-import FoundationEssentials
 import Glibc

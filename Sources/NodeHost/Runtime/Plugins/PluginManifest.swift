@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -56,7 +55,7 @@ public struct PluginManifest: Sendable, Equatable {
     public static func load(directory: String) throws(Invalid) -> PluginManifest {
         let file = directory + "/plugin.json5"
         if let why = FileTrust.problem(file) { throw Invalid(description: "refused plugin \(directory): \(why)") }
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw Invalid(description: "\(file): cannot read") }
+        guard let text = FileSystem.readText(file) else { throw Invalid(description: "\(file): cannot read") }
         let v: JSONValue
         do { v = try JSON5Parser.parse(text, file: file).plain } catch { throw Invalid(description: error.description) }
         func str(_ k: String) throws(Invalid) -> String {

@@ -1,6 +1,5 @@
 import Config
 import Dispatch
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -186,7 +185,7 @@ actor PluginProcess {
 
     private func send(_ msg: JSONValue) {
         guard let h = child?.stdin else { return }
-        try? h.write(Data((msg.jsonString() + "\n").utf8))
+        try? h.write(Array((msg.jsonString() + "\n").utf8))
     }
 
     private func handle(_ line: String) {
@@ -252,14 +251,14 @@ actor PluginProcess {
 /// Splits plugin output into lines; a line over the limit is dropped whole and counted.
 struct PluginLineBuffer {
     let maxLineBytes: Int
-    private var pending = Data()
+    private var pending: [UInt8] = []
     private var discarding = false
     var dropped = 0
 
     init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
 
     /// Only the new chunk is searched for newlines, so a long line costs linear time.
-    mutating func take(_ chunk: Data) -> [String] {
+    mutating func take(_ chunk: [UInt8]) -> [String] {
         var lines: [String] = []
         var rest = chunk[...]
         while let nl = rest.firstIndex(of: 10) {
@@ -269,7 +268,7 @@ struct PluginLineBuffer {
             } else if pending.count + part.count > maxLineBytes {
                 dropped += 1
             } else {
-                pending.append(part)
+                pending.append(contentsOf: part)
                 lines.append(String(decoding: pending, as: UTF8.self))
             }
             pending.removeAll(keepingCapacity: true)
@@ -281,7 +280,7 @@ struct PluginLineBuffer {
                 discarding = true
                 pending.removeAll()
             } else {
-                pending.append(rest)
+                pending.append(contentsOf: rest)
             }
         }
         return lines

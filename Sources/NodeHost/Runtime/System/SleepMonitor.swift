@@ -1,6 +1,5 @@
 import CSystemd
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -19,13 +18,13 @@ public final class SleepMonitor: @unchecked Sendable {
     private let stopped = Locked(false)
     private let sd: SystemdLibrary
 
-    /// nil when this machine cannot suspend, or has no libsystemd or system bus (containers,
-    /// minimal images): resume detection is then off.
+    /// nil without a system bus or libsystemd (containers, minimal images): resume detection is
+    /// then off.
     public init?(onResume: @escaping @Sendable () -> Void) {
         self.onResume = onResume
         // Checked before libsystemd is opened: mapping it (and the libraries it pulls in) costs
-        // about 1 MiB of the idle daemon, for nothing on a machine that never sleeps.
-        guard SleepMonitor.machineCanSuspend, SleepMonitor.systemBusExists else { return nil }
+        // about 1 MiB of the idle daemon, for nothing where no logind could ever send the signal.
+        guard SleepMonitor.systemBusExists else { return nil }
         guard let sd = try? SystemdLibrary.shared.get() else { return nil }
         self.sd = sd
         var b: OpaquePointer?
@@ -41,13 +40,6 @@ public final class SleepMonitor: @unchecked Sendable {
         }, me)
         guard r >= 0 else { _ = sd.busUnref(b); bus = nil; return nil }
         DetachedThread.start(name: "sleep-monitor") { [weak self] in self?.loop() }
-    }
-
-    /// The kernel lists the sleep states it supports in /sys/power/state ("freeze mem disk"); a
-    /// virtual machine, a container or a Raspberry Pi without suspend support lists none.
-    static var machineCanSuspend: Bool {
-        guard let states = try? String(contentsOfFile: "/sys/power/state", encoding: .utf8) else { return false }
-        return !states.split(whereSeparator: { $0 == " " || $0 == "\n" }).isEmpty
     }
 
     /// logind's signals come over the system bus; its socket is where sd-bus would look.

@@ -1,5 +1,4 @@
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -13,7 +12,7 @@ enum HTTPUpgrade {
     static let maxHeaderBytes = 16 * 1024
 
     /// Returns bytes that arrived after the response headers (already WebSocket frames).
-    static func perform(stream: ByteStream, url: URL, host: String, port: Int, secure: Bool, key: String,
+    static func perform(stream: ByteStream, url: WebSocketURL, host: String, port: Int, secure: Bool, key: String,
                         headers: [(String, String)], timeout: Duration) throws(TransportError) -> [UInt8] {
         var path = url.path.isEmpty ? "/" : url.path
         if let q = url.query { path += "?" + q }
@@ -61,7 +60,7 @@ enum HTTPUpgrade {
         }
         let end = headerEnd!
         let head = String(decoding: buf[0..<end], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
+        var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         let status = lines.removeFirst()
         let parts = status.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]) else {
@@ -81,7 +80,7 @@ enum HTTPUpgrade {
         guard fields["upgrade"]?.lowercased() == "websocket",
               fields["connection"]?.lowercased().split(separator: ",").contains(where: { $0.trimmed() == "upgrade" }) == true
         else { throw TransportError("101 response without Upgrade: websocket / Connection: Upgrade") }
-        let expected = Data(Crypto.sha1(Array((key + guid).utf8))).base64EncodedString()
+        let expected = Base64.encode(Crypto.sha1(Array((key + guid).utf8)))
         guard fields["sec-websocket-accept"] == expected else { throw TransportError("wrong Sec-WebSocket-Accept from the server") }
         if let ext = fields["sec-websocket-extensions"], !ext.isEmpty {
             throw TransportError("the server enabled extensions we did not offer (\(ext))")

@@ -1,6 +1,5 @@
 import COpenSSL
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit

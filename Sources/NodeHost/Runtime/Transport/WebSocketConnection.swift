@@ -1,6 +1,5 @@
 import COpenSSL
 import Config
-import FoundationEssentials
 import Glibc
 import HostPresence
 import Kit
@@ -40,7 +39,7 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible, Equatabl
 /// read and written from two threads at once): it polls the socket and a wake-up pipe, writes what
 /// callers queued, and turns incoming bytes into `events`.
 public final class WebSocketConnection: @unchecked Sendable {
-    public let url: URL
+    public let url: WebSocketURL
     /// The server's leaf certificate SHA-256 (wss only), for trust-on-first-use pinning.
     public let peerFingerprint: String?
     /// True when the certificate verified against the trust store (and hostname); false for a
@@ -62,7 +61,7 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     // MARK: connect
 
-    public static func connect(_ url: URL, options: WebSocketOptions = WebSocketOptions()) async throws(WebSocketError) -> WebSocketConnection {
+    public static func connect(_ url: WebSocketURL, options: WebSocketOptions = WebSocketOptions()) async throws(WebSocketError) -> WebSocketConnection {
         let result: Result<WebSocketConnection, WebSocketError> = await withCheckedContinuation { c in
             // Blocking connect/handshake on its own thread, not on the cooperative pool.
             DetachedThread.start(name: "ws-connect") {
@@ -73,8 +72,9 @@ public final class WebSocketConnection: @unchecked Sendable {
         return try result.get()
     }
 
-    private static func connectBlocking(_ url: URL, _ o: WebSocketOptions) throws(WebSocketError) -> WebSocketConnection {
-        guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
+    private static func connectBlocking(_ url: WebSocketURL, _ o: WebSocketOptions) throws(WebSocketError) -> WebSocketConnection {
+        let scheme = url.scheme, host = url.host
+        guard scheme == "ws" || scheme == "wss", !host.isEmpty else {
             throw WebSocketError(.insecureURL, "\(url.absoluteString) is not a ws:// or wss:// URL")
         }
         let secure = scheme == "wss"
@@ -117,7 +117,7 @@ public final class WebSocketConnection: @unchecked Sendable {
             stream = tls
         }
         var key = Crypto.randomBytes(16)
-        let keyB64 = Data(key).base64EncodedString()
+        let keyB64 = Base64.encode(key)
         key.removeAll()
         let leftover: [UInt8]
         do {
@@ -133,7 +133,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         return conn
     }
 
-    private init(url: URL, stream: ByteStream, fingerprint: String?, verified: Bool, maxMessageBytes: Int) {
+    private init(url: WebSocketURL, stream: ByteStream, fingerprint: String?, verified: Bool, maxMessageBytes: Int) {
         self.url = url
         self.stream = stream
         self.peerFingerprint = fingerprint
