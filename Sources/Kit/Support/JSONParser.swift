@@ -128,11 +128,14 @@ public struct JSONParser {
         }
         var out = Array(b[start..<at])
         while true {
+            // Copy the run up to the next quote, backslash or control byte in one piece.
+            let run = at
+            while at < b.count, b[at] != UInt8(ascii: "\""), b[at] != UInt8(ascii: "\\"), b[at] >= 0x20 { at += 1 }
+            if at > run { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<at])) }
             guard at < b.count else { throw failure("unterminated string") }
             let c = b[at]
             if c == UInt8(ascii: "\"") { at += 1; return String(decoding: out, as: UTF8.self) }
             if c < 0x20 { throw failure("unescaped control character in a string") }
-            if c != UInt8(ascii: "\\") { out.append(c); at += 1; continue }
             at += 1
             guard at < b.count else { throw failure("unterminated string") }
             let e = b[at]
