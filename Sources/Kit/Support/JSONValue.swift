@@ -85,9 +85,6 @@ extension JSONValue {
         try? JSONDecoder().decode(JSONValue.self, from: data)
     }
 
-    /// Encodes any Encodable value into a JSONValue tree.
-    public static func from<T: Encodable>(_ value: T) throws -> JSONValue {
-        let data = try JSONEncoder().encode(value)
-        return try JSONDecoder().decode(JSONValue.self, from: data)
-    }
+    /// Encodes any Encodable value into a JSONValue tree (JSONValueEncoder: no bytes in between).
+    public static func from<T: Encodable>(_ value: T) throws -> JSONValue { try JSONValueEncoder.encode(value) }
 }
