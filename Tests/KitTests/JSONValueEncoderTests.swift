@@ -1,4 +1,5 @@
 import Foundation
+@testable import Kit
 @testable import Support
 import Testing
 
@@ -82,5 +83,22 @@ struct JSONValueEncoderTests {
         let big = String(repeating: "QUJD", count: 100_000)
         let tree = try JSONValueEncoder.encode(Custom(kind: .video, payload: big))
         #expect(tree == ["kind": "video", "payload": .string(big), "extra": [1, .null, ["kind": true]]])
+    }
+}
+
+/// A handler's typed result is encoded once, by the prepared call, into the payload tree.
+struct TypedResultTests {
+    struct EchoParams: CommandParams { var text: String? }
+    struct EchoResult: Encodable, Sendable { let text: String; let note: String? }
+
+    @Test func thePreparedCallEncodesTheResult() async throws {
+        let handler = CommandHandler("t.echo", params: EchoParams.self) { p, _ in EchoResult(text: p.text ?? "", note: nil) }
+        let call = try handler.prepare(.value(["text": "hi"]))
+        let context = InvocationContext(invokeId: "1", command: "t.echo", deadline: nil, maxPayloadBytes: 1 << 20)
+        #expect(try await call(context) == ["text": "hi"])
+        let free = CommandHandler("t.free", params: NoParams.self) { _, _ -> JSONValue in [1, "two"] }
+        #expect(try await free.prepare(.none)(context) == [1, "two"])
+        let null = CommandHandler("t.null", params: NoParams.self) { _, _ in NullResult() }
+        #expect(try await null.prepare(.none)(context) == .null)
     }
 }

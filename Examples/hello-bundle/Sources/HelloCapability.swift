@@ -27,12 +27,17 @@ struct HelloCapability: Capability, SelfDiagnosing {
         }
     }
 
+    /// hello.greet's result.
+    struct GreetResult: Encodable, Sendable { let text: String }
+    /// hello.count's result.
+    struct CountResult: Encodable, Sendable { let count: Int }
+
     var handlers: [CommandHandler] {
         [CommandHandler("hello.greet", params: GreetParams.self) { [greeting, times] p, _ in
-             ["text": .string(Array(repeating: "\(greeting), \(p.name ?? "world")!", count: times).joined(separator: " "))]
+             GreetResult(text: Array(repeating: "\(greeting), \(p.name ?? "world")!", count: times).joined(separator: " "))
          },
          CommandHandler("hello.count", params: NoParams.self) { [counter] _, _ in
-             ["count": .number(Double(counter.next()))]
+             CountResult(count: counter.next())
          }]
     }
 

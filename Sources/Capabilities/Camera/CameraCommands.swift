@@ -31,6 +31,19 @@ public struct CameraSnapParams: CommandParams, Equatable {
     }
 }
 
+/// camera.list's result.
+public struct CameraListResult: Encodable, Sendable, Equatable {
+    public let devices: [CameraInfo]
+}
+
+/// camera.snap's result: one JPEG as base64.
+public struct CameraSnapResult: Encodable, Sendable, Equatable {
+    public var format = "jpg"
+    public let base64: String
+    public let width: Int
+    public let height: Int
+}
+
 public struct CameraClipParams: CommandParams, Equatable {
     public var deviceId: String?
     public var facing: String?
@@ -47,6 +60,14 @@ public struct CameraClipParams: CommandParams, Equatable {
         try ParamCheck.oneOf(facing, "facing", ["front", "back"])
         return self
     }
+}
+
+/// camera.clip's result: the MP4 as base64.
+public struct CameraClipResult: Encodable, Sendable, Equatable {
+    public var format = "mp4"
+    public let base64: String
+    public let durationMs: Int
+    public let hasAudio: Bool
 }
 
 public enum CameraCommands {

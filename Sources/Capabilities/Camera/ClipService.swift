@@ -20,7 +20,7 @@ enum ClipService {
     static let command = "camera.clip"
 
     static func run(_ p: CameraClipParams, session: CameraSession, maxPayloadBytes: Int, audioDevice: String,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraClipResult {
         let durationMs = p.durationMs ?? 3000
         let maxBytes = Base64Size.rawBytes(fitting: max(0, maxPayloadBytes - 4096))
         guard maxBytes >= 16 * 1024 else {
@@ -89,8 +89,7 @@ enum ClipService {
         log.debug("clip \(session.device.path) \(plan.format.rawValue) \(plan.size) → \(recorder.encoderName) " +
                   "\(size.width)x\(size.height) ≤\(bitrate / 1000) kbit/s: \(recorder.framesEncoded) frames, " +
                   "\(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
-        return ["format": "mp4", "base64": .string(mp4.base64EncodedString()),
-                "durationMs": .number(Double(durationMs)), "hasAudio": .bool(hasAudio)]
+        return CameraClipResult(base64: mp4.base64EncodedString(), durationMs: durationMs, hasAudio: hasAudio)
     }
 
     /// The microphone for the clip, nil when there is none (one log line: a warning when the

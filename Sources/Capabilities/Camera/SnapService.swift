@@ -15,7 +15,7 @@ enum SnapService {
     static let warmupLimit: Duration = .seconds(1)
 
     static func run(_ p: CameraSnapParams, session: CameraSession, maxPayloadBytes: Int,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraSnapResult {
         let maxWidth = p.maxWidth ?? 1600
         let started = ContinuousClock.now
         guard let plan = CapturePlan.choose(session.formats, maxWidth: maxWidth) else {
@@ -44,8 +44,7 @@ enum SnapService {
         }
         log.debug("snap \(session.device.path) \(plan.format.rawValue) \(plan.size) \(warm ? "warm" : "cold"): " +
                   "ready \(captured - started), encoded \(image.width)x\(image.height) \(image.data.count) bytes")
-        return ["format": "jpg", "base64": .string(image.data.base64EncodedString()),
-                "width": .number(Double(image.width)), "height": .number(Double(image.height))]
+        return CameraSnapResult(base64: image.data.base64EncodedString(), width: image.width, height: image.height)
     }
 
     /// quality 0..1 (iOS) or 1..100 (Windows) → TurboJPEG 1...100; default 0.9.

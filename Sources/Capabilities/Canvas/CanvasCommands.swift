@@ -44,6 +44,11 @@ public struct CanvasEvalParams: CommandParams, Equatable {
     }
 }
 
+/// canvas.eval's result: the script's value in its string form.
+public struct CanvasEvalResult: Encodable, Sendable, Equatable {
+    public let result: String
+}
+
 public struct CanvasSnapshotParams: CommandParams, Equatable {
     public var format: String?
     public var maxWidth: Int?
@@ -54,6 +59,12 @@ public struct CanvasSnapshotParams: CommandParams, Equatable {
         try ParamCheck.range(quality, "quality", 0...100)
         return self
     }
+}
+
+/// canvas.snapshot's result: the page as an image, base64.
+public struct CanvasSnapshotResult: Encodable, Sendable, Equatable {
+    public let format: String
+    public let base64: String
 }
 
 public struct CanvasA2UIPushParams: CommandParams, Equatable {

@@ -1,6 +1,11 @@
 import Kit
 import Support
 
+/// computer.act's result: the action was performed (a refusal is an error).
+public struct ComputerActResult: Encodable, Sendable, Equatable {
+    public var ok = true
+}
+
 /// computer.act params (docs/PROTOCOL.md §6.5): one object for every action, as the gateway's
 /// computer tool sends them; which fields an action needs is checked by the action.
 public struct ComputerActParams: CommandParams {
@@ -72,6 +77,20 @@ public struct DeviceAppsParams: CommandParams {
     }
 }
 
+/// device.apps' result: the matching applications (at most `limit`) and how many matched.
+public struct DeviceAppsResult: Encodable, Sendable, Equatable {
+    public struct App: Encodable, Sendable, Equatable {
+        public let label: String
+        public let bundleId: String
+        public let path: String
+        public let system: Bool
+    }
+    public let count: Int
+    public let totalMatched: Int
+    public let truncated: Bool
+    public let apps: [App]
+}
+
 /// device.apps.launch params: the inventory's id; `appRevision` is accepted and ignored.
 public struct DeviceAppsLaunchParams: CommandParams {
     public var appId: String?
@@ -83,4 +102,10 @@ public struct DeviceAppsLaunchParams: CommandParams {
         guard let id = appId, !id.isEmpty else { throw NodeError.invalidRequest("appId required (an id from device.apps)") }
         return self
     }
+}
+
+/// device.apps.launch's result: the started process.
+public struct DeviceAppsLaunchResult: Encodable, Sendable, Equatable {
+    public var status = "process-started"
+    public let pid: Int32
 }

@@ -11,7 +11,7 @@ import Support
 /// Runs entirely on its own thread (Media's BlockingThread); polls the cancel flag between frames.
 enum RecordService {
     static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, maxPayloadBytes: Int, audioDevice: String,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenRecordResult {
         let fps = p.effectiveFps, durationMs = p.effectiveDurationMs
         // The microphone first: a busy one fails before anything is recorded, a missing one means video only.
         let mic = p.wantsAudio ? try RecordAudio.open(device: audioDevice, log: log) : nil
@@ -51,9 +51,8 @@ enum RecordService {
         log.debug("record \(grabber.width)x\(grabber.height) via \(grabber.method) → \(recorder.encoderName) " +
                   "\(plan.video.width)x\(plan.video.height) ≤\(plan.video.maxBitrate / 1000) kbit/s: \(recorder.framesEncoded) frames " +
                   "(\(skipped) slots skipped), \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
-        return ["format": "mp4", "base64": .string(mp4.base64EncodedString()),
-                "durationMs": .number(Double(durationMs)), "fps": .number(Double(fps)),
-                "screenIndex": .number(Double(p.effectiveScreenIndex)), "hasAudio": .bool(hasAudio)]
+        return ScreenRecordResult(base64: mp4.base64EncodedString(), durationMs: durationMs, fps: fps,
+                                  screenIndex: p.effectiveScreenIndex, hasAudio: hasAudio)
     }
 
     private static func tooLarge(_ bytes: Int, _ plan: RecordPlan, _ maxPayloadBytes: Int) -> NodeError {

@@ -45,14 +45,14 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         }) ?? []
     }
 
-    func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> ScreenSnapshotResult {
         let log = self.log, maxPayload = context.maxPayloadBytes
         return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
             try SnapshotService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
         }
     }
 
-    func record(_ p: ScreenRecordParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func record(_ p: ScreenRecordParams, _ context: InvocationContext) async throws(NodeError) -> ScreenRecordResult {
         let log = self.log, maxPayload = context.maxPayloadBytes, audioDevice = sources.settings.audioDevice
         try Self.checkFitsDeadline(p, context)
         return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
@@ -65,11 +65,11 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     /// Runs `body` on its own thread with a grabber for `screenIndex` (the cached one when it still
     /// fits). The grabber goes back to the cache only when the command succeeded.
-    private func withGrabber(_ name: String, screenIndex: Int,
-                             _ body: @escaping @Sendable (any ScreenGrabber, CancelFlag) throws(NodeError) -> JSONValue)
-        async throws(NodeError) -> JSONValue {
+    private func withGrabber<R: Sendable>(_ name: String, screenIndex: Int,
+                                          _ body: @escaping @Sendable (any ScreenGrabber, CancelFlag) throws(NodeError) -> R)
+        async throws(NodeError) -> R {
         let sources = self.sources, cache = self.cache
-        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> JSONValue in
+        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
             let grabber = try cache.checkout(screenIndex: screenIndex) { () throws(NodeError) -> any ScreenGrabber in
                 try sources.open(screenIndex: screenIndex)
             }

@@ -10,7 +10,7 @@ import X11Support
 /// the mapped framebuffer) unless it has to be resized, and kept within the payload budget.
 enum SnapshotService {
     static func run(_ p: ScreenSnapshotParams, grabber: any ScreenGrabber, maxPayloadBytes: Int,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenSnapshotResult {
         try cancel.check()
         let encoder: StillImageEncoder
         do { encoder = try StillImageEncoder() } catch { throw ScreenError.media(error) }
@@ -38,10 +38,9 @@ enum SnapshotService {
         if let execution = p.executionId { SnapshotLedger.shared.record(executionId: execution) }
         log.debug("snapshot \(grabber.width)x\(grabber.height) via \(grabber.method): capture \(millis(grabbed - started)) ms, " +
                   "encode \(format.name) \(image.width)x\(image.height) \(millis(done - grabbed)) ms, \(image.data.count) bytes")
-        return ["format": .string(image.format.name), "base64": .string(image.data.base64EncodedString()),
-                "width": .number(Double(image.width)), "height": .number(Double(image.height)),
-                "screenIndex": .number(Double(p.effectiveScreenIndex)), "capturedAtMs": .number(Double(capturedAtMs)),
-                "displayFrameId": .string(frame.id)]
+        return ScreenSnapshotResult(format: image.format.name, base64: image.data.base64EncodedString(),
+                                    width: image.width, height: image.height, screenIndex: p.effectiveScreenIndex,
+                                    capturedAtMs: capturedAtMs, displayFrameId: frame.id)
     }
 
     static func millis(_ d: Duration) -> String {

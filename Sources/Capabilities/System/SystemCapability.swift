@@ -78,7 +78,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     // MARK: system.run
 
-    func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunResult {
         let argv = p.argv
         let runId = p.runId ?? UUID().uuidString.lowercased()
         let sessionKey = p.sessionKey ?? "node"
@@ -147,12 +147,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         await send(.execFinished, ExecEvents.finished(sessionKey: sessionKey, runId: runId, command: commandText, outcome: outcome,
                                                         suppressNotifyOnExit: p.suppressNotifyOnExit))
         if outcome.cancelled { throw NodeError(.cancelled, "system.run was cancelled; the command's process group was killed") }
-        var result: [String: JSONValue] = [
-            "timedOut": .bool(outcome.timedOut), "success": .bool(outcome.success), "stdout": .string(outcome.stdout),
-            "stderr": .string(outcome.stderr), "error": outcome.error.map { .string($0) } ?? .null, "truncated": .bool(outcome.truncated),
-        ]
-        if let code = outcome.exitCode { result["exitCode"] = .number(Double(code)) }
-        return .object(result)
+        return SystemRunResult(timedOut: outcome.timedOut, success: outcome.success, stdout: outcome.stdout, stderr: outcome.stderr,
+                               error: outcome.error, truncated: outcome.truncated, exitCode: outcome.exitCode)
     }
 
     /// Whether the approval the gateway carries counts (docs/SECURITY.md, "Approvals"): only when
@@ -245,7 +241,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     // MARK: system.run.prepare, system.which, approvals
 
-    func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunPrepareResult {
         let argv = p.command ?? []
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: ExecEnvironment.inherited(environment)["PATH"])
         let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
@@ -261,26 +257,25 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         }
         // The plan an operator's approval may later be given for: this argv, cwd, env and agent.
         issuedPlans.issue(IssuedPlans.key(argv: argv, cwd: p.cwd, env: p.env, agent: p.agentId))
-        let optional: (String?) -> JSONValue = { $0.map { .string($0) } ?? .null }
-        let plan: JSONValue = ["argv": .array(argv.map { .string($0) }), "cwd": optional(p.cwd), "commandText": .string(commandText),
-                               "commandPreview": .null, "agentId": optional(p.agentId), "sessionKey": optional(p.sessionKey)]
-        return ["plan": plan, "execPolicy": ["security": .string(d.security.rawValue), "ask": .string(d.ask.rawValue)]]
+        return SystemRunPrepareResult(
+            plan: .init(argv: argv, cwd: p.cwd, commandText: commandText, agentId: p.agentId, sessionKey: p.sessionKey),
+            execPolicy: .init(security: d.security.rawValue, ask: d.ask.rawValue))
     }
 
-    func which(_ p: SystemWhichParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func which(_ p: SystemWhichParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemWhichResult {
         let path = ExecEnvironment.inherited(environment)["PATH"]
-        var found: [String: JSONValue] = [:]
+        var found: [String: String] = [:]
         for name in p.bins ?? [] where !name.isEmpty && !name.contains("/") && !name.contains("\\") {
-            if let full = ExecutableResolver.resolve(name, path: path, cwd: nil) { found[name] = .string(full) }
+            if let full = ExecutableResolver.resolve(name, path: path, cwd: nil) { found[name] = full }
         }
-        return ["bins": .object(found)]
+        return SystemWhichResult(bins: found)
     }
 
-    func approvalsGet(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue { try approvals.get() }
+    func approvalsGet(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> ExecApprovalsSnapshotResult { try approvals.get() }
 
     /// The gateway's write: every allowlist pattern stored canonical, and refused when it leaves
     /// the config's ceiling (or, without one, would allow every program).
-    func approvalsSet(_ p: ExecApprovalsSetParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func approvalsSet(_ p: ExecApprovalsSetParams, _ ctx: InvocationContext) async throws(NodeError) -> ExecApprovalsSnapshotResult {
         let home = PathName.home(environment)
         let path = ExecEnvironment.inherited(environment)["PATH"]
         let ceiling = settings.allowlistCeiling
@@ -291,7 +286,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             }
             return canonical
         }
-        log.info("exec approvals replaced (hash \(result["hash"]?.stringValue?.prefix(12) ?? "?"))")
+        log.info("exec approvals replaced (hash \(result.hash.prefix(12)))")
         return result
     }
 }

@@ -41,6 +41,31 @@ public struct SystemRunParams: CommandParams {
     var approvedByAsk: Bool { approved == true || approvalDecision != nil }
 }
 
+/// `system.run`'s result. `error` is always there (null when none); `exitCode` only when the
+/// program exited.
+public struct SystemRunResult: Encodable, Sendable, Equatable {
+    public let timedOut: Bool
+    public let success: Bool
+    public let stdout: String
+    public let stderr: String
+    public let error: String?
+    public let truncated: Bool
+    public let exitCode: Int32?
+
+    enum CodingKeys: String, CodingKey { case timedOut, success, stdout, stderr, error, truncated, exitCode }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(timedOut, forKey: .timedOut)
+        try c.encode(success, forKey: .success)
+        try c.encode(stdout, forKey: .stdout)
+        try c.encode(stderr, forKey: .stderr)
+        try c.encode(error, forKey: .error)  // null, not absent
+        try c.encode(truncated, forKey: .truncated)
+        try c.encodeIfPresent(exitCode, forKey: .exitCode)
+    }
+}
+
 /// `system.run.prepare` params. `security`, `ask` and `strictInlineEval` are the gateway's view;
 /// the node decides with its own policy when the run comes.
 public struct SystemRunPrepareParams: CommandParams {
@@ -60,6 +85,35 @@ public struct SystemRunPrepareParams: CommandParams {
     }
 }
 
+/// `system.run.prepare`'s result: the plan (its unknown fields null, not absent) and the node's policy.
+public struct SystemRunPrepareResult: Encodable, Sendable, Equatable {
+    public struct Plan: Encodable, Sendable, Equatable {
+        public let argv: [String]
+        public let cwd: String?
+        public let commandText: String
+        public let agentId: String?
+        public let sessionKey: String?
+
+        enum CodingKeys: String, CodingKey { case argv, cwd, commandText, commandPreview, agentId, sessionKey }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(argv, forKey: .argv)
+            try c.encode(cwd, forKey: .cwd)
+            try c.encode(commandText, forKey: .commandText)
+            try c.encodeNil(forKey: .commandPreview)
+            try c.encode(agentId, forKey: .agentId)
+            try c.encode(sessionKey, forKey: .sessionKey)
+        }
+    }
+    public struct ExecPolicy: Encodable, Sendable, Equatable {
+        public let security: String
+        public let ask: String
+    }
+    public let plan: Plan
+    public let execPolicy: ExecPolicy
+}
+
 public struct SystemWhichParams: CommandParams {
     public var bins: [String]?
 
@@ -67,6 +121,20 @@ public struct SystemWhichParams: CommandParams {
         guard let b = bins, !b.isEmpty else { throw NodeError.invalidRequest("bins required") }
         return self
     }
+}
+
+/// `system.which`'s result: each name found on PATH and its full path.
+public struct SystemWhichResult: Encodable, Sendable, Equatable {
+    public let bins: [String: String]
+}
+
+/// `system.execApprovals.get`'s (and `.set`'s) result: the stored document, redacted, and its hash.
+public struct ExecApprovalsSnapshotResult: Encodable, Sendable, Equatable {
+    public let path: String
+    public let exists: Bool
+    public let hash: String
+    /// The document as stored (free-form beyond what the node reads), its secrets redacted.
+    public let file: JSONValue
 }
 
 public struct ExecApprovalsSetParams: CommandParams {

@@ -1,4 +1,5 @@
 import Config
+import FoundationEssentials
 import Kit
 import Support
 
@@ -27,4 +28,24 @@ public struct ChatPushParams: CommandParams {
         guard let t = text?.trimmed(), !t.isEmpty else { throw NodeError.invalidRequest("text required") }
         return self
     }
+}
+
+/// chat.push's result.
+public struct ChatPushResult: Encodable, Sendable, Equatable {
+    public let messageId: String
+}
+
+/// The result of talk.ptt.start, .stop, .cancel and .once: the capture, and (but for start) what
+/// became of it — `idle`, `cancelled`, `busy`, `empty`, or `queued`/`offline` with its transcript.
+public struct TalkPttResult: Encodable, Sendable, Equatable {
+    public let captureId: String
+    public var status: String?
+    public var transcript: String?
+
+    public init(captureId: String, status: String? = nil, transcript: String? = nil) {
+        self.captureId = captureId; self.status = status; self.transcript = transcript
+    }
+
+    /// No capture was active: a fresh id, status `idle`.
+    static func idle() -> TalkPttResult { TalkPttResult(captureId: UUID().uuidString.lowercased(), status: "idle") }
 }
