@@ -20,11 +20,8 @@ struct HelloCapability: Capability, SelfDiagnosing {
 
     struct GreetParams: CommandParams {
         var name: String?
-        func validated() throws(NodeError) -> GreetParams {
-            var p = self
-            p.name = (name?.isEmpty ?? true) ? "world" : name
-            return p
-        }
+        /// Who is greeted: `name`, or "world" when it is absent or empty (the handler reads this).
+        var greeted: String { (name?.isEmpty ?? true) ? "world" : name! }
     }
 
     /// hello.greet's result.
@@ -34,7 +31,7 @@ struct HelloCapability: Capability, SelfDiagnosing {
 
     var handlers: [CommandHandler] {
         [CommandHandler("hello.greet", params: GreetParams.self) { [greeting, times] p, _ in
-             GreetResult(text: Array(repeating: "\(greeting), \(p.name ?? "world")!", count: times).joined(separator: " "))
+             GreetResult(text: Array(repeating: "\(greeting), \(p.greeted)!", count: times).joined(separator: " "))
          },
          CommandHandler("hello.count", params: NoParams.self) { [counter] _, _ in
              CountResult(count: counter.next())

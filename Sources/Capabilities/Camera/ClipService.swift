@@ -21,7 +21,7 @@ enum ClipService {
 
     static func run(_ p: CameraClipParams, session: CameraSession, maxPayloadBytes: Int, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraClipResult {
-        let durationMs = p.durationMs ?? 3000
+        let durationMs = p.effectiveDurationMs
         let maxBytes = Base64Size.rawBytes(fitting: max(0, maxPayloadBytes - 4096))
         guard maxBytes >= 16 * 1024 else {
             throw CameraError.tooLarge("the gateway accepts only \(maxPayloadBytes) bytes per result; no clip fits")
@@ -31,7 +31,7 @@ enum ClipService {
         }
         // The microphone first: a busy one fails before anything is recorded, a missing one means
         // video only (logged as a warning only when the caller asked for audio explicitly).
-        let mic = p.wantsAudio ? try openMicrophone(audioDevice, explicit: p.includeAudio == true, log: log) : nil
+        let mic = p.wantsAudio ? try openMicrophone(audioDevice, explicit: p.audioRequested, log: log) : nil
         defer { mic?.stop() }
         let audio = ClipAudio.settings(mic, durationMs: durationMs)
         // One extra second covers the VBV buffer and the MP4 index; the AAC track takes its share.
@@ -139,7 +139,7 @@ enum ClipService {
     /// A clip that cannot finish before the caller gives up is refused up front.
     static func checkFitsDeadline(_ p: CameraClipParams, _ context: InvocationContext) throws(NodeError) {
         guard let deadline = context.deadline else { return }
-        let durationMs = p.durationMs ?? 3000
+        let durationMs = p.effectiveDurationMs
         if ContinuousClock.now.duration(to: deadline) < .milliseconds(durationMs + 2000) {
             throw NodeError.invalidRequest("durationMs \(durationMs) does not fit the invoke timeout; " +
                                            "allow at least \(durationMs + 2000) ms (timeoutMs / --timeout)")

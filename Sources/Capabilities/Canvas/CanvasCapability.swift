@@ -66,9 +66,8 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     }
 
     func snapshot(_ p: CanvasSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> CanvasSnapshotResult {
-        let format = p.format == "png" ? "png" : "jpeg"
-        let maxWidth = p.maxWidth ?? (format == "png" ? 900 : 1600)
-        let data = try await session.snapshot(format: format, maxWidth: maxWidth, quality: Self.quality(p.quality),
+        let format = p.effectiveFormat
+        let data = try await session.snapshot(format: format, maxWidth: p.effectiveMaxWidth, quality: p.effectiveQuality,
                                               maxPayloadBytes: context.maxPayloadBytes, deadline: context.deadline)
         return CanvasSnapshotResult(format: format, base64: data.base64EncodedString())
     }
@@ -83,9 +82,6 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     func a2uiReset(_ context: InvocationContext) async throws(NodeError) -> JSONValue {
         try await session.a2ui(A2UIMessages.resetScript, deadline: context.deadline)
     }
-
-    /// 0..1 (iOS) or 1..100; default 0.82 like the iOS and Android canvas.
-    static func quality(_ q: Double?) -> Int { JPEGQuality.percent(q, default: 82) }
 
     public func gatewayConnected(_ link: GatewayLink) async { await session.connected(link) }
 

@@ -18,7 +18,7 @@ enum AppLauncher {
                                             "setsid", "timeout", "nice", "ionice", "strace", "ltrace", "valgrind", "systemd-run"]
 
     static func launch(_ p: DeviceAppsLaunchParams, env: [String: String]) throws(NodeError) -> DeviceAppsLaunchResult {
-        let id = p.appId ?? ""
+        let id = p.id
         guard let entry = DesktopEntries.load(env, locale: nil).first(where: { $0.id == id }) else {
             throw NodeError.invalidRequest("no application with id \"\(id)\" (see device.apps)")
         }

@@ -102,13 +102,13 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     // MARK: computer.act
 
     func act(_ p: ComputerActParams, _ ctx: InvocationContext) async throws(NodeError) -> ComputerActResult {
-        let raw = p.action ?? ""
+        let raw = p.actionName
         guard let action = ComputerAction(rawValue: raw) else {
             throw NodeError(ComputerError.unsupportedAction, "action \"\(raw)\" is not supported by this node; it takes the v1 actions " +
                             ComputerAction.allCases.map(\.rawValue).filter { !$0.hasPrefix("__") }.joined(separator: ", "))
         }
         if action == .closeExecution {
-            if lock.withLock({ owner == p.executionId }) { endExecution(reason: p.reason ?? "closed") }
+            if lock.withLock({ owner == p.executionId }) { endExecution(reason: p.closeReason) }
             return ComputerActResult()
         }
         try lock.withLock { () throws(NodeError) in
@@ -158,12 +158,12 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     static func apps(_ p: DeviceAppsParams, env: [String: String]) -> DeviceAppsResult {
         let locale = [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty }
-        let query = p.query?.trimmed().lowercased() ?? ""
+        let query = p.effectiveQuery
         let matched = DesktopEntries.load(env, locale: locale).filter { e in
-            (p.includeSystem == true || !e.system)
+            (p.includesSystem || !e.system)
                 && (query.isEmpty || e.label.lowercased().contains(query) || e.id.lowercased().contains(query))
         }
-        let limit = p.limit ?? 100
+        let limit = p.effectiveLimit
         let apps = matched.prefix(limit).map { e in
             DeviceAppsResult.App(label: e.label, bundleId: e.id, path: e.path, system: e.system)
         }
@@ -172,7 +172,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     func launch(_ p: DeviceAppsLaunchParams, _ ctx: InvocationContext) async throws(NodeError) -> DeviceAppsLaunchResult {
         let result = try AppLauncher.launch(p, env: ProcessInfo.processInfo.environment)
-        log.info("device.apps.launch \(p.appId ?? "?"): pid \(result.pid)")
+        log.info("device.apps.launch \(p.id): pid \(result.pid)")
         return result
     }
 }

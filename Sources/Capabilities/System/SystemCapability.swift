@@ -80,8 +80,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunResult {
         let argv = p.argv
-        let runId = p.runId ?? UUID().uuidString.lowercased()
-        let sessionKey = p.sessionKey ?? "node"
+        let runId = p.effectiveRunId
+        let sessionKey = p.effectiveSessionKey
         let base = ExecEnvironment.inherited(environment)
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: base["PATH"])
         let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
@@ -111,7 +111,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         let started = ContinuousClock.now
         var outcome: CommandRunner.Outcome
         if let executable = ExecutableResolver.resolve(argv[0], path: env["PATH"], cwd: p.cwd) {
-            let timeout = (p.timeoutMs ?? 0) > 0 ? Duration.milliseconds(p.timeoutMs!) : nil
+            let timeout = p.programTimeout
             // What was checked is what runs: an allowlisted chain runs with each program pinned to
             // the path it matched, and without the login profile (docs/SECURITY.md).
             var program = (executable: executable, argv: argv)
@@ -135,7 +135,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             outcome = await CommandRunner(executable: boxed.executable, argv: boxed.argv, environment: env, cwd: p.cwd,
                                           timeout: timeout, extraFDs: seccomp.map { [3: $0] } ?? [:]).run()
             if p.approvalDecision == "allow-always", approved, outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
-                rememberAlways(commandText: commandText, executable: executable, agent: p.agentId ?? "main", runId: runId)
+                rememberAlways(commandText: commandText, executable: executable, agent: p.effectiveAgent, runId: runId)
             }
         } else {
             outcome = CommandRunner.Outcome()
@@ -242,7 +242,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     // MARK: system.run.prepare, system.which, approvals
 
     func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunPrepareResult {
-        let argv = p.command ?? []
+        let argv = p.argv
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: ExecEnvironment.inherited(environment)["PATH"])
         let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
         let env: [String: String]
@@ -265,7 +265,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     func which(_ p: SystemWhichParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemWhichResult {
         let path = ExecEnvironment.inherited(environment)["PATH"]
         var found: [String: String] = [:]
-        for name in p.bins ?? [] where !name.isEmpty && !name.contains("/") && !name.contains("\\") {
+        for name in p.names {
             if let full = ExecutableResolver.resolve(name, path: path, cwd: nil) { found[name] = full }
         }
         return SystemWhichResult(bins: found)
@@ -279,7 +279,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         let home = PathName.home(environment)
         let path = ExecEnvironment.inherited(environment)["PATH"]
         let ceiling = settings.allowlistCeiling
-        let result = try approvals.set(file: p.file ?? .null, baseHash: p.baseHash) { (written: String) throws(NodeError) -> String in
+        let result = try approvals.set(file: p.document, baseHash: p.baseHash) { (written: String) throws(NodeError) -> String in
             let canonical = AllowlistPatterns.canonical(written, home: home)
             if let why = AllowlistPatterns.refusal(written, canonical: canonical, ceiling: ceiling, home: home, path: path) {
                 throw NodeError.invalidRequest(why)

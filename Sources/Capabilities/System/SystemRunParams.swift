@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Kit
 import Support
 
@@ -29,14 +30,31 @@ public struct SystemRunParams: CommandParams {
     public var needsScreenRecording: Bool?
     public var systemRunPlan: SystemRunPlan?
 
+    /// The wire fields (the resolved ones below are not decoded).
+    enum CodingKeys: String, CodingKey {
+        case command, rawCommand, cwd, env, timeoutMs, agentId, sessionKey, approved, approvalDecision, runId,
+             suppressNotifyOnExit, needsScreenRecording, systemRunPlan
+    }
+
+    /// The run's id, resolved once by `validated()`: the caller's `runId`, else a fresh one (the
+    /// log lines and exec events of one run carry the same id).
+    public private(set) var effectiveRunId = ""
+
     public func validated() throws(NodeError) -> SystemRunParams {
         guard let c = command, !c.isEmpty, !c[0].isEmpty else { throw NodeError.invalidRequest("command required") }
         if let t = timeoutMs, t < 0 { throw NodeError.invalidRequest("timeoutMs must not be negative (got \(t))") }
         try ParamCheck.oneOf(approvalDecision, "approvalDecision", ["allow-once", "allow-always"])
-        return self
+        var p = self
+        p.effectiveRunId = runId ?? UUID().uuidString.lowercased()
+        return p
     }
 
     var argv: [String] { command ?? [] }
+    /// The exec events' session: "node" unless the gateway names one.
+    var effectiveSessionKey: String { sessionKey ?? "node" }
+    var effectiveAgent: String { agentId ?? "main" }
+    /// The program's own timer; nil when absent or 0.
+    var programTimeout: Duration? { timeoutMs.flatMap { $0 > 0 ? .milliseconds($0) : nil } }
     /// An approval the gateway carries (an operator said yes to this run).
     var approvedByAsk: Bool { approved == true || approvalDecision != nil }
 }
@@ -83,6 +101,8 @@ public struct SystemRunPrepareParams: CommandParams {
         guard let c = command, !c.isEmpty, !c[0].isEmpty else { throw NodeError.invalidRequest("command required") }
         return self
     }
+
+    var argv: [String] { command ?? [] }
 }
 
 /// `system.run.prepare`'s result: the plan (its unknown fields null, not absent) and the node's policy.
@@ -121,6 +141,9 @@ public struct SystemWhichParams: CommandParams {
         guard let b = bins, !b.isEmpty else { throw NodeError.invalidRequest("bins required") }
         return self
     }
+
+    /// The names to look up: plain program names only (no path, no backslash).
+    var names: [String] { (bins ?? []).filter { !$0.isEmpty && !$0.contains("/") && !$0.contains("\\") } }
 }
 
 /// `system.which`'s result: each name found on PATH and its full path.
@@ -145,4 +168,7 @@ public struct ExecApprovalsSetParams: CommandParams {
         guard case .object = file else { throw NodeError.invalidRequest("file required (the exec approvals document, an object)") }
         return self
     }
+
+    /// The document (an object after `validated()`).
+    var document: JSONValue { file ?? [:] }
 }

@@ -275,7 +275,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// `speak` is false.
     func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> ChatPushResult {
         let id = UUID().uuidString.lowercased()
-        if p.speak != false { try await voice.speakLocally(p.text ?? "") }
+        if p.speaksHere { try await voice.speakLocally(p.message) }
         return ChatPushResult(messageId: id)
     }
 

@@ -28,6 +28,11 @@ public struct ChatPushParams: CommandParams {
         guard let t = text?.trimmed(), !t.isEmpty else { throw NodeError.invalidRequest("text required") }
         return self
     }
+
+    /// The message (never blank after `validated()`).
+    public var message: String { text ?? "" }
+    /// Spoken on the device unless `speak` is false.
+    public var speaksHere: Bool { speak != false }
 }
 
 /// chat.push's result.
