@@ -97,7 +97,7 @@ enum ClipService {
     private static func openMicrophone(_ device: String, explicit: Bool, log: Logger) throws(NodeError) -> MicrophoneCapture? {
         do throws(ClipAudio.Busy) {
             return try ClipAudio.open(device: device, command: command, missingLevel: explicit ? .warn : .info, log: logSink(log))
-        } catch { throw NodeError(NodeError.Code(rawValue: error.code), error.message) }
+        } catch { throw NodeError(error.code, error.message) }
     }
 
     private static func logSink(_ log: Logger) -> ClipAudio.Log {

@@ -201,7 +201,7 @@ actor CanvasSession {
                 if format == "jpeg", q > 40 { q = max(40, q * 3 / 4); continue }
                 scale *= 0.75
                 guard viewport.width * dpr * scale >= 16 else {
-                    throw NodeError("PAYLOAD_TOO_LARGE", "the canvas snapshot does not fit in \(maxPayloadBytes) bytes")
+                    throw NodeError(.payloadTooLarge, "the canvas snapshot does not fit in \(maxPayloadBytes) bytes")
                 }
             }
         }

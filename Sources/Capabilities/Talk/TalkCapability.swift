@@ -268,7 +268,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// A failure after which the request may still have reached the gateway (no reply in time, or
     /// the connection ended while waiting), as opposed to the gateway's own refusal.
     static func mayHaveArrived(_ e: GatewayCallError) -> Bool {
-        e.code == "TIMEOUT" || e.code == "CONNECTION_LOST"
+        e.code == NodeError.Code.timeout.rawValue || e.code == NodeError.Code.connectionLost.rawValue
     }
 
     /// chat.push {text, speak?}: a message for the person at the device, spoken here unless
