@@ -55,17 +55,18 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     }
 
     func snap(_ p: CameraSnapParams, _ context: InvocationContext) async throws(NodeError) -> CameraSnapResult {
-        let log = self.log, maxPayload = context.maxPayloadBytes
+        let log = self.log, budget = context.payloadBudget
         return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
-            try SnapService.run(p, session: session, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+            try SnapService.run(p, session: session, budget: budget, cancel: cancel, log: log)
         }
     }
 
     func clip(_ p: CameraClipParams, _ context: InvocationContext) async throws(NodeError) -> CameraClipResult {
-        let settings = self.settings, log = self.log, maxPayload = context.maxPayloadBytes
-        try ClipService.checkFitsDeadline(p, context)
+        let settings = self.settings, log = self.log, budget = context.payloadBudget
+        // A clip that cannot finish before the caller gives up is refused up front.
+        try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
         return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
-            try ClipService.run(p, session: session, maxPayloadBytes: maxPayload, audioDevice: settings.audioDevice,
+            try ClipService.run(p, session: session, budget: budget, audioDevice: settings.audioDevice,
                                 cancel: cancel, log: log)
         }
     }

@@ -19,7 +19,7 @@ enum CameraError {
                   "no permission to open \(path); add the node's user to the video group (sudo usermod -aG video $USER) and log in again")
     }
 
-    static func tooLarge(_ what: String) -> NodeError { NodeError(.payloadTooLarge, what) }
+    static func tooLarge(_ what: String) -> NodeError { PayloadBudget.tooLarge(what) }
 
     static func cancelled() -> NodeError { NodeError(.cancelled, "the camera command was cancelled") }
 

@@ -19,10 +19,11 @@ enum ClipService {
 
     static let command = "camera.clip"
 
-    static func run(_ p: CameraClipParams, session: CameraSession, maxPayloadBytes: Int, audioDevice: String,
+    static func run(_ p: CameraClipParams, session: CameraSession, budget: PayloadBudget, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraClipResult {
         let durationMs = p.effectiveDurationMs
-        let maxBytes = Base64Size.rawBytes(fitting: max(0, maxPayloadBytes - 4096))
+        let maxPayloadBytes = budget.maxPayloadBytes
+        let maxBytes = budget.mediaBytes
         guard maxBytes >= 16 * 1024 else {
             throw CameraError.tooLarge("the gateway accepts only \(maxPayloadBytes) bytes per result; no clip fits")
         }
@@ -134,15 +135,5 @@ enum ClipService {
     private static func tooLarge(_ bytes: Int, _ maxBytes: Int, _ maxPayloadBytes: Int) -> NodeError {
         CameraError.tooLarge("the clip reached \(bytes) bytes, over the \(maxBytes) that fit in the gateway's " +
                              "\(maxPayloadBytes)-byte payload as base64; record fewer seconds (durationMs)")
-    }
-
-    /// A clip that cannot finish before the caller gives up is refused up front.
-    static func checkFitsDeadline(_ p: CameraClipParams, _ context: InvocationContext) throws(NodeError) {
-        guard let deadline = context.deadline else { return }
-        let durationMs = p.effectiveDurationMs
-        if ContinuousClock.now.duration(to: deadline) < .milliseconds(durationMs + 2000) {
-            throw NodeError.invalidRequest("durationMs \(durationMs) does not fit the invoke timeout; " +
-                                           "allow at least \(durationMs + 2000) ms (timeoutMs / --timeout)")
-        }
     }
 }

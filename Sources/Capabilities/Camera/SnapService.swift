@@ -14,7 +14,7 @@ enum SnapService {
     static let warmupTime: Duration = .milliseconds(150)
     static let warmupLimit: Duration = .seconds(1)
 
-    static func run(_ p: CameraSnapParams, session: CameraSession, maxPayloadBytes: Int,
+    static func run(_ p: CameraSnapParams, session: CameraSession, budget payload: PayloadBudget,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraSnapResult {
         let maxWidth = p.effectiveMaxWidth
         let started = ContinuousClock.now
@@ -38,7 +38,7 @@ enum SnapService {
             stream.dropQueued()
         }
         let captured = ContinuousClock.now
-        let budget = min(5_000_000, max(0, maxPayloadBytes - 4096))
+        let budget = payload.stillImageBase64Bytes
         let image = try stream.withFrame(cancel: cancel) { (frame: UnsafeRawBufferPointer) throws(NodeError) -> SnapImage in
             try encode(frame, stream: stream, quality: p.effectiveQuality, maxWidth: maxWidth, budget: budget)
         }
@@ -76,7 +76,7 @@ enum SnapService {
                 return SnapImage(try encoder.encode(view, format: .jpeg(quality: quality), maxWidth: maxWidth, maxBase64Bytes: budget))
             case .mjpeg:
                 let jpeg = Data(frame)
-                if stream.width <= maxWidth, MJPEGFrame.isStandalone(jpeg), Base64Size.of(jpeg.count) <= budget {
+                if stream.width <= maxWidth, MJPEGFrame.isStandalone(jpeg), PayloadBudget.fits(bytes: jpeg.count, base64Budget: budget) {
                     return SnapImage(data: jpeg, width: stream.width, height: stream.height)
                 }
                 let decoded = try ImageDecoder.decodeJPEG(jpeg)

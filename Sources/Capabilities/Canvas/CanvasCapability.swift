@@ -68,7 +68,7 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     func snapshot(_ p: CanvasSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> CanvasSnapshotResult {
         let format = p.effectiveFormat
         let data = try await session.snapshot(format: format, maxWidth: p.effectiveMaxWidth, quality: p.effectiveQuality,
-                                              maxPayloadBytes: context.maxPayloadBytes, deadline: context.deadline)
+                                              budget: context.payloadBudget, deadline: context.deadline)
         return CanvasSnapshotResult(format: format, base64: data.base64EncodedString())
     }
 

@@ -24,8 +24,7 @@ struct LocationLocator: Sendable {
             return cached
         }
 
-        var deadline = start + p.timeout
-        if let d = invokeDeadline { deadline = min(deadline, d - deadlineMargin) }
+        let deadline = InvokeDeadline(invokeDeadline).earliest(start + p.timeout, endingBefore: deadlineMargin)
 
         let status = await client.awaitConnection(until: min(deadline, start + connectWait))
         if status != .connected {

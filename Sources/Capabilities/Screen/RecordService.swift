@@ -10,8 +10,9 @@ import Support
 /// includeAudio the microphone is captured on its own thread and muxed as AAC on the same clock.
 /// Runs entirely on its own thread (Media's BlockingThread); polls the cancel flag between frames.
 enum RecordService {
-    static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, maxPayloadBytes: Int, audioDevice: String,
+    static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, budget: PayloadBudget, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenRecordResult {
+        let maxPayloadBytes = budget.maxPayloadBytes
         let fps = p.effectiveFps, durationMs = p.effectiveDurationMs
         // The microphone first: a busy one fails before anything is recorded, a missing one means video only.
         let mic = p.wantsAudio ? try RecordAudio.open(device: audioDevice, log: log) : nil

@@ -46,17 +46,18 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     }
 
     func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> ScreenSnapshotResult {
-        let log = self.log, maxPayload = context.maxPayloadBytes
+        let log = self.log, budget = context.payloadBudget
         return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
-            try SnapshotService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+            try SnapshotService.run(p, grabber: grabber, budget: budget, cancel: cancel, log: log)
         }
     }
 
     func record(_ p: ScreenRecordParams, _ context: InvocationContext) async throws(NodeError) -> ScreenRecordResult {
-        let log = self.log, maxPayload = context.maxPayloadBytes, audioDevice = sources.settings.audioDevice
-        try Self.checkFitsDeadline(p, context)
+        let log = self.log, budget = context.payloadBudget, audioDevice = sources.settings.audioDevice
+        // A recording that cannot finish before the caller gives up is refused up front.
+        try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
         return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
-            try RecordService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, audioDevice: audioDevice,
+            try RecordService.run(p, grabber: grabber, budget: budget, audioDevice: audioDevice,
                                   cancel: cancel, log: log)
         }
     }
@@ -76,18 +77,6 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
             let payload = try body(grabber, cancel)
             cache.checkin(grabber, screenIndex: screenIndex)
             return payload
-        }
-    }
-
-    /// A recording that cannot finish before the caller gives up is refused up front.
-    static func checkFitsDeadline(_ p: ScreenRecordParams, _ context: InvocationContext) throws(NodeError) {
-        guard let deadline = context.deadline else { return }
-        let needed = Duration.milliseconds(p.effectiveDurationMs) + .seconds(2)
-        let left = ContinuousClock.now.duration(to: deadline)
-        if left < needed {
-            let neededMs = p.effectiveDurationMs + 2000
-            throw NodeError.invalidRequest("durationMs \(p.effectiveDurationMs) does not fit the invoke timeout; " +
-                                           "allow at least \(neededMs) ms (timeoutMs / --timeout)")
         }
     }
 }

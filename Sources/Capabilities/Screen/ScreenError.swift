@@ -8,7 +8,7 @@ enum ScreenError {
     /// Capture is not possible right now; the message says what to change.
     static func unavailable(_ what: String) -> NodeError { NodeError(.unavailable("screen"), what) }
 
-    static func tooLarge(_ what: String) -> NodeError { NodeError(.payloadTooLarge, what) }
+    static func tooLarge(_ what: String) -> NodeError { PayloadBudget.tooLarge(what) }
 
     static func cancelled() -> NodeError { NodeError(.cancelled, "the screen command was cancelled") }
 

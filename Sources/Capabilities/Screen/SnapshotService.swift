@@ -9,13 +9,13 @@ import X11Support
 /// screen.snapshot: one frame, encoded straight from the capture memory (shared-memory XImage or
 /// the mapped framebuffer) unless it has to be resized, and kept within the payload budget.
 enum SnapshotService {
-    static func run(_ p: ScreenSnapshotParams, grabber: any ScreenGrabber, maxPayloadBytes: Int,
+    static func run(_ p: ScreenSnapshotParams, grabber: any ScreenGrabber, budget payload: PayloadBudget,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenSnapshotResult {
         try cancel.check()
         let encoder: StillImageEncoder
         do { encoder = try StillImageEncoder() } catch { throw ScreenError.media(error) }
         let format: StillImageFormat = p.effectiveFormat == "png" ? .png : .jpeg(quality: p.effectiveQuality)
-        let budget = PayloadBudget.stillImageBase64(maxPayloadBytes: maxPayloadBytes)
+        let budget = payload.stillImageBase64Bytes
 
         // The display's identity before and after the capture: a monitor that changed in between
         // would make the frame id (and every coordinate mapped through it) wrong.

@@ -230,7 +230,7 @@ actor PluginProcess {
 
     func invoke(id: String, command: String, params: JSONValue, deadline: ContinuousClock.Instant?) async throws(NodeError) -> JSONValue {
         try await ensureStarted()
-        let deadlineMs = deadline.map { max(0, ($0 - .now).milliseconds) }
+        let deadlineMs = InvokeDeadline(deadline).timeLeft.map { max(0, $0.milliseconds) }
         var msg: [String: JSONValue] = ["type": "invoke", "id": .string(id), "command": .string(command), "params": params]
         if let d = deadlineMs { msg["deadlineMs"] = .number(Double(d)) }
         let result = await withTaskCancellationHandler {
