@@ -1,4 +1,5 @@
 import Glibc
+import Kit
 
 /// The microphone track of a clip (screen.record and camera.clip, includeAudio). The payload's
 /// `hasAudio` tells whether the clip has sound, so a machine without a usable capture device

@@ -1,4 +1,5 @@
 import Glibc
+import Kit
 
 /// Why the microphone could not be used. Capabilities decide what each kind means for them:
 /// screen.record records without audio when the device is unavailable, and reports MIC_BUSY when
@@ -22,7 +23,7 @@ public struct MicrophoneError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The error code a capability reports for `.busy`.
-    public static let busyCode = "MIC_BUSY"
+    public static let busyCode = NodeError.Code.micBusy
 
     /// Kind for a negative alsa-lib return code from opening or configuring a device.
     public static func kind(forOpenError rc: Int32) -> Kind { rc == -EBUSY ? .busy : .unavailable }

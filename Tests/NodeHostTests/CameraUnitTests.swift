@@ -29,12 +29,12 @@ import Testing
     }
 
     @Test func qualityAcceptsBothScales() {
-        #expect(SnapService.quality(nil) == 90)
-        #expect(SnapService.quality(0.9) == 90)
-        #expect(SnapService.quality(0) == 1)
-        #expect(SnapService.quality(1) == 100)
-        #expect(SnapService.quality(55) == 55)
-        #expect(SnapService.quality(100) == 100)
+        #expect(CameraSnapParams(quality: nil).effectiveQuality == 90)
+        #expect(CameraSnapParams(quality: 0.9).effectiveQuality == 90)
+        #expect(CameraSnapParams(quality: 0).effectiveQuality == 1)
+        #expect(CameraSnapParams(quality: 1).effectiveQuality == 100)
+        #expect(CameraSnapParams(quality: 55).effectiveQuality == 55)
+        #expect(CameraSnapParams(quality: 100).effectiveQuality == 100)
     }
 
     @Test func mjpegWithoutHuffmanTablesIsNotStandalone() {

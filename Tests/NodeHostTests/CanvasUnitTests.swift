@@ -91,8 +91,8 @@ import Testing
     }
 
     @Test func snapshotQualityScales() {
-        #expect(CanvasCapability.quality(nil) == 82)
-        #expect(CanvasCapability.quality(0.5) == 50)
-        #expect(CanvasCapability.quality(75) == 75)
+        #expect(CanvasSnapshotParams(quality: nil).effectiveQuality == 82)
+        #expect(CanvasSnapshotParams(quality: 0.5).effectiveQuality == 50)
+        #expect(CanvasSnapshotParams(quality: 75).effectiveQuality == 75)
     }
 }

@@ -259,12 +259,12 @@ struct DeviceAppsTests {
         #expect(DesktopEntries.load(env, locale: "C").contains { $0.label == "Text Editor" })
         // Through the command: system tools only when asked for, query, limit.
         let listed = ComputerCapability.apps(DeviceAppsParams(), env: env.merging(["LANG": "de_DE.UTF-8"]) { _, n in n })
-        #expect(listed["count"] == 3 && listed["totalMatched"] == 3 && listed["truncated"] == false, "\(listed)")
-        #expect(listed["apps"]?.arrayValue?.first == ["label": "Calculator", "bundleId": "gnome-calc", "path": .string(sys + "/gnome/calc.desktop"), "system": false])
+        #expect(listed.count == 3 && listed.totalMatched == 3 && listed.truncated == false, "\(listed)")
+        #expect(try JSONValueEncoder.encode(listed)["apps"]?.arrayValue?.first == ["label": "Calculator", "bundleId": "gnome-calc", "path": .string(sys + "/gnome/calc.desktop"), "system": false])
         let withSystem = ComputerCapability.apps(DeviceAppsParams(query: nil, limit: 2, includeSystem: true), env: env)
-        #expect(withSystem["count"] == 2 && withSystem["totalMatched"] == 4 && withSystem["truncated"] == true)
+        #expect(withSystem.count == 2 && withSystem.totalMatched == 4 && withSystem.truncated == true)
         let query = ComputerCapability.apps(DeviceAppsParams(query: "TOOL", limit: nil, includeSystem: nil), env: env)
-        #expect(query["apps"]?.arrayValue?.map { $0["label"] } == ["My Tool"])
+        #expect(query.apps.map(\.label) == ["My Tool"])
         try? FileManager.default.removeItem(atPath: root)
     }
 }
@@ -317,8 +317,8 @@ struct DeviceAppsLaunchTests {
 
         for id in ["real", "quoted", "byname"] {
             let started = try AppLauncher.launch(DeviceAppsLaunchParams(appId: id), env: env)
-            let pid = try #require(started["pid"]?.intValue.map(Int32.init), "\(id): \(started)")
-            #expect(started["status"] == "process-started")
+            let pid = started.pid
+            #expect(try JSONValueEncoder.encode(started) == ["status": "process-started", "pid": .number(Double(pid))], "\(id): \(started)")
             #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "\(id): reaped after it ended")
         }
         let real = DesktopEntries.load(env, locale: nil).first { $0.id == "real" }

@@ -31,13 +31,13 @@ struct GateTestCapability: Capability {
         ], file: "test")
     }
     var handlers: [CommandHandler] {
-        [CommandHandler("gate.echo", params: EchoParams.self) { p, _ in
+        [CommandHandler("gate.echo", params: EchoParams.self) { p, _ -> JSONValue in
              ["text": .string(p.text), "count": .number(Double(p.count ?? 1))]
          },
-         CommandHandler("gate.fg", params: NoParams.self) { _, _ in
+         CommandHandler("gate.fg", params: NoParams.self) { _, _ -> JSONValue in
              ["ran": true]
          },
-         CommandHandler("gate.sleep", params: SleepParams.self) { p, _ throws(NodeError) in
+         CommandHandler("gate.sleep", params: SleepParams.self) { p, _ throws(NodeError) -> JSONValue in
              if p.ignoreCancel == true {
                  // Waits without looking at cancellation (and without blocking a pool thread).
                  await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
@@ -48,7 +48,7 @@ struct GateTestCapability: Capability {
              do { try await Task.sleep(for: .milliseconds(p.ms ?? 0)) } catch { throw NodeError(.cancelled, "stopped") }
              return ["slept": true]
          },
-         CommandHandler("gate.big", params: BigParams.self) { p, _ in
+         CommandHandler("gate.big", params: BigParams.self) { p, _ -> JSONValue in
              ["data": .string(String(repeating: "z", count: p.bytes))]
          }]
     }

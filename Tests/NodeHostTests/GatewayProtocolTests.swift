@@ -111,6 +111,61 @@ import Testing
         let err = GatewayProtocol.invokeResult(id: "i", nodeId: "n", result: .failure(NodeError("X_Y", "boom")))
         #expect(err == ["id": "i", "nodeId": "n", "ok": false, "error": ["code": "X_Y", "message": "X_Y: boom"]])
     }
+
+    /// The frames the node sends, as their types write them: the exact text (sorted keys, absent
+    /// optionals left out), and the one-pass success frame the same as the tree's text.
+    @Test func sentFramesAreExactlyTheirText() {
+        #expect(GatewayProtocol.request(id: "r1", method: "node.event", params: GatewayProtocol.nodeEvent("e", payload: ["a": [1, "x"]])).jsonString()
+                == #"{"id":"r1","method":"node.event","params":{"event":"e","payloadJSON":"{\"a\":[1,\"x\"]}"},"type":"req"}"#)
+        #expect(GatewayProtocol.response(id: "q", ok: true, payload: ["pong": true], error: nil).jsonString()
+                == #"{"id":"q","ok":true,"payload":{"pong":true},"type":"res"}"#)
+        #expect(GatewayProtocol.response(id: "q", ok: false, payload: nil, error: .invalidRequest("no")).jsonString()
+                == #"{"error":{"code":"INVALID_REQUEST","message":"INVALID_REQUEST: no"},"id":"q","ok":false,"type":"res"}"#)
+        let payload: JSONValue = ["base64": .string(String(repeating: "QUJD", count: 1000)), "note": "a \"q\" \n", "n": 1.5]
+        for result in [Result<JSONValue, NodeError>.success(payload), .success(.null), .failure(NodeError("X_Y", "boom"))] {
+            let bytes = GatewayProtocol.invokeResultFrame(frameId: "f", id: "i", nodeId: "n", result: result)
+            let tree = GatewayProtocol.request(id: "f", method: "node.invoke.result",
+                                               params: GatewayProtocol.invokeResult(id: "i", nodeId: "n", result: result))
+            #expect(String(decoding: bytes, as: UTF8.self) == tree.jsonString())
+        }
+    }
+
+    @Test func connectParamsAreTheirTypesText() throws {
+        let id = try DeviceIdentity(seed: Array(repeating: 7, count: 32), createdAtMs: 0)
+        let manifest = CommandRegistry.Manifest(caps: ["device"], commands: ["device.info"], permissions: ["x": true])
+        let p = try GatewayProtocol.connectParams(.init(displayName: "N", modelIdentifier: "Box 1", manifest: manifest,
+                                                        credential: .none, identity: id, nonce: "abc", signedAtMs: 42,
+                                                        signatureVersion: .v3, locale: "en-US"))
+        #expect(Set(p.objectValue?.keys.map { $0 } ?? []) == ["minProtocol", "maxProtocol", "client", "role", "scopes", "caps", "commands",
+                                                                "permissions", "locale", "userAgent", "device"])
+        #expect(p["client"] == ["id": "node-host", "version": .string(NodeVersion.version), "platform": "linux", "deviceFamily": "Linux",
+                                "mode": "node", "displayName": "N", "modelIdentifier": "Box 1"])
+        #expect(p["device"]?["signedAt"] == 42 && p["device"]?["nonce"] == "abc" && p["permissions"] == ["x": true])
+        #expect(p["minProtocol"] == 3 && p["maxProtocol"] == 4 && p["caps"] == ["device"] && p["role"] == "node")
+    }
+
+    /// Received frames are read into their types tolerantly: unknown fields are ignored, a field
+    /// the node reads with the wrong type makes the frame malformed, a present null stays null.
+    @Test func receivedFramesDecodeIntoTheirTypes() {
+        guard case .event("tick", let p)? = GatewayProtocol.parse(#"{"type":"event","event":"tick","payload":null,"seq":4}"#) else {
+            Issue.record("event not parsed"); return
+        }
+        #expect(p == .null)
+        guard case .event(_, let absent)? = GatewayProtocol.parse(#"{"type":"event","event":"x"}"#) else { Issue.record("event"); return }
+        #expect(absent == Optional<JSONValue>.none, "\(String(describing: absent))")
+        guard case .response("r", false, Optional<JSONValue>.none, let e?)? = GatewayProtocol.parse(#"{"type":"res","id":"r","ok":false,"error":{"code":"NOT_PAIRED","message":"m"}}"#) else {
+            Issue.record("res not parsed"); return
+        }
+        #expect(e.code == "NOT_PAIRED" && e.message == "m")
+        guard case .request("q", "ping", Optional<JSONValue>.none)? = GatewayProtocol.parse(#"{"type":"req","id":"q","method":"ping"}"#) else { Issue.record("req"); return }
+        #expect(GatewayProtocol.parse(#"{"type":"res","id":7,"ok":true}"#) == nil)
+        #expect(GatewayProtocol.parse(#"{"type":"event"}"#) == nil)
+        #expect(GatewayProtocol.parse(#"{"type":3}"#) == nil)
+        #expect(GatewayProtocol.parse("[1]") == nil)
+        // An invoke with a timeoutMs that is not an integer still runs (with the default).
+        let r = GatewayProtocol.InvokeRequest(["id": "1", "command": "c", "timeoutMs": 1.5, "paramsJSON": 3, "params": ["a": 1]])
+        #expect(r?.timeoutMs == nil && r?.params == .value(["a": 1]))
+    }
 }
 
 @Suite struct AuthFailurePolicyTests {

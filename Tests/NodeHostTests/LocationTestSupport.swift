@@ -134,7 +134,7 @@ func locationGet(_ cap: LocationCapability, _ params: LocationGetParams = Locati
         let p = try params.validated()
         let ctx = InvocationContext(invokeId: "t-\(UUID().uuidString.prefix(6))", command: "location.get",
                                     deadline: deadline, maxPayloadBytes: 1 << 20)
-        return .success(try await cap.get(p, ctx))
+        return .success(try CommandResult.encode(try await cap.get(p, ctx), command: "location.get"))
     } catch {
         return .failure(error)
     }

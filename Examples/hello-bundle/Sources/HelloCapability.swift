@@ -26,23 +26,24 @@ struct HelloCapability: Capability, SelfDiagnosing {
 
     struct GreetParams: CommandParams {
         var name: String?
-        func validated() throws(NodeError) -> GreetParams {
-            var p = self
-            p.name = (name?.isEmpty ?? true) ? "world" : name
-            return p
-        }
+        /// Who is greeted: `name`, or "world" when it is absent or empty (the handler reads this).
+        var greeted: String { (name?.isEmpty ?? true) ? "world" : name! }
     }
+
+    /// hello.greet's result.
+    struct GreetResult: Encodable, Sendable { let text: String; let presence: String }
+    /// hello.count's result.
+    struct CountResult: Encodable, Sendable { let count: Int; let sinceLoadMs: Int64 }
 
     var handlers: [CommandHandler] {
         // hello.greet runs whoever is there and says whether someone is (the presence gate the
         // node hands every bundle); hello.count is gated in the manifest, so it never runs unattended.
         [CommandHandler("hello.greet", params: GreetParams.self) { [greeting, times, presence] p, _ in
-             ["text": .string(Array(repeating: "\(greeting), \(p.name ?? "world")!", count: times).joined(separator: " ")),
-              "presence": .string(await presence.sample().presence.rawValue)]
+             GreetResult(text: Array(repeating: "\(greeting), \(p.greeted)!", count: times).joined(separator: " "),
+                         presence: await presence.sample().presence.rawValue)
          },
          CommandHandler("hello.count", params: NoParams.self) { [counter, clock, loadedAt] _, _ in
-             ["count": .number(Double(counter.next())),
-              "sinceLoadMs": .number(Double((clock.now - loadedAt).milliseconds))]
+             CountResult(count: counter.next(), sinceLoadMs: (clock.now - loadedAt).milliseconds)
          }]
     }
 

@@ -46,25 +46,26 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         return [Diagnosis(.ok, "devices: \(devices.map { "\(dir)/\($0)" }.joined(separator: ", "))")]
     }
 
-    func list() async throws(NodeError) -> JSONValue {
+    func list() async throws(NodeError) -> CameraListResult {
         let settings = self.settings
-        return try await BlockingThread.run("camera.list") { (_: CancelFlag) throws(NodeError) -> JSONValue in
-            .object(["devices": .array(CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices.map(\.json))])
+        return try await BlockingThread.run("camera.list") { (_: CancelFlag) throws(NodeError) -> CameraListResult in
+            CameraListResult(devices: CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices)
         }
     }
 
-    func snap(_ p: CameraSnapParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let log = self.log, maxPayload = context.maxPayloadBytes
+    func snap(_ p: CameraSnapParams, _ context: InvocationContext) async throws(NodeError) -> CameraSnapResult {
+        let log = self.log, budget = context.payloadBudget
         return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
-            try SnapService.run(p, session: session, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+            try SnapService.run(p, session: session, budget: budget, cancel: cancel, log: log)
         }
     }
 
-    func clip(_ p: CameraClipParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let settings = self.settings, log = self.log, maxPayload = context.maxPayloadBytes
-        try ClipService.checkFitsDeadline(p, context)
+    func clip(_ p: CameraClipParams, _ context: InvocationContext) async throws(NodeError) -> CameraClipResult {
+        let settings = self.settings, log = self.log, budget = context.payloadBudget
+        // A clip that cannot finish before the caller gives up is refused up front.
+        try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
         return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
-            try ClipService.run(p, session: session, maxPayloadBytes: maxPayload, audioDevice: settings.audioDevice,
+            try ClipService.run(p, session: session, budget: budget, audioDevice: settings.audioDevice,
                                 cancel: cancel, log: log)
         }
     }
@@ -74,11 +75,11 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     /// Runs `body` on its own thread with a session on the wanted camera (the warm one when it is
     /// the same device). The session goes back to the warm cache only when the command succeeded;
     /// on failure it is released at once, so a broken or busy device is not held.
-    private func withSession(_ name: String, _ deviceId: String?, facing: String?,
-                             _ body: @escaping @Sendable (CameraSession, CancelFlag) throws(NodeError) -> JSONValue)
-        async throws(NodeError) -> JSONValue {
+    private func withSession<R: Sendable>(_ name: String, _ deviceId: String?, facing: String?,
+                                          _ body: @escaping @Sendable (CameraSession, CancelFlag) throws(NodeError) -> R)
+        async throws(NodeError) -> R {
         let settings = self.settings, warm = self.warm
-        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> JSONValue in
+        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
             let path = try CameraDevices.resolve(deviceId, facing: facing, settings: settings)
             let session: CameraSession
             if let idle = warm.checkout(path: path) { session = idle } else { session = try CameraSession(path: path) }

@@ -4,14 +4,13 @@ import Kit
 import Support
 
 /// A capture device as camera.list reports it.
-struct CameraInfo: Sendable, Equatable {
+public struct CameraInfo: Encodable, Sendable, Equatable {
     let id: String
     let name: String
     let position: String
+    var deviceType = "v4l2"
 
-    var json: JSONValue {
-        ["id": .string(id), "name": .string(name), "position": .string(position), "deviceType": "v4l2"]
-    }
+    init(id: String, name: String, position: String) { self.id = id; self.name = name; self.position = position }
 }
 
 /// Finds V4L2 capture devices: every videoN node in the device directory that answers

@@ -6,18 +6,21 @@ import Support
 
 /// The camera capability's error codes (docs/PROTOCOL.md §6.2 naming).
 enum CameraError {
-    static func unavailable(_ what: String) -> NodeError { NodeError("CAMERA_UNAVAILABLE", what) }
+    static let busyCode: NodeError.Code = "CAMERA_BUSY"
+    static let permissionRequired: NodeError.Code = "CAMERA_PERMISSION_REQUIRED"
 
-    static func busy(_ what: String) -> NodeError { NodeError("CAMERA_BUSY", what, retryable: true) }
+    static func unavailable(_ what: String) -> NodeError { NodeError(.unavailable("camera"), what) }
+
+    static func busy(_ what: String) -> NodeError { NodeError(busyCode, what, retryable: true) }
 
     static func permission(_ path: String) -> NodeError {
-        NodeError("CAMERA_PERMISSION_REQUIRED",
+        NodeError(permissionRequired,
                   "no permission to open \(path); add the node's user to the video group (sudo usermod -aG video $USER) and log in again")
     }
 
-    static func tooLarge(_ what: String) -> NodeError { NodeError("PAYLOAD_TOO_LARGE", what) }
+    static func tooLarge(_ what: String) -> NodeError { PayloadBudget.tooLarge(what) }
 
-    static func cancelled() -> NodeError { NodeError("CANCELLED", "the camera command was cancelled") }
+    static func cancelled() -> NodeError { NodeError(.cancelled, "the camera command was cancelled") }
 
     /// An errno from open/ioctl on `path`, mapped to what the caller can do about it.
     static func errno(_ code: Int32, _ path: String, _ doing: String) -> NodeError {

@@ -18,10 +18,11 @@ enum ClipService {
 
     static let command = "camera.clip"
 
-    static func run(_ p: CameraClipParams, session: CameraSession, maxPayloadBytes: Int, audioDevice: String,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
-        let durationMs = p.durationMs ?? 3000
-        let maxBytes = Base64Size.rawBytes(fitting: max(0, maxPayloadBytes - 4096))
+    static func run(_ p: CameraClipParams, session: CameraSession, budget: PayloadBudget, audioDevice: String,
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraClipResult {
+        let durationMs = p.effectiveDurationMs
+        let maxPayloadBytes = budget.maxPayloadBytes
+        let maxBytes = budget.mediaBytes
         guard maxBytes >= 16 * 1024 else {
             throw CameraError.tooLarge("the gateway accepts only \(maxPayloadBytes) bytes per result; no clip fits")
         }
@@ -30,7 +31,7 @@ enum ClipService {
         }
         // The microphone first: a busy one fails before anything is recorded, a missing one means
         // video only (logged as a warning only when the caller asked for audio explicitly).
-        let mic = p.wantsAudio ? try openMicrophone(audioDevice, explicit: p.includeAudio == true, log: log) : nil
+        let mic = p.wantsAudio ? try openMicrophone(audioDevice, explicit: p.audioRequested, log: log) : nil
         defer { mic?.stop() }
         let audio = ClipAudio.settings(mic, durationMs: durationMs)
         // One extra second covers the VBV buffer and the MP4 index; the AAC track takes its share.
@@ -88,8 +89,7 @@ enum ClipService {
         log.debug("clip \(session.device.path) \(plan.format.rawValue) \(plan.size) → \(recorder.encoderName) " +
                   "\(size.width)x\(size.height) ≤\(bitrate / 1000) kbit/s: \(recorder.framesEncoded) frames, " +
                   "\(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
-        return ["format": "mp4", "base64": .string(Base64.encode(mp4)),
-                "durationMs": .number(Double(durationMs)), "hasAudio": .bool(hasAudio)]
+        return CameraClipResult(base64: Base64.encode(mp4), durationMs: durationMs, hasAudio: hasAudio)
     }
 
     /// The microphone for the clip, nil when there is none (one log line: a warning when the
@@ -97,7 +97,7 @@ enum ClipService {
     private static func openMicrophone(_ device: String, explicit: Bool, log: Logger) throws(NodeError) -> MicrophoneCapture? {
         do throws(ClipAudio.Busy) {
             return try ClipAudio.open(device: device, command: command, missingLevel: explicit ? .warn : .info, log: logSink(log))
-        } catch { throw NodeError(NodeError.Code(rawValue: error.code), error.message) }
+        } catch { throw NodeError(error.code, error.message) }
     }
 
     private static func logSink(_ log: Logger) -> ClipAudio.Log {
@@ -134,15 +134,5 @@ enum ClipService {
     private static func tooLarge(_ bytes: Int, _ maxBytes: Int, _ maxPayloadBytes: Int) -> NodeError {
         CameraError.tooLarge("the clip reached \(bytes) bytes, over the \(maxBytes) that fit in the gateway's " +
                              "\(maxPayloadBytes)-byte payload as base64; record fewer seconds (durationMs)")
-    }
-
-    /// A clip that cannot finish before the caller gives up is refused up front.
-    static func checkFitsDeadline(_ p: CameraClipParams, _ context: InvocationContext) throws(NodeError) {
-        guard let deadline = context.deadline else { return }
-        let durationMs = p.durationMs ?? 3000
-        if ContinuousClock.now.duration(to: deadline) < .milliseconds(durationMs + 2000) {
-            throw NodeError.invalidRequest("durationMs \(durationMs) does not fit the invoke timeout; " +
-                                           "allow at least \(durationMs + 2000) ms (timeoutMs / --timeout)")
-        }
     }
 }

@@ -13,9 +13,9 @@ enum SnapService {
     static let warmupTime: Duration = .milliseconds(150)
     static let warmupLimit: Duration = .seconds(1)
 
-    static func run(_ p: CameraSnapParams, session: CameraSession, maxPayloadBytes: Int,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
-        let maxWidth = p.maxWidth ?? 1600
+    static func run(_ p: CameraSnapParams, session: CameraSession, budget payload: PayloadBudget,
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraSnapResult {
+        let maxWidth = p.effectiveMaxWidth
         let started = ContinuousClock.now
         guard let plan = CapturePlan.choose(session.formats, maxWidth: maxWidth) else {
             throw CameraError.unavailable("\(session.device.path) offers no usable frame size")
@@ -32,23 +32,19 @@ enum SnapService {
             session.stream = stream
             try warmUp(stream, cancel: cancel)
         }
-        if let delay = p.delayMs, delay > 0 {
-            try sleep(.milliseconds(delay), cancel: cancel)
+        if p.effectiveDelayMs > 0 {
+            try sleep(.milliseconds(p.effectiveDelayMs), cancel: cancel)
             stream.dropQueued()
         }
         let captured = ContinuousClock.now
-        let budget = min(5_000_000, max(0, maxPayloadBytes - 4096))
+        let budget = payload.stillImageBase64Bytes
         let image = try stream.withFrame(cancel: cancel) { (frame: UnsafeRawBufferPointer) throws(NodeError) -> SnapImage in
-            try encode(frame, stream: stream, quality: quality(p.quality), maxWidth: maxWidth, budget: budget)
+            try encode(frame, stream: stream, quality: p.effectiveQuality, maxWidth: maxWidth, budget: budget)
         }
         log.debug("snap \(session.device.path) \(plan.format.rawValue) \(plan.size) \(warm ? "warm" : "cold"): " +
                   "ready \(captured - started), encoded \(image.width)x\(image.height) \(image.data.count) bytes")
-        return ["format": "jpg", "base64": .string(Base64.encode(image.data)),
-                "width": .number(Double(image.width)), "height": .number(Double(image.height))]
+        return CameraSnapResult(base64: Base64.encode(image.data), width: image.width, height: image.height)
     }
-
-    /// quality 0..1 (iOS) or 1..100 (Windows) → TurboJPEG 1...100; default 0.9.
-    static func quality(_ q: Double?) -> Int { JPEGQuality.percent(q, default: 90) }
 
     static func warmUp(_ stream: V4L2Stream, cancel: CancelFlag) throws(NodeError) {
         let start = ContinuousClock.now
@@ -79,7 +75,7 @@ enum SnapService {
                 return SnapImage(try encoder.encode(view, format: .jpeg(quality: quality), maxWidth: maxWidth, maxBase64Bytes: budget))
             case .mjpeg:
                 let jpeg = [UInt8](frame)
-                if stream.width <= maxWidth, MJPEGFrame.isStandalone(jpeg), Base64Size.of(jpeg.count) <= budget {
+                if stream.width <= maxWidth, MJPEGFrame.isStandalone(jpeg), PayloadBudget.fits(bytes: jpeg.count, base64Budget: budget) {
                     return SnapImage(data: jpeg, width: stream.width, height: stream.height)
                 }
                 let decoded = try ImageDecoder.decodeJPEG(jpeg)

@@ -43,36 +43,36 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
         return [Diagnosis(.ok, "kiosk window on display \(display)")]
     }
 
-    func present(_ p: CanvasPresentParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func present(_ p: CanvasPresentParams, _ context: InvocationContext) async throws(NodeError) -> NullResult {
         try await session.present(url: p.url, placement: p.placement, deadline: context.deadline)
-        return .null
+        return NullResult()
     }
 
-    func hide(_ context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func hide(_ context: InvocationContext) async throws(NodeError) -> NullResult {
         try await session.hide()
-        return .null
+        return NullResult()
     }
 
-    func navigate(_ p: CanvasNavigateParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func navigate(_ p: CanvasNavigateParams, _ context: InvocationContext) async throws(NodeError) -> NullResult {
         guard let url = p.url else { throw NodeError.invalidRequest("url required") }
         try await session.navigate(url, deadline: context.deadline)
-        return .null
+        return NullResult()
     }
 
-    func eval(_ p: CanvasEvalParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func eval(_ p: CanvasEvalParams, _ context: InvocationContext) async throws(NodeError) -> CanvasEvalResult {
         guard let js = p.source else { throw NodeError.invalidRequest("javaScript required") }
-        return ["result": .string(try await session.eval(js, deadline: context.deadline))]
+        return CanvasEvalResult(result: try await session.eval(js, deadline: context.deadline))
     }
 
-    func snapshot(_ p: CanvasSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let format = p.format == "png" ? "png" : "jpeg"
-        let maxWidth = p.maxWidth ?? (format == "png" ? 900 : 1600)
-        let data = try await session.snapshot(format: format, maxWidth: maxWidth, quality: Self.quality(p.quality),
-                                              maxPayloadBytes: context.maxPayloadBytes, deadline: context.deadline)
-        return ["format": .string(format), "base64": .string(Base64.encode(data))]
+    func snapshot(_ p: CanvasSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> CanvasSnapshotResult {
+        let format = p.effectiveFormat
+        let data = try await session.snapshot(format: format, maxWidth: p.effectiveMaxWidth, quality: p.effectiveQuality,
+                                              budget: context.payloadBudget, deadline: context.deadline)
+        return CanvasSnapshotResult(format: format, base64: Base64.encode(data))
     }
 
-    /// canvas.a2ui.push takes `messages` or `jsonl`; the legacy pushJSONL only `jsonl`.
+    /// canvas.a2ui.push takes `messages` or `jsonl`; the legacy pushJSONL only `jsonl`. The result
+    /// is what the A2UI page answers (free-form).
     func a2uiPush(_ p: CanvasA2UIPushParams, jsonlOnly: Bool, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
         let messages = try A2UIMessages.from(messages: jsonlOnly ? nil : p.messages, jsonl: p.jsonl)
         return try await session.a2ui(A2UIMessages.pushScript(messages), deadline: context.deadline)
@@ -81,9 +81,6 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     func a2uiReset(_ context: InvocationContext) async throws(NodeError) -> JSONValue {
         try await session.a2ui(A2UIMessages.resetScript, deadline: context.deadline)
     }
-
-    /// 0..1 (iOS) or 1..100; default 0.82 like the iOS and Android canvas.
-    static func quality(_ q: Double?) -> Int { JPEGQuality.percent(q, default: 82) }
 
     public func gatewayConnected(_ link: GatewayLink) async { await session.connected(link) }
 

@@ -1,5 +1,6 @@
 import Config
 import Kit
+import Media
 import Support
 
 public enum CanvasCommand: String, CaseIterable, Sendable {
@@ -44,16 +45,38 @@ public struct CanvasEvalParams: CommandParams, Equatable {
     }
 }
 
+/// canvas.eval's result: the script's value in its string form.
+public struct CanvasEvalResult: Encodable, Sendable, Equatable {
+    public let result: String
+}
+
 public struct CanvasSnapshotParams: CommandParams, Equatable {
     public var format: String?
     public var maxWidth: Int?
     public var quality: Double?
+
+    public init(format: String? = nil, maxWidth: Int? = nil, quality: Double? = nil) {
+        self.format = format; self.maxWidth = maxWidth; self.quality = quality
+    }
+
     public func validated() throws(NodeError) -> CanvasSnapshotParams {
         try ParamCheck.oneOf(format, "format", ["jpeg", "jpg", "png"])
         try ParamCheck.range(maxWidth, "maxWidth", 16...16384)
         try ParamCheck.range(quality, "quality", 0...100)
         return self
     }
+
+    // Defaults (as screen.snapshot's): JPEG, 1600 px wide for JPEG and 900 for PNG.
+    public var effectiveFormat: String { format == "png" ? "png" : "jpeg" }
+    public var effectiveMaxWidth: Int { maxWidth ?? (effectiveFormat == "png" ? 900 : 1600) }
+    /// 0..1 (iOS) or 1..100; default 0.82 like the iOS and Android canvas.
+    public var effectiveQuality: Int { JPEGQuality.percent(quality, default: 82) }
+}
+
+/// canvas.snapshot's result: the page as an image, base64.
+public struct CanvasSnapshotResult: Encodable, Sendable, Equatable {
+    public let format: String
+    public let base64: String
 }
 
 public struct CanvasA2UIPushParams: CommandParams, Equatable {

@@ -179,7 +179,7 @@ actor CanvasSession {
 
     // MARK: snapshot
 
-    func snapshot(format: String, maxWidth: Int, quality: Int, maxPayloadBytes: Int,
+    func snapshot(format: String, maxWidth: Int, quality: Int, budget payload: PayloadBudget,
                   deadline: ContinuousClock.Instant?) async throws(NodeError) -> [UInt8] {
         try await serially { () throws(NodeError) in
             let (b, m) = try await withBrowser(deadline: deadline) { (b) throws(NodeError) in
@@ -190,17 +190,17 @@ actor CanvasSession {
             // The clip is in page coordinates: the visible part of a scrolled page starts at the scroll offset.
             let viewport = CanvasBrowser.Viewport(x: dims[3], y: dims[4], width: dims[0], height: dims[1])
             let dpr = dims[2]
-            let budget = min(25 << 20, max(0, maxPayloadBytes - 4096))
+            let budget = payload.base64Bytes(cappedAt: 25 << 20)
             var scale = min(1, Double(maxWidth) / (viewport.width * dpr))
             var q = quality
             while true {
                 let data = try await b.screenshot(format: format, quality: format == "jpeg" ? q : nil, scale: scale, viewport: viewport)
-                if Base64Size.of(data.count) <= budget { return data }
+                if PayloadBudget.fits(bytes: data.count, base64Budget: budget) { return data }
                 // Too big for the gateway: lower the JPEG quality first, then the size.
                 if format == "jpeg", q > 40 { q = max(40, q * 3 / 4); continue }
                 scale *= 0.75
                 guard viewport.width * dpr * scale >= 16 else {
-                    throw NodeError("PAYLOAD_TOO_LARGE", "the canvas snapshot does not fit in \(maxPayloadBytes) bytes")
+                    throw PayloadBudget.tooLarge("the canvas snapshot does not fit in \(payload.maxPayloadBytes) bytes")
                 }
             }
         }
@@ -332,8 +332,7 @@ actor CanvasSession {
 
 
     static func bounded(_ d: Duration, by deadline: ContinuousClock.Instant?) -> Duration {
-        guard let deadline else { return d }
-        return max(.milliseconds(200), min(d, ContinuousClock.now.duration(to: deadline) - .milliseconds(300)))
+        InvokeDeadline(deadline).bounding(d, endingBefore: .milliseconds(300), atLeast: .milliseconds(200))
     }
 }
 

@@ -16,8 +16,8 @@ enum AppLauncher {
                                             "rbash", "csh", "tcsh", "guile", "java", "osascript", "expect", "gdb", "script", "nohup",
                                             "setsid", "timeout", "nice", "ionice", "strace", "ltrace", "valgrind", "systemd-run"]
 
-    static func launch(_ p: DeviceAppsLaunchParams, env: [String: String]) throws(NodeError) -> JSONValue {
-        let id = p.appId ?? ""
+    static func launch(_ p: DeviceAppsLaunchParams, env: [String: String]) throws(NodeError) -> DeviceAppsLaunchResult {
+        let id = p.id
         guard let entry = DesktopEntries.load(env, locale: nil).first(where: { $0.id == id }) else {
             throw NodeError.invalidRequest("no application with id \"\(id)\" (see device.apps)")
         }
@@ -31,7 +31,7 @@ enum AppLauncher {
         }
         // The application outlives the command; a thread reaps it when it exits (no zombie).
         DetachedThread.start(name: "app-reaper") { child.wait() }
-        return ["status": "process-started", "pid": .number(Double(child.pid))]
+        return DeviceAppsLaunchResult(pid: child.pid)
     }
 
     /// The one program the entry starts, resolved and checked, or why it cannot be launched.

@@ -1,6 +1,11 @@
 import Kit
 import Support
 
+/// computer.act's result: the action was performed (a refusal is an error).
+public struct ComputerActResult: Encodable, Sendable, Equatable {
+    public var ok = true
+}
+
 /// computer.act params (docs/PROTOCOL.md §6.5): one object for every action, as the gateway's
 /// computer tool sends them; which fields an action needs is checked by the action.
 public struct ComputerActParams: CommandParams {
@@ -41,6 +46,23 @@ public struct ComputerActParams: CommandParams {
         }
         return self
     }
+
+    // Resolved values, the defaults in one place (the action checks which fields it needs).
+    /// The action's name (never empty after `validated()`).
+    public var actionName: String { action ?? "" }
+    public var closeReason: String { reason ?? "closed" }
+    public var effectiveScreenIndex: Int { screenIndex ?? 0 }
+    /// The width the agent's coordinates refer to (its screenshot's): 1280 unless said.
+    public var effectiveRefWidth: Int { refWidth ?? Self.defaultRefWidth }
+    public static let defaultRefWidth = 1280
+    public var effectiveScrollDirection: String { scrollDirection ?? "down" }
+    public var effectiveScrollAmount: Int { scrollAmount ?? 3 }
+    public var typedText: String { text ?? "" }
+    public var keyCombo: String { keys ?? "" }
+    /// How long a drag takes (at least 100 ms).
+    public var dragDurationMs: Int { max(100, durationMs ?? 0) }
+    /// How long hold_key holds: 1 s unless said, at most 10 s.
+    public var holdDurationMs: Int { min(durationMs ?? 1000, 10_000) }
 }
 
 /// The v1 action set (the agent's `wait` never reaches the node; `screenshot` is screen.snapshot).
@@ -70,6 +92,25 @@ public struct DeviceAppsParams: CommandParams {
         try ParamCheck.range(limit, "limit", 1...200)
         return self
     }
+
+    /// Lowercased and trimmed; "" matches every application.
+    public var effectiveQuery: String { query?.trimmed().lowercased() ?? "" }
+    public var effectiveLimit: Int { limit ?? 100 }
+    public var includesSystem: Bool { includeSystem == true }
+}
+
+/// device.apps' result: the matching applications (at most `limit`) and how many matched.
+public struct DeviceAppsResult: Encodable, Sendable, Equatable {
+    public struct App: Encodable, Sendable, Equatable {
+        public let label: String
+        public let bundleId: String
+        public let path: String
+        public let system: Bool
+    }
+    public let count: Int
+    public let totalMatched: Int
+    public let truncated: Bool
+    public let apps: [App]
 }
 
 /// device.apps.launch params: the inventory's id; `appRevision` is accepted and ignored.
@@ -83,4 +124,13 @@ public struct DeviceAppsLaunchParams: CommandParams {
         guard let id = appId, !id.isEmpty else { throw NodeError.invalidRequest("appId required (an id from device.apps)") }
         return self
     }
+
+    /// The id (never empty after `validated()`).
+    public var id: String { appId ?? "" }
+}
+
+/// device.apps.launch's result: the started process.
+public struct DeviceAppsLaunchResult: Encodable, Sendable, Equatable {
+    public var status = "process-started"
+    public let pid: Int32
 }

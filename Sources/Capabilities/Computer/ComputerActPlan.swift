@@ -10,15 +10,14 @@ import X11Support
 struct ComputerActPlan: Sendable {
     let p: ComputerActParams
     let action: ComputerAction
-    static let defaultRefWidth = 1280
 
     init(_ p: ComputerActParams, action: ComputerAction) throws(NodeError) {
         self.p = p
         self.action = action
         if action.needsPoint { guard p.x != nil, p.y != nil else { throw NodeError.invalidRequest("\(action.rawValue) needs x and y") } }
         if action == .leftClickDrag { guard p.fromX != nil, p.fromY != nil else { throw NodeError.invalidRequest("left_click_drag needs fromX and fromY") } }
-        if action == .type, (p.text ?? "").isEmpty { throw NodeError.invalidRequest("type needs text") }
-        if action == .key || action == .holdKey, (p.keys ?? "").trimmed().isEmpty { throw NodeError.invalidRequest("\(action.rawValue) needs keys") }
+        if action == .type, p.typedText.isEmpty { throw NodeError.invalidRequest("type needs text") }
+        if action == .key || action == .holdKey, p.keyCombo.trimmed().isEmpty { throw NodeError.invalidRequest("\(action.rawValue) needs keys") }
     }
 
     /// Runs the action; returns a short description for the log (never the typed text). Holds
@@ -47,7 +46,7 @@ struct ComputerActPlan: Sendable {
             try input.move(to: mapper!.target, x: fx, y: fy)
             input.button(1, down: true)
             let steps = 12
-            let pause = UInt32(max(100, p.durationMs ?? 0) * 1000 / steps)
+            let pause = UInt32(p.dragDurationMs * 1000 / steps)
             for i in 1...steps {
                 guard stop.sleep(milliseconds: Int(pause / 1000)) else { break }
                 try input.move(to: mapper!.target, x: fx + (tx - fx) * i / steps, y: fy + (ty - fy) * i / steps)
@@ -69,22 +68,22 @@ struct ComputerActPlan: Sendable {
             return ""
         case .scroll:
             if let m = mapper { let (x, y) = try m.map(p.x!, p.y!); try input.move(to: m.target, x: x, y: y) }
-            let direction = p.scrollDirection ?? "down"
-            let amount = p.scrollAmount ?? 3
+            let direction = p.effectiveScrollDirection
+            let amount = p.effectiveScrollAmount
             try withModifiers(modifiers, input) { input.scroll(direction, amount: amount) }
             return "\(direction) \(amount)"
         case .type:
-            let text = p.text ?? ""
+            let text = p.typedText
             try input.type(text)
             return "\(text.count) characters"
         case .key, .holdKey:
-            let combo = try KeyNames.parse(p.keys ?? "")
-            guard let key = combo.key else { throw NodeError(ComputerError.unsupportedKey, "no key in \"\(p.keys ?? "")\"") }
-            let holdMs = min(p.durationMs ?? 1000, 10_000)
+            let combo = try KeyNames.parse(p.keyCombo)
+            guard let key = combo.key else { throw NodeError(ComputerError.unsupportedKey, "no key in \"\(p.keyCombo)\"") }
+            let holdMs = p.holdDurationMs
             var interrupted = false
             try input.combo(combo.modifiers, key: key, hold: action == .holdKey ? { interrupted = !stop.sleep(milliseconds: holdMs) } : nil)
             if interrupted { throw NodeError(.cancelled, "hold_key was interrupted; the keys were released") }
-            return p.keys ?? ""
+            return p.keyCombo
         case .closeExecution:
             return ""
         }
@@ -119,8 +118,8 @@ struct PointMapper {
     init(input: any ComputerInput, p: ComputerActParams) throws(NodeError) {
         guard let id = p.displayFrameId else { throw ComputerError.stale("displayFrameId is required for coordinate input") }
         guard let frame = DisplayFrame(id: id) else { throw ComputerError.stale("displayFrameId \"\(id)\" was not issued by this node") }
-        let target = try input.target(screenIndex: p.screenIndex ?? 0)
-        guard frame.matches(identity: target.identity, referenceWidth: p.refWidth ?? ComputerActPlan.defaultRefWidth) else {
+        let target = try input.target(screenIndex: p.effectiveScreenIndex)
+        guard frame.matches(identity: target.identity, referenceWidth: p.effectiveRefWidth) else {
             throw ComputerError.stale("display identity, geometry, or reference width changed since the screenshot")
         }
         self.target = target

@@ -100,15 +100,15 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     // MARK: computer.act
 
-    func act(_ p: ComputerActParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
-        let raw = p.action ?? ""
+    func act(_ p: ComputerActParams, _ ctx: InvocationContext) async throws(NodeError) -> ComputerActResult {
+        let raw = p.actionName
         guard let action = ComputerAction(rawValue: raw) else {
             throw NodeError(ComputerError.unsupportedAction, "action \"\(raw)\" is not supported by this node; it takes the v1 actions " +
                             ComputerAction.allCases.map(\.rawValue).filter { !$0.hasPrefix("__") }.joined(separator: ", "))
         }
         if action == .closeExecution {
-            if lock.withLock({ owner == p.executionId }) { endExecution(reason: p.reason ?? "closed") }
-            return ["ok": true]
+            if lock.withLock({ owner == p.executionId }) { endExecution(reason: p.closeReason) }
+            return ComputerActResult()
         }
         try lock.withLock { () throws(NodeError) in
             if let o = overridden, o.execution == p.executionId {
@@ -141,7 +141,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         switch result {
         case .success(let what):
             log.info("computer.act \(raw)\(what.isEmpty ? "" : " " + what)\(p.executionId.map { " (execution \($0.prefix(8)))" } ?? "")")
-            return ["ok": true]
+            return ComputerActResult()
         case .failure(let e):
             log.info("computer.act \(raw) refused: \(e.message)")
             throw e
@@ -151,28 +151,27 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     // MARK: device.apps
 
     /// The desktop's applications from its XDG desktop entries, labelled in the node's locale.
-    func apps(_ p: DeviceAppsParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func apps(_ p: DeviceAppsParams, _ ctx: InvocationContext) async throws(NodeError) -> DeviceAppsResult {
         Self.apps(p, env: ProcessEnvironment.current)
     }
 
-    static func apps(_ p: DeviceAppsParams, env: [String: String]) -> JSONValue {
+    static func apps(_ p: DeviceAppsParams, env: [String: String]) -> DeviceAppsResult {
         let locale = [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty }
-        let query = p.query?.trimmed().lowercased() ?? ""
+        let query = p.effectiveQuery
         let matched = DesktopEntries.load(env, locale: locale).filter { e in
-            (p.includeSystem == true || !e.system)
+            (p.includesSystem || !e.system)
                 && (query.isEmpty || e.label.lowercased().contains(query) || e.id.lowercased().contains(query))
         }
-        let limit = p.limit ?? 100
-        let apps = matched.prefix(limit).map { e -> JSONValue in
-            ["label": .string(e.label), "bundleId": .string(e.id), "path": .string(e.path), "system": .bool(e.system)]
+        let limit = p.effectiveLimit
+        let apps = matched.prefix(limit).map { e in
+            DeviceAppsResult.App(label: e.label, bundleId: e.id, path: e.path, system: e.system)
         }
-        return ["count": .number(Double(apps.count)), "totalMatched": .number(Double(matched.count)),
-                "truncated": .bool(matched.count > limit), "apps": .array(Array(apps))]
+        return DeviceAppsResult(count: apps.count, totalMatched: matched.count, truncated: matched.count > limit, apps: Array(apps))
     }
 
-    func launch(_ p: DeviceAppsLaunchParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func launch(_ p: DeviceAppsLaunchParams, _ ctx: InvocationContext) async throws(NodeError) -> DeviceAppsLaunchResult {
         let result = try AppLauncher.launch(p, env: ProcessEnvironment.current)
-        log.info("device.apps.launch \(p.appId ?? "?"): pid \(result["pid"]?.intValue ?? 0)")
+        log.info("device.apps.launch \(p.id): pid \(result.pid)")
         return result
     }
 }

@@ -19,7 +19,7 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
     private(set) var heldButtons: [UInt32] = []
     private var heldKeys: [UInt32] = []
     private var depressedMods: UInt32 = 0
-    private static let unavailable = ComputerError.unavailable.rawValue
+    private static let unavailable = ComputerError.unavailable
 
     init(socket: String) throws(NodeError) {
         let c = try WaylandConnection(socket: socket, unavailableCode: Self.unavailable)

@@ -69,13 +69,13 @@ public final class LocationCapability: Capability, CapabilityLifecycle, EventSou
         return [Diagnosis(.fail, "gpsd is not reachable at \(endpoint) (sudo systemctl start gpsd, or set capabilities.location.gpsd)")]
     }
 
-    func get(_ p: LocationGetParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
+    func get(_ p: LocationGetParams, _ context: InvocationContext) async throws(NodeError) -> LocationGetResult {
         guard let client else { throw LocationErrors.badEndpoint(settings.endpointText) }
         // start() did this in the daemon; a one-shot invoke starts the watch for this one call.
         await client.start()
         await monitor.start(client)
         let fix = try await LocationLocator(client: client).locate(p, deadline: context.deadline)
-        return LocationPayload.make(fix, accuracy: p.accuracy)
+        return LocationPayload.result(fix, accuracy: p.accuracy)
     }
 
     /// Significant-change updates (see the type's comment). Each call is a new subscription; the

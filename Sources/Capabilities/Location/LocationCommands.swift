@@ -37,6 +37,19 @@ public struct LocationGetParams: CommandParams, Equatable {
     public var maxAge: Duration? { maxAgeMs.map { .milliseconds($0) } }
 }
 
+/// location.get's result (LocationPayload builds it from a fix); unknown optional fields are left out.
+public struct LocationGetResult: Encodable, Sendable, Equatable {
+    public let lat: Double
+    public let lon: Double
+    public let accuracyMeters: Double
+    public let altitudeMeters: Double?
+    public let speedMps: Double?
+    public let headingDeg: Double?
+    public let timestamp: String
+    public let isPrecise: Bool
+    public var source = "gps"
+}
+
 public enum LocationCommands {
     /// The command table, bound to `location`.
     static func handlers(_ location: LocationCapability) -> [CommandHandler] { [

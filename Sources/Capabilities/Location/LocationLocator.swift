@@ -24,8 +24,7 @@ struct LocationLocator: Sendable {
             return cached
         }
 
-        var deadline = start + p.timeout
-        if let d = invokeDeadline { deadline = min(deadline, d - deadlineMargin) }
+        let deadline = InvokeDeadline(invokeDeadline).earliest(start + p.timeout, endingBefore: deadlineMargin)
 
         let status = await client.awaitConnection(until: min(deadline, start + connectWait))
         if status != .connected {
@@ -47,31 +46,34 @@ struct LocationLocator: Sendable {
         case .unreachable(let why):
             throw LocationErrors.gpsdUnreachable(client.endpoint, status: .unreachable(why))
         case .cancelled:
-            throw NodeError("CANCELLED", "location.get was cancelled")
+            throw NodeError(.cancelled, "location.get was cancelled")
         }
     }
 }
 
 /// The LOCATION_* errors, each saying what to do (docs/PROTOCOL.md §6.2).
 enum LocationErrors {
+    /// No fix within the request's timeout (location's own code).
+    static let timeout: NodeError.Code = "LOCATION_TIMEOUT"
+
     static func gpsdUnreachable(_ endpoint: GpsdEndpoint, status: GpsdClient.Status) -> NodeError {
         var why = ""
         if case .unreachable(let reason) = status { why = " (\(reason))" }
         else if status == .connecting { why = " (no answer yet)" }
-        return NodeError("LOCATION_UNAVAILABLE",
+        return NodeError(.unavailable("location"),
             "gpsd not running at \(endpoint)\(why). Start it with `sudo systemctl start gpsd` " +
             "(Debian package gpsd; set DEVICES in /etc/default/gpsd) or `gpsd -n /dev/ttyACM0`, " +
             "or point capabilities.location.gpsd at a running gpsd", retryable: true)
     }
 
     static func noDevice(_ endpoint: GpsdEndpoint) -> NodeError {
-        NodeError("LOCATION_UNAVAILABLE",
+        NodeError(.unavailable("location"),
             "gpsd at \(endpoint) has no GPS device. Plug one in (gpsd's hotplug rules add it) " +
             "or add it with `gpsdctl add /dev/ttyACM0`", retryable: true)
     }
 
     static func badEndpoint(_ text: String) -> NodeError {
-        NodeError("LOCATION_UNAVAILABLE",
+        NodeError(.unavailable("location"),
             "capabilities.location.gpsd is \"\(text)\", which is not host:port (e.g. \"127.0.0.1:2947\")")
     }
 
@@ -97,7 +99,7 @@ enum LocationErrors {
             seen.append("\(used)\(s.satellitesSeen.map { " of \($0)" } ?? "") satellites used")
         }
         if let d = s.devices, !d.isEmpty { seen.append("device \(d.joined(separator: ", "))") }
-        return NodeError("LOCATION_TIMEOUT",
+        return NodeError(LocationErrors.timeout,
             "no \(want) within \(ms) ms (gpsd at \(endpoint): \(seen.joined(separator: ", "))). " +
             "Give the receiver a view of the sky, raise timeoutMs, or allow a cached fix with maxAgeMs",
             retryable: true)

@@ -7,7 +7,12 @@ import Support
 /// `{lat, lon, accuracyMeters, altitudeMeters?, speedMps?, headingDeg?, timestamp, isPrecise, source}`.
 /// Optional fields are left out when unknown; nothing is ever `null` or NaN.
 enum LocationPayload {
+    /// As a payload tree (the `location.update` event's payload).
     static func make(_ fix: GpsFix, accuracy mode: LocationAccuracy) -> JSONValue {
+        (try? JSONValueEncoder.encode(result(fix, accuracy: mode))) ?? [:]
+    }
+
+    static func result(_ fix: GpsFix, accuracy mode: LocationAccuracy) -> LocationGetResult {
         var lat = fix.latitude, lon = fix.longitude
         var error = fix.accuracyMeters ?? LocationAccuracy.unknownAccuracyMeters
         if let step = mode.gridDegrees {
@@ -17,18 +22,13 @@ enum LocationPayload {
             // The rounded point can be off by half a cell diagonal; say so in the error estimate.
             error += roundingErrorMeters(step: step, latitude: fix.latitude)
         }
-        var out: [String: JSONValue] = [
-            "lat": .number(lat),
-            "lon": .number(lon),
-            "accuracyMeters": .number(round(error, decimals: 1)),
-            "timestamp": .string(ISOTime.format(fix.time ?? fix.receivedWallTime)),
-            "isPrecise": .bool(mode.gridDegrees == nil && error <= LocationAccuracy.preciseLimitMeters),
-            "source": "gps",
-        ]
-        if let v = fix.altitudeMeters, v.isFinite { out["altitudeMeters"] = .number(round(v, decimals: 2)) }
-        if let v = fix.speedMps, v.isFinite { out["speedMps"] = .number(round(v, decimals: 3)) }
-        if let v = fix.headingDeg, v.isFinite { out["headingDeg"] = .number(round(v, decimals: 2)) }
-        return .object(out)
+        func finite(_ v: Double?, decimals: Int) -> Double? { v.flatMap { $0.isFinite ? round($0, decimals: decimals) : nil } }
+        return LocationGetResult(
+            lat: lat, lon: lon, accuracyMeters: round(error, decimals: 1),
+            altitudeMeters: finite(fix.altitudeMeters, decimals: 2), speedMps: finite(fix.speedMps, decimals: 3),
+            headingDeg: finite(fix.headingDeg, decimals: 2),
+            timestamp: ISOTime.format(fix.time ?? fix.receivedWallTime),
+            isPrecise: mode.gridDegrees == nil && error <= LocationAccuracy.preciseLimitMeters)
     }
 
     /// Half the diagonal of a `step`° cell at `latitude`, in meters.

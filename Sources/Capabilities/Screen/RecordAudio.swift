@@ -10,7 +10,7 @@ enum RecordAudio {
 
     static func open(device: String, log: Logger) throws(NodeError) -> MicrophoneCapture? {
         do throws(ClipAudio.Busy) { return try ClipAudio.open(device: device, command: command, log: sink(log)) }
-        catch { throw NodeError(NodeError.Code(rawValue: error.code), error.message) }
+        catch { throw NodeError(error.code, error.message) }
     }
 
     static func feed(_ queue: AudioChunkQueue, into recorder: any MP4Recording, clipStartNs: UInt64) throws(NodeError) {

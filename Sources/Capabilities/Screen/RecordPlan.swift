@@ -21,7 +21,7 @@ struct RecordPlan: Equatable {
     /// `audioBitrate` is taken off the video's share when the clip carries a microphone track.
     static func make(sourceWidth: Int, sourceHeight: Int, fps: Int, durationMs: Int,
                      maxPayloadBytes: Int, audioBitrate: Int = 0) throws(NodeError) -> RecordPlan {
-        let maxBytes = PayloadBudget.videoBytes(maxPayloadBytes: maxPayloadBytes)
+        let maxBytes = PayloadBudget(maxPayloadBytes: maxPayloadBytes).mediaBytes
         guard maxBytes >= 16 * 1024 else {
             throw ScreenError.tooLarge("the gateway accepts only \(maxPayloadBytes) bytes per result; no recording fits")
         }

@@ -9,8 +9,9 @@ import Support
 /// includeAudio the microphone is captured on its own thread and muxed as AAC on the same clock.
 /// Runs entirely on its own thread (Media's BlockingThread); polls the cancel flag between frames.
 enum RecordService {
-    static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, maxPayloadBytes: Int, audioDevice: String,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+    static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, budget: PayloadBudget, audioDevice: String,
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenRecordResult {
+        let maxPayloadBytes = budget.maxPayloadBytes
         let fps = p.effectiveFps, durationMs = p.effectiveDurationMs
         // The microphone first: a busy one fails before anything is recorded, a missing one means video only.
         let mic = p.wantsAudio ? try RecordAudio.open(device: audioDevice, log: log) : nil
@@ -50,9 +51,8 @@ enum RecordService {
         log.debug("record \(grabber.width)x\(grabber.height) via \(grabber.method) → \(recorder.encoderName) " +
                   "\(plan.video.width)x\(plan.video.height) ≤\(plan.video.maxBitrate / 1000) kbit/s: \(recorder.framesEncoded) frames " +
                   "(\(skipped) slots skipped), \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
-        return ["format": "mp4", "base64": .string(Base64.encode(mp4)),
-                "durationMs": .number(Double(durationMs)), "fps": .number(Double(fps)),
-                "screenIndex": .number(Double(p.effectiveScreenIndex)), "hasAudio": .bool(hasAudio)]
+        return ScreenRecordResult(base64: Base64.encode(mp4), durationMs: durationMs, fps: fps,
+                                  screenIndex: p.effectiveScreenIndex, hasAudio: hasAudio)
     }
 
     private static func tooLarge(_ bytes: Int, _ plan: RecordPlan, _ maxPayloadBytes: Int) -> NodeError {

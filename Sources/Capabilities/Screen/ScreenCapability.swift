@@ -44,18 +44,19 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         }) ?? []
     }
 
-    func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let log = self.log, maxPayload = context.maxPayloadBytes
+    func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> ScreenSnapshotResult {
+        let log = self.log, budget = context.payloadBudget
         return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
-            try SnapshotService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, cancel: cancel, log: log)
+            try SnapshotService.run(p, grabber: grabber, budget: budget, cancel: cancel, log: log)
         }
     }
 
-    func record(_ p: ScreenRecordParams, _ context: InvocationContext) async throws(NodeError) -> JSONValue {
-        let log = self.log, maxPayload = context.maxPayloadBytes, audioDevice = sources.settings.audioDevice
-        try Self.checkFitsDeadline(p, context)
+    func record(_ p: ScreenRecordParams, _ context: InvocationContext) async throws(NodeError) -> ScreenRecordResult {
+        let log = self.log, budget = context.payloadBudget, audioDevice = sources.settings.audioDevice
+        // A recording that cannot finish before the caller gives up is refused up front.
+        try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
         return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
-            try RecordService.run(p, grabber: grabber, maxPayloadBytes: maxPayload, audioDevice: audioDevice,
+            try RecordService.run(p, grabber: grabber, budget: budget, audioDevice: audioDevice,
                                   cancel: cancel, log: log)
         }
     }
@@ -64,29 +65,17 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     /// Runs `body` on its own thread with a grabber for `screenIndex` (the cached one when it still
     /// fits). The grabber goes back to the cache only when the command succeeded.
-    private func withGrabber(_ name: String, screenIndex: Int,
-                             _ body: @escaping @Sendable (any ScreenGrabber, CancelFlag) throws(NodeError) -> JSONValue)
-        async throws(NodeError) -> JSONValue {
+    private func withGrabber<R: Sendable>(_ name: String, screenIndex: Int,
+                                          _ body: @escaping @Sendable (any ScreenGrabber, CancelFlag) throws(NodeError) -> R)
+        async throws(NodeError) -> R {
         let sources = self.sources, cache = self.cache
-        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> JSONValue in
+        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
             let grabber = try cache.checkout(screenIndex: screenIndex) { () throws(NodeError) -> any ScreenGrabber in
                 try sources.open(screenIndex: screenIndex)
             }
             let payload = try body(grabber, cancel)
             cache.checkin(grabber, screenIndex: screenIndex)
             return payload
-        }
-    }
-
-    /// A recording that cannot finish before the caller gives up is refused up front.
-    static func checkFitsDeadline(_ p: ScreenRecordParams, _ context: InvocationContext) throws(NodeError) {
-        guard let deadline = context.deadline else { return }
-        let needed = Duration.milliseconds(p.effectiveDurationMs) + .seconds(2)
-        let left = ContinuousClock.now.duration(to: deadline)
-        if left < needed {
-            let neededMs = p.effectiveDurationMs + 2000
-            throw NodeError.invalidRequest("durationMs \(p.effectiveDurationMs) does not fit the invoke timeout; " +
-                                           "allow at least \(neededMs) ms (timeoutMs / --timeout)")
         }
     }
 }

@@ -36,6 +36,17 @@ public struct ScreenSnapshotParams: CommandParams, Equatable {
     public var effectiveIncludePointer: Bool { includePointer ?? true }
 }
 
+/// screen.snapshot's result: one image as base64 and the frame its coordinates refer to.
+public struct ScreenSnapshotResult: Encodable, Sendable, Equatable {
+    public let format: String
+    public let base64: String
+    public let width: Int
+    public let height: Int
+    public let screenIndex: Int
+    public let capturedAtMs: Int64
+    public let displayFrameId: String
+}
+
 public struct ScreenRecordParams: CommandParams, Equatable {
     public var screenIndex: Int?
     public var durationMs: Int?
@@ -56,6 +67,16 @@ public struct ScreenRecordParams: CommandParams, Equatable {
     public var effectiveFps: Int { fps ?? 10 }
     public var effectiveScreenIndex: Int { screenIndex ?? 0 }
     public var wantsAudio: Bool { includeAudio ?? false }
+}
+
+/// screen.record's result: the MP4 as base64.
+public struct ScreenRecordResult: Encodable, Sendable, Equatable {
+    public var format = "mp4"
+    public let base64: String
+    public let durationMs: Int
+    public let fps: Int
+    public let screenIndex: Int
+    public let hasAudio: Bool
 }
 
 public enum ScreenCommands {

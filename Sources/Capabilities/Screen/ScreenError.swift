@@ -6,11 +6,11 @@ import Support
 /// The screen capability's error codes (docs/PROTOCOL.md §6.2 naming).
 enum ScreenError {
     /// Capture is not possible right now; the message says what to change.
-    static func unavailable(_ what: String) -> NodeError { NodeError("SCREEN_UNAVAILABLE", what) }
+    static func unavailable(_ what: String) -> NodeError { NodeError(.unavailable("screen"), what) }
 
-    static func tooLarge(_ what: String) -> NodeError { NodeError("PAYLOAD_TOO_LARGE", what) }
+    static func tooLarge(_ what: String) -> NodeError { PayloadBudget.tooLarge(what) }
 
-    static func cancelled() -> NodeError { NodeError("CANCELLED", "the screen command was cancelled") }
+    static func cancelled() -> NodeError { NodeError(.cancelled, "the screen command was cancelled") }
 
     static func media(_ e: MediaError) -> NodeError {
         switch e.kind {

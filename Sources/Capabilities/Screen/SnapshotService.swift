@@ -8,13 +8,13 @@ import X11Support
 /// screen.snapshot: one frame, encoded straight from the capture memory (shared-memory XImage or
 /// the mapped framebuffer) unless it has to be resized, and kept within the payload budget.
 enum SnapshotService {
-    static func run(_ p: ScreenSnapshotParams, grabber: any ScreenGrabber, maxPayloadBytes: Int,
-                    cancel: CancelFlag, log: Logger) throws(NodeError) -> JSONValue {
+    static func run(_ p: ScreenSnapshotParams, grabber: any ScreenGrabber, budget payload: PayloadBudget,
+                    cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenSnapshotResult {
         try cancel.check()
         let encoder: StillImageEncoder
         do { encoder = try StillImageEncoder() } catch { throw ScreenError.media(error) }
         let format: StillImageFormat = p.effectiveFormat == "png" ? .png : .jpeg(quality: p.effectiveQuality)
-        let budget = PayloadBudget.stillImageBase64(maxPayloadBytes: maxPayloadBytes)
+        let budget = payload.stillImageBase64Bytes
 
         // The display's identity before and after the capture: a monitor that changed in between
         // would make the frame id (and every coordinate mapped through it) wrong.
@@ -37,10 +37,9 @@ enum SnapshotService {
         if let execution = p.executionId { SnapshotLedger.shared.record(executionId: execution) }
         log.debug("snapshot \(grabber.width)x\(grabber.height) via \(grabber.method): capture \(millis(grabbed - started)) ms, " +
                   "encode \(format.name) \(image.width)x\(image.height) \(millis(done - grabbed)) ms, \(image.data.count) bytes")
-        return ["format": .string(image.format.name), "base64": .string(Base64.encode(image.data)),
-                "width": .number(Double(image.width)), "height": .number(Double(image.height)),
-                "screenIndex": .number(Double(p.effectiveScreenIndex)), "capturedAtMs": .number(Double(capturedAtMs)),
-                "displayFrameId": .string(frame.id)]
+        return ScreenSnapshotResult(format: image.format.name, base64: Base64.encode(image.data),
+                                    width: image.width, height: image.height, screenIndex: p.effectiveScreenIndex,
+                                    capturedAtMs: capturedAtMs, displayFrameId: frame.id)
     }
 
     static func millis(_ d: Duration) -> String {

@@ -27,15 +27,15 @@ struct ApprovalsStore: Sendable {
     }
 
     /// `system.execApprovals.get`.
-    func get() throws(NodeError) -> JSONValue {
+    func get() throws(NodeError) -> ExecApprovalsSnapshotResult {
         let s = try snapshot()
-        return ["path": .string(path), "exists": .bool(s.exists), "hash": .string(s.hash), "file": s.document.redacted]
+        return ExecApprovalsSnapshotResult(path: path, exists: s.exists, hash: s.hash, file: s.document.redacted)
     }
 
     /// `system.execApprovals.set`: refuses a write not based on the current document, keeps the
     /// stored socket path and token when the new file has none, and returns the new snapshot.
     /// `pattern` canonicalizes each allowlist entry's pattern or refuses it (the ceiling).
-    func set(file: JSONValue, baseHash: String?, pattern: (String) throws(NodeError) -> String = { $0 }) throws(NodeError) -> JSONValue {
+    func set(file: JSONValue, baseHash: String?, pattern: (String) throws(NodeError) -> String = { $0 }) throws(NodeError) -> ExecApprovalsSnapshotResult {
         let current = try snapshot()
         if current.exists {
             guard let baseHash, !baseHash.isEmpty else {

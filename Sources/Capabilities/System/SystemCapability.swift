@@ -81,10 +81,10 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     // MARK: system.run
 
-    func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunResult {
         let argv = p.argv
-        let runId = p.runId ?? SecureRandom.uuid()
-        let sessionKey = p.sessionKey ?? "node"
+        let runId = p.effectiveRunId
+        let sessionKey = p.effectiveSessionKey
         let base = ExecEnvironment.inherited(environment)
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: base["PATH"])
         let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
@@ -114,7 +114,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         let started = ContinuousClock.now
         var outcome: CommandRunner.Outcome
         if let executable = ExecutableResolver.resolve(argv[0], path: env["PATH"], cwd: p.cwd) {
-            let timeout = (p.timeoutMs ?? 0) > 0 ? Duration.milliseconds(p.timeoutMs!) : nil
+            let timeout = p.programTimeout
             // What was checked is what runs: an allowlisted chain runs with each program pinned to
             // the path it matched, and without the login profile (docs/SECURITY.md).
             var program = (executable: executable, argv: argv)
@@ -138,7 +138,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             outcome = await CommandRunner(executable: boxed.executable, argv: boxed.argv, environment: env, cwd: p.cwd,
                                           timeout: timeout, extraFDs: seccomp.map { [3: $0] } ?? [:]).run()
             if p.approvalDecision == "allow-always", approved, outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
-                rememberAlways(commandText: commandText, executable: executable, agent: p.agentId ?? "main", runId: runId)
+                rememberAlways(commandText: commandText, executable: executable, agent: p.effectiveAgent, runId: runId)
             }
         } else {
             outcome = CommandRunner.Outcome()
@@ -150,12 +150,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         await send(.execFinished, ExecEvents.finished(sessionKey: sessionKey, runId: runId, command: commandText, outcome: outcome,
                                                         suppressNotifyOnExit: p.suppressNotifyOnExit))
         if outcome.cancelled { throw NodeError(.cancelled, "system.run was cancelled; the command's process group was killed") }
-        var result: [String: JSONValue] = [
-            "timedOut": .bool(outcome.timedOut), "success": .bool(outcome.success), "stdout": .string(outcome.stdout),
-            "stderr": .string(outcome.stderr), "error": outcome.error.map { .string($0) } ?? .null, "truncated": .bool(outcome.truncated),
-        ]
-        if let code = outcome.exitCode { result["exitCode"] = .number(Double(code)) }
-        return .object(result)
+        return SystemRunResult(timedOut: outcome.timedOut, success: outcome.success, stdout: outcome.stdout, stderr: outcome.stderr,
+                               error: outcome.error, truncated: outcome.truncated, exitCode: outcome.exitCode)
     }
 
     /// Whether the approval the gateway carries counts (docs/SECURITY.md, "Approvals"): only when
@@ -248,8 +244,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     // MARK: system.run.prepare, system.which, approvals
 
-    func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
-        let argv = p.command ?? []
+    func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunPrepareResult {
+        let argv = p.argv
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: ExecEnvironment.inherited(environment)["PATH"])
         let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
         let env: [String: String]
@@ -264,37 +260,36 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         }
         // The plan an operator's approval may later be given for: this argv, cwd, env and agent.
         issuedPlans.issue(IssuedPlans.key(argv: argv, cwd: p.cwd, env: p.env, agent: p.agentId))
-        let optional: (String?) -> JSONValue = { $0.map { .string($0) } ?? .null }
-        let plan: JSONValue = ["argv": .array(argv.map { .string($0) }), "cwd": optional(p.cwd), "commandText": .string(commandText),
-                               "commandPreview": .null, "agentId": optional(p.agentId), "sessionKey": optional(p.sessionKey)]
-        return ["plan": plan, "execPolicy": ["security": .string(d.security.rawValue), "ask": .string(d.ask.rawValue)]]
+        return SystemRunPrepareResult(
+            plan: .init(argv: argv, cwd: p.cwd, commandText: commandText, agentId: p.agentId, sessionKey: p.sessionKey),
+            execPolicy: .init(security: d.security.rawValue, ask: d.ask.rawValue))
     }
 
-    func which(_ p: SystemWhichParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func which(_ p: SystemWhichParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemWhichResult {
         let path = ExecEnvironment.inherited(environment)["PATH"]
-        var found: [String: JSONValue] = [:]
-        for name in p.bins ?? [] where !name.isEmpty && !name.contains("/") && !name.contains("\\") {
-            if let full = ExecutableResolver.resolve(name, path: path, cwd: nil) { found[name] = .string(full) }
+        var found: [String: String] = [:]
+        for name in p.names {
+            if let full = ExecutableResolver.resolve(name, path: path, cwd: nil) { found[name] = full }
         }
-        return ["bins": .object(found)]
+        return SystemWhichResult(bins: found)
     }
 
-    func approvalsGet(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue { try approvals.get() }
+    func approvalsGet(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> ExecApprovalsSnapshotResult { try approvals.get() }
 
     /// The gateway's write: every allowlist pattern stored canonical, and refused when it leaves
     /// the config's ceiling (or, without one, would allow every program).
-    func approvalsSet(_ p: ExecApprovalsSetParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func approvalsSet(_ p: ExecApprovalsSetParams, _ ctx: InvocationContext) async throws(NodeError) -> ExecApprovalsSnapshotResult {
         let home = PathName.home(environment)
         let path = ExecEnvironment.inherited(environment)["PATH"]
         let ceiling = settings.allowlistCeiling
-        let result = try approvals.set(file: p.file ?? .null, baseHash: p.baseHash) { (written: String) throws(NodeError) -> String in
+        let result = try approvals.set(file: p.document, baseHash: p.baseHash) { (written: String) throws(NodeError) -> String in
             let canonical = AllowlistPatterns.canonical(written, home: home)
             if let why = AllowlistPatterns.refusal(written, canonical: canonical, ceiling: ceiling, home: home, path: path) {
                 throw NodeError.invalidRequest(why)
             }
             return canonical
         }
-        log.info("exec approvals replaced (hash \(result["hash"]?.stringValue?.prefix(12) ?? "?"))")
+        log.info("exec approvals replaced (hash \(result.hash.prefix(12)))")
         return result
     }
 }

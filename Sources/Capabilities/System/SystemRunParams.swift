@@ -29,16 +29,58 @@ public struct SystemRunParams: CommandParams {
     public var needsScreenRecording: Bool?
     public var systemRunPlan: SystemRunPlan?
 
+    /// The wire fields (the resolved ones below are not decoded).
+    enum CodingKeys: String, CodingKey {
+        case command, rawCommand, cwd, env, timeoutMs, agentId, sessionKey, approved, approvalDecision, runId,
+             suppressNotifyOnExit, needsScreenRecording, systemRunPlan
+    }
+
+    /// The run's id, resolved once by `validated()`: the caller's `runId`, else a fresh one (the
+    /// log lines and exec events of one run carry the same id).
+    public private(set) var effectiveRunId = ""
+
     public func validated() throws(NodeError) -> SystemRunParams {
         guard let c = command, !c.isEmpty, !c[0].isEmpty else { throw NodeError.invalidRequest("command required") }
         if let t = timeoutMs, t < 0 { throw NodeError.invalidRequest("timeoutMs must not be negative (got \(t))") }
         try ParamCheck.oneOf(approvalDecision, "approvalDecision", ["allow-once", "allow-always"])
-        return self
+        var p = self
+        p.effectiveRunId = runId ?? SecureRandom.uuid()
+        return p
     }
 
     var argv: [String] { command ?? [] }
+    /// The exec events' session: "node" unless the gateway names one.
+    var effectiveSessionKey: String { sessionKey ?? "node" }
+    var effectiveAgent: String { agentId ?? "main" }
+    /// The program's own timer; nil when absent or 0.
+    var programTimeout: Duration? { timeoutMs.flatMap { $0 > 0 ? .milliseconds($0) : nil } }
     /// An approval the gateway carries (an operator said yes to this run).
     var approvedByAsk: Bool { approved == true || approvalDecision != nil }
+}
+
+/// `system.run`'s result. `error` is always there (null when none); `exitCode` only when the
+/// program exited.
+public struct SystemRunResult: Encodable, Sendable, Equatable {
+    public let timedOut: Bool
+    public let success: Bool
+    public let stdout: String
+    public let stderr: String
+    public let error: String?
+    public let truncated: Bool
+    public let exitCode: Int32?
+
+    enum CodingKeys: String, CodingKey { case timedOut, success, stdout, stderr, error, truncated, exitCode }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(timedOut, forKey: .timedOut)
+        try c.encode(success, forKey: .success)
+        try c.encode(stdout, forKey: .stdout)
+        try c.encode(stderr, forKey: .stderr)
+        try c.encode(error, forKey: .error)  // null, not absent
+        try c.encode(truncated, forKey: .truncated)
+        try c.encodeIfPresent(exitCode, forKey: .exitCode)
+    }
 }
 
 /// `system.run.prepare` params. `security`, `ask` and `strictInlineEval` are the gateway's view;
@@ -58,6 +100,37 @@ public struct SystemRunPrepareParams: CommandParams {
         guard let c = command, !c.isEmpty, !c[0].isEmpty else { throw NodeError.invalidRequest("command required") }
         return self
     }
+
+    var argv: [String] { command ?? [] }
+}
+
+/// `system.run.prepare`'s result: the plan (its unknown fields null, not absent) and the node's policy.
+public struct SystemRunPrepareResult: Encodable, Sendable, Equatable {
+    public struct Plan: Encodable, Sendable, Equatable {
+        public let argv: [String]
+        public let cwd: String?
+        public let commandText: String
+        public let agentId: String?
+        public let sessionKey: String?
+
+        enum CodingKeys: String, CodingKey { case argv, cwd, commandText, commandPreview, agentId, sessionKey }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(argv, forKey: .argv)
+            try c.encode(cwd, forKey: .cwd)
+            try c.encode(commandText, forKey: .commandText)
+            try c.encodeNil(forKey: .commandPreview)
+            try c.encode(agentId, forKey: .agentId)
+            try c.encode(sessionKey, forKey: .sessionKey)
+        }
+    }
+    public struct ExecPolicy: Encodable, Sendable, Equatable {
+        public let security: String
+        public let ask: String
+    }
+    public let plan: Plan
+    public let execPolicy: ExecPolicy
 }
 
 public struct SystemWhichParams: CommandParams {
@@ -67,6 +140,23 @@ public struct SystemWhichParams: CommandParams {
         guard let b = bins, !b.isEmpty else { throw NodeError.invalidRequest("bins required") }
         return self
     }
+
+    /// The names to look up: plain program names only (no path, no backslash).
+    var names: [String] { (bins ?? []).filter { !$0.isEmpty && !$0.contains("/") && !$0.contains("\\") } }
+}
+
+/// `system.which`'s result: each name found on PATH and its full path.
+public struct SystemWhichResult: Encodable, Sendable, Equatable {
+    public let bins: [String: String]
+}
+
+/// `system.execApprovals.get`'s (and `.set`'s) result: the stored document, redacted, and its hash.
+public struct ExecApprovalsSnapshotResult: Encodable, Sendable, Equatable {
+    public let path: String
+    public let exists: Bool
+    public let hash: String
+    /// The document as stored (free-form beyond what the node reads), its secrets redacted.
+    public let file: JSONValue
 }
 
 public struct ExecApprovalsSetParams: CommandParams {
@@ -77,4 +167,7 @@ public struct ExecApprovalsSetParams: CommandParams {
         guard case .object = file else { throw NodeError.invalidRequest("file required (the exec approvals document, an object)") }
         return self
     }
+
+    /// The document (an object after `validated()`).
+    var document: JSONValue { file ?? [:] }
 }

@@ -177,38 +177,34 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
 
     // MARK: commands
 
-    func start(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func start(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkPttResult {
         let ptt = try session()
         voice.interrupt()  // a new push-to-talk wins over the reply being spoken
         wake.pause()         // and over voice wake, which gives the microphone back
         let started: (id: String, new: Bool)
         do { started = try await TalkWork.blocking { () throws(NodeError) in try ptt.start() } } catch { wake.resume(); throw error }
-        return ["captureId": .string(started.id)]
+        return TalkPttResult(captureId: started.id)
     }
 
-    func stop(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func stop(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkPttResult {
         let ptt = try session()
         defer { wake.resume() }
-        guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else {
-            return ["captureId": .string(SecureRandom.uuid()), "status": "idle"]
-        }
+        guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else { return .idle() }
         return await submit(done.id, done.transcript)
     }
 
-    func cancel(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func cancel(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkPttResult {
         let ptt = try session()
         defer { wake.resume() }
-        guard let id = try await TalkWork.blocking({ () throws(NodeError) in ptt.cancel() }) else {
-            return ["captureId": .string(SecureRandom.uuid()), "status": "idle"]
-        }
-        return ["captureId": .string(id), "status": "cancelled"]
+        guard let id = try await TalkWork.blocking({ () throws(NodeError) in ptt.cancel() }) else { return .idle() }
+        return TalkPttResult(captureId: id, status: "cancelled")
     }
 
     /// Starts a capture and stops it on speech followed by silence, or at 12 s; `busy` when a
     /// capture is already active or finishing.
-    func once(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func once(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkPttResult {
         let ptt = try session()
-        if let active = ptt.activeCaptureId { return ["captureId": .string(active), "status": "busy"] }
+        if let active = ptt.activeCaptureId { return TalkPttResult(captureId: active, status: "busy") }
         voice.interrupt()
         wake.pause()
         defer { wake.resume() }
@@ -217,19 +213,17 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         let timer = DeadlineTimer.shared.schedule(at: .now + PushToTalk.onceCap) { endpoint.fire() }
         await endpoint.wait()
         DeadlineTimer.shared.cancel(timer)
-        guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else {
-            return ["captureId": .string(SecureRandom.uuid()), "status": "idle"]
-        }
+        guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else { return .idle() }
         return await submit(done.id, done.transcript)
     }
 
     /// `queued` when the transcript went to the gateway as voice.transcript, `offline` when there
     /// is no connection to send it on, `empty` when nothing was recognised.
-    private func submit(_ id: String, _ transcript: String) async -> JSONValue {
-        guard !transcript.isEmpty else { return ["captureId": .string(id), "status": "empty"] }
+    private func submit(_ id: String, _ transcript: String) async -> TalkPttResult {
+        guard !transcript.isEmpty else { return TalkPttResult(captureId: id, status: "empty") }
         let status = await handOver(transcript, eventId: id, sessionKey: nil)
         log.info("push-to-talk \(id.prefix(8)): \(transcript.count) characters, \(status)")
-        return ["captureId": .string(id), "transcript": .string(transcript), "status": .string(status)]
+        return TalkPttResult(captureId: id, status: status, transcript: transcript)
     }
 
     /// Sends `text` to the agent and follows the reply to speak it: "queued", or "offline" when
@@ -273,15 +267,15 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// A failure after which the request may still have reached the gateway (no reply in time, or
     /// the connection ended while waiting), as opposed to the gateway's own refusal.
     static func mayHaveArrived(_ e: GatewayCallError) -> Bool {
-        e.code == "TIMEOUT" || e.code == "CONNECTION_LOST"
+        e.code == NodeError.Code.timeout.rawValue || e.code == NodeError.Code.connectionLost.rawValue
     }
 
     /// chat.push {text, speak?}: a message for the person at the device, spoken here unless
     /// `speak` is false.
-    func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> JSONValue {
+    func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> ChatPushResult {
         let id = SecureRandom.uuid()
-        if p.speak != false { try await voice.speakLocally(p.text ?? "") }
-        return ["messageId": .string(id)]
+        if p.speaksHere { try await voice.speakLocally(p.message) }
+        return ChatPushResult(messageId: id)
     }
 
 }

@@ -27,4 +27,29 @@ public struct ChatPushParams: CommandParams {
         guard let t = text?.trimmed(), !t.isEmpty else { throw NodeError.invalidRequest("text required") }
         return self
     }
+
+    /// The message (never blank after `validated()`).
+    public var message: String { text ?? "" }
+    /// Spoken on the device unless `speak` is false.
+    public var speaksHere: Bool { speak != false }
+}
+
+/// chat.push's result.
+public struct ChatPushResult: Encodable, Sendable, Equatable {
+    public let messageId: String
+}
+
+/// The result of talk.ptt.start, .stop, .cancel and .once: the capture, and (but for start) what
+/// became of it — `idle`, `cancelled`, `busy`, `empty`, or `queued`/`offline` with its transcript.
+public struct TalkPttResult: Encodable, Sendable, Equatable {
+    public let captureId: String
+    public var status: String?
+    public var transcript: String?
+
+    public init(captureId: String, status: String? = nil, transcript: String? = nil) {
+        self.captureId = captureId; self.status = status; self.transcript = transcript
+    }
+
+    /// No capture was active: a fresh id, status `idle`.
+    static func idle() -> TalkPttResult { TalkPttResult(captureId: SecureRandom.uuid(), status: "idle") }
 }

@@ -35,6 +35,6 @@ struct TalkSettings: Sendable {
 
 /// talk's own error codes, as the iOS and Android nodes name them (docs/PROTOCOL.md §6.6).
 enum TalkError {
-    static let micBusy: NodeError.Code = "MIC_BUSY"
+    static let micBusy = NodeError.Code.micBusy
     static let pttBusy: NodeError.Code = "PTT_BUSY"
 }

@@ -200,7 +200,7 @@ public struct OperatorSession: Sendable {
     }
 
     public static let none = OperatorSession(isConnected: { false }) { _, _, _ in
-        .failure(GatewayCallError(code: "UNAVAILABLE", message: "no operator session", details: nil))
+        .failure(GatewayCallError(code: NodeError.Code.unavailable.rawValue, message: "no operator session", details: nil))
     }
 }
 

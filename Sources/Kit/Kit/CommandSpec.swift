@@ -12,13 +12,38 @@ public struct CommandHandler: Sendable {
     /// on the command name and no cast of the params.
     public let prepare: @Sendable (InvokeParams) throws(NodeError) -> CommandSpec.Call
 
-    public init<P: CommandParams>(_ name: String, params: P.Type,
-                                  handler: @escaping @Sendable (P, InvocationContext) async throws(NodeError) -> JSONValue) {
+    /// `R` is the command's result type (`CameraSnapResult`, …; `JSONValue` where the result is
+    /// free-form: a plugin's passthrough, canvas.eval's value). The call encodes it once, to the
+    /// JSONValue tree that the result frame's writer (JSONWriter) turns into the frame's bytes in
+    /// one pass. The tree is not a second byte encode: its strings are the result's own (a 5 MB
+    /// base64 payload is moved into the tree, not copied or escaped), and the bytes are written
+    /// only once, straight into the frame's `payloadJSON` string.
+    public init<P: CommandParams, R: Encodable & Sendable>(_ name: String, params: P.Type,
+                                  handler: @escaping @Sendable (P, InvocationContext) async throws(NodeError) -> R) {
         self.name = name
         self.prepare = { (params: InvokeParams) throws(NodeError) -> CommandSpec.Call in
             let p = try P.decodeValidated(from: params)
-            return { (context: InvocationContext) async throws(NodeError) -> JSONValue in try await handler(p, context) }
+            return { (context: InvocationContext) async throws(NodeError) -> JSONValue in
+                try CommandResult.encode(try await handler(p, context), command: name)
+            }
         }
+    }
+}
+
+/// The result of a command that answers with nothing but success: JSON `null` (canvas.present).
+public struct NullResult: Encodable, Sendable, Equatable {
+    public init() {}
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encodeNil()
+    }
+}
+
+/// A command's result as the payload tree.
+public enum CommandResult {
+    public static func encode<R: Encodable>(_ result: R, command: String) throws(NodeError) -> JSONValue {
+        do { return try JSONValueEncoder.encode(result) }
+        catch { throw NodeError.unavailable("\(command) produced a result that cannot be encoded: \(error)") }
     }
 }
 

@@ -24,7 +24,12 @@ public struct NodeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let nodeBusy: Code = "NODE_BUSY"
         /// A foreground-only command while nobody is at the device.
         public static let backgroundUnavailable: Code = "NODE_BACKGROUND_UNAVAILABLE"
+        /// The result does not fit in what the transport accepts (PayloadBudget).
         public static let payloadTooLarge: Code = "PAYLOAD_TOO_LARGE"
+        /// Another program holds the microphone (camera.clip, screen.record, talk).
+        public static let micBusy: Code = "MIC_BUSY"
+        /// A gateway call's connection ended before its reply came.
+        public static let connectionLost: Code = "CONNECTION_LOST"
         /// `<CAP>_DISABLED`: the capability is off in config.
         public static func disabled(_ capability: String) -> Code { Code(rawValue: capability.uppercased() + "_DISABLED") }
         /// `<CAP>_UNAVAILABLE`: the capability cannot serve on this device now.

@@ -80,4 +80,7 @@ extension JSONValue {
     public static func parse(_ bytes: [UInt8]) -> JSONValue? { try? JSONParser.parse(bytes) }
 
     public static func parse(_ bytes: ArraySlice<UInt8>) -> JSONValue? { try? JSONParser.parse(bytes) }
+
+    /// Encodes any Encodable value into a JSONValue tree (JSONValueEncoder: no bytes in between).
+    public static func from<T: Encodable>(_ value: T) throws -> JSONValue { try JSONValueEncoder.encode(value) }
 }

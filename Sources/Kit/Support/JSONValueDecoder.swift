@@ -88,7 +88,8 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let c = try child(key)
-        if c.value == .null, !(T.self == JSONValue.self) {
+        if T.self == JSONValue.self { return c.value as! T }  // taken as it is, null included
+        if c.value == .null {
             throw JSONValueDecodingError(path: render(c.path), reason: "is required (found null)")
         }
         return try T(from: c)
@@ -97,6 +98,7 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // Optional fields: absent and null both decode to nil.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let v = object[key.stringValue], v != .null else { return nil }
+        if T.self == JSONValue.self { return (v as! T) }
         return try T(from: TreeDecoder(value: v, path: path + [key]))
     }
 
@@ -128,7 +130,11 @@ private struct Unkeyed: UnkeyedDecodingContainer {
         if !isAtEnd, items[currentIndex] == .null { currentIndex += 1; return true }
         return false
     }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: try next()) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let d = try next()
+        if T.self == JSONValue.self { return d.value as! T }
+        return try T(from: d)
+    }
     mutating func nestedContainer<N: CodingKey>(keyedBy: N.Type) throws -> KeyedDecodingContainer<N> { try next().container(keyedBy: N.self) }
     mutating func nestedUnkeyedContainer() throws -> UnkeyedDecodingContainer { try next().unkeyedContainer() }
     mutating func superDecoder() throws -> Decoder { try next() }

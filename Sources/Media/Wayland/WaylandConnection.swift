@@ -29,7 +29,7 @@ public final class WaylandConnection {
 
     public let socket: String
     /// The error code failures carry (the screen's or computer control's "…_UNAVAILABLE").
-    public let unavailableCode: String
+    public let unavailableCode: NodeError.Code
     public let display: OpaquePointer
     private let registry: OpaquePointer
     public private(set) var globals: [Global] = []
@@ -50,15 +50,15 @@ public final class WaylandConnection {
     public private(set) var virtualKeyboardManager: OpaquePointer?
 
     /// `socket`: a name in $XDG_RUNTIME_DIR ("wayland-1") or an absolute path.
-    public init(socket: String, unavailableCode: String = "SCREEN_UNAVAILABLE") throws(NodeError) {
+    public init(socket: String, unavailableCode: NodeError.Code = .unavailable("screen")) throws(NodeError) {
         self.socket = socket
         self.unavailableCode = unavailableCode
         guard let d = wl_display_connect(socket) else {
-            throw NodeError(.init(rawValue: unavailableCode), "cannot connect to the Wayland compositor at \(socket) (\(String(cString: strerror(errno)))); " +
+            throw NodeError(unavailableCode, "cannot connect to the Wayland compositor at \(socket) (\(String(cString: strerror(errno)))); " +
                                           "is it running, and is XDG_RUNTIME_DIR the session's?")
         }
         display = d
-        guard let r = wl_display_get_registry(d) else { wl_display_disconnect(d); throw NodeError(.init(rawValue: unavailableCode), "Wayland registry unavailable") }
+        guard let r = wl_display_get_registry(d) else { wl_display_disconnect(d); throw NodeError(unavailableCode, "Wayland registry unavailable") }
         registry = r
         wl_registry_add_listener(r, WaylandListeners.registry, Unmanaged.passUnretained(self).toOpaque())
         // First round trip: the globals; the second: each output's geometry, mode and name.
@@ -93,7 +93,7 @@ public final class WaylandConnection {
             if done() { wl_display_cancel_read(display); return }
             _ = wl_display_flush(display)
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { wl_display_cancel_read(display); throw NodeError(.init(rawValue: unavailableCode), "the Wayland compositor did not answer (\(what)) in time") }
+            guard left > .zero else { wl_display_cancel_read(display); throw NodeError(unavailableCode, "the Wayland compositor did not answer (\(what)) in time") }
             var pfd = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
             let ms = Int32(min(1000, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
             let r = poll(&pfd, 1, ms)
@@ -126,7 +126,7 @@ public final class WaylandConnection {
     }
 
     public func lost() -> NodeError {
-        NodeError(.init(rawValue: unavailableCode), "the Wayland connection to \(socket) was lost (\(String(cString: strerror(wl_display_get_error(display)))))")
+        NodeError(unavailableCode, "the Wayland connection to \(socket) was lost (\(String(cString: strerror(wl_display_get_error(display)))))")
     }
 
     // MARK: registry events

@@ -29,7 +29,7 @@ public final class WaylandPresenceSource: PresenceSource, @unchecked Sendable {
         if let c = connection, !c.pump() { watch = nil; connection = nil }
         if connection == nil {
             do {
-                let c = try WaylandConnection(socket: socket, unavailableCode: "PRESENCE_UNAVAILABLE")
+                let c = try WaylandConnection(socket: socket, unavailableCode: .unavailable("presence"))
                 guard let w = IdleWatch(connection: c, timeoutMs: UInt32(min(idleSeconds, Int(UInt32.max / 1000)) * 1000)) else {
                     return PresenceSample(.background, "the Wayland compositor at \(socket) offers no idle protocol (ext-idle-notify-v1 or org_kde_kwin_idle)")
                 }

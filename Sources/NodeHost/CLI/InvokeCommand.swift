@@ -48,7 +48,7 @@ enum InvokeCommand {
             if let timeout { req["timeoutMs"] = .number(Double(timeout)) }
             let reply = try client.request(.object(req))
             if reply["ok"]?.boolValue == true { Out.json(reply["payload"] ?? .null, pretty: pretty); return ExitCode.ok.rawValue }
-            Out.json(reply["error"] ?? ["code": "UNAVAILABLE", "message": "UNAVAILABLE: malformed reply from daemon"], pretty: pretty)
+            Out.json(reply["error"] ?? NodeError.unavailable("malformed reply from daemon").json, pretty: pretty)
             return ExitCode.failure.rawValue
         }
 

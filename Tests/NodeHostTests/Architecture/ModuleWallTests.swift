@@ -91,4 +91,22 @@ struct ModuleWallTests {
         }
         #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
     }
+
+    /// The codes every capability shares are spelled once, as NodeError.Code constants
+    /// (NodeError.swift); a bundle, Media or the runtime uses the constants, never the text.
+    @Test func sharedErrorCodesAreSpelledOnce() throws {
+        let shared = ["INVALID_REQUEST", "UNAVAILABLE", "TIMEOUT", "CANCELLED", "NODE_BUSY", "NODE_BACKGROUND_UNAVAILABLE",
+                      "PAYLOAD_TOO_LARGE", "MIC_BUSY", "CONNECTION_LOST", "_DISABLED", "_UNAVAILABLE"]
+        var bad: [String] = []
+        for f in Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Examples") where !f.hasSuffix("Kit/Kit/NodeError.swift") {
+            let lines = try String(contentsOfFile: f, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (i, raw) in lines.enumerated() {
+                let code = raw.trimmingCharacters(in: .whitespaces).components(separatedBy: "//").first ?? ""
+                for c in shared where code.contains("\"\(c)\"") || (c.hasPrefix("_") && code.range(of: "\"[A-Z0-9]+\(c)\"", options: .regularExpression) != nil) {
+                    bad.append("\(f):\(i + 1): \(c)")
+                }
+            }
+        }
+        #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+    }
 }

@@ -60,7 +60,7 @@ public enum Daemon {
             Task { for c in targets { await c.gatewayEvent(name, payload ?? .null) } }
         }
         await gateway.setOnEvent(routeEvent)
-        let info = DeviceCapability(storagePath: config.stateDir).infoPayload()
+        let info = (try? JSONValue.from(DeviceCapability(storagePath: config.stateDir).infoPayload())) ?? [:]
         let connector = GatewayConnector(runtime: runtime, identity: identity, deviceInfo: info,
                                          status: gatewayStatus, handle: gateway, log: log)
         let operatorHandle = connector.operatorHandle, operatorStatus = connector.operatorStatus

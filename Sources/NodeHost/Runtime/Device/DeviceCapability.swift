@@ -30,30 +30,26 @@ public struct DeviceCapability: Capability {
     public func availability() async -> Availability { .available }
 
     /// `{deviceName, modelIdentifier, systemName, systemVersion, appVersion, appBuild, locale}`.
-    public func infoPayload() -> JSONValue {
+    public func infoPayload() -> DeviceInfoResult {
         let sys = SysRoot(sysRoot)
         let info = LinuxSystemInfo(sys: sys)
         let osRelease = info.osRelease
-        return [
-            "deviceName": .string(info.hostname),
-            "modelIdentifier": .string(info.modelIdentifier),
-            "systemName": .string(LinuxSystemInfo.systemName(osRelease)),
-            "systemVersion": .string(LinuxSystemInfo.systemVersion(osRelease, kernel: info.kernelRelease)),
-            "appVersion": .string(NodeVersion.version),
-            "appBuild": .string(NodeVersion.build),
-            "locale": .string(LocaleResolver.resolve(environment: environment, sys: sys)),
-        ]
+        return DeviceInfoResult(
+            deviceName: info.hostname, modelIdentifier: info.modelIdentifier,
+            systemName: LinuxSystemInfo.systemName(osRelease),
+            systemVersion: LinuxSystemInfo.systemVersion(osRelease, kernel: info.kernelRelease),
+            appVersion: NodeVersion.version, appBuild: NodeVersion.build,
+            locale: LocaleResolver.resolve(environment: environment, sys: sys))
     }
 
     /// `{battery, thermal, storage, network, uptimeSeconds}`.
-    public func statusPayload() -> JSONValue {
+    public func statusPayload() -> DeviceStatusResult {
         let sys = SysRoot(sysRoot)
-        return [
-            "battery": PowerSupplyReader(sys: sys).read().json,
-            "thermal": ["state": .string(ThermalReader(sys: sys).read().name)],
-            "storage": StorageReader.read(path: storagePath).json,
-            "network": NetworkInterfacesReader(sys: sys).read().json,
-            "uptimeSeconds": .number(UptimeReader(sys: sys).read()),
-        ]
+        return DeviceStatusResult(
+            battery: PowerSupplyReader(sys: sys).read(),
+            thermal: .init(state: ThermalReader(sys: sys).read().name),
+            storage: StorageReader.read(path: storagePath),
+            network: NetworkInterfacesReader(sys: sys).read(),
+            uptimeSeconds: UptimeReader(sys: sys).read())
     }
 }

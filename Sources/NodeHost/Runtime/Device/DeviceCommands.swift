@@ -19,3 +19,24 @@ public enum DeviceCommand: String, CaseIterable, Sendable {
          CommandHandler(status.rawValue, params: Params.self) { _, _ in device.statusPayload() }]
     }
 }
+
+/// device.info's result.
+public struct DeviceInfoResult: Encodable, Sendable, Equatable {
+    public let deviceName: String
+    public let modelIdentifier: String
+    public let systemName: String
+    public let systemVersion: String
+    public let appVersion: String
+    public let appBuild: String
+    public let locale: String
+}
+
+/// device.status's result.
+public struct DeviceStatusResult: Encodable, Sendable, Equatable {
+    struct Thermal: Encodable, Sendable, Equatable { let state: String }
+    let battery: BatteryStatus
+    let thermal: Thermal
+    let storage: StorageStatus
+    let network: NetworkStatus
+    let uptimeSeconds: Double
+}

@@ -6,25 +6,21 @@ import Store
 import Support
 
 /// The wire values of `network.interfaces[]`, as on iOS (`NWInterface.InterfaceType`).
-enum InterfaceKind: String, Sendable, CaseIterable {
+enum InterfaceKind: String, Sendable, CaseIterable, Encodable {
     case wifi, cellular, wired, other
 }
 
 /// The wire values of `network.status`, as on iOS (`NWPath.Status`).
-enum NetworkPathStatus: String, Sendable {
+enum NetworkPathStatus: String, Sendable, Encodable {
     case satisfied, unsatisfied, requiresConnection
 }
 
-struct NetworkStatus: Sendable, Equatable {
+/// `device.status.network`.
+struct NetworkStatus: Sendable, Equatable, Encodable {
     var status: NetworkPathStatus
     var isExpensive: Bool
     var isConstrained: Bool
     var interfaces: [InterfaceKind]
-
-    var json: JSONValue {
-        ["status": .string(status.rawValue), "isExpensive": .bool(isExpensive),
-         "isConstrained": .bool(isConstrained), "interfaces": .array(interfaces.map { .string($0.rawValue) })]
-    }
 }
 
 /// The network path from /sys/class/net plus the routing table — what iOS gets from NWPath.

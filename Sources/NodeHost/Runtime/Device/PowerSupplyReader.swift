@@ -7,21 +7,16 @@ import Store
 import Support
 
 /// The wire values of `battery.state`, as on iOS (`UIDevice.BatteryState`).
-enum BatteryState: String, Sendable {
+enum BatteryState: String, Sendable, Encodable {
     case unknown, unplugged, charging, full
 }
 
-struct BatteryStatus: Sendable, Equatable {
+/// `device.status.battery`: `level` left out when there is no system battery.
+struct BatteryStatus: Sendable, Equatable, Encodable {
     /// 0...1; nil when the machine has no system battery.
     var level: Double?
     var state: BatteryState
     var lowPowerModeEnabled: Bool
-
-    var json: JSONValue {
-        var o: [String: JSONValue] = ["state": .string(state.rawValue), "lowPowerModeEnabled": .bool(lowPowerModeEnabled)]
-        if let level { o["level"] = .number(level) }
-        return .object(o)
-    }
 }
 
 /// Battery state from /sys/class/power_supply (the kernel's power_supply class, which UPower

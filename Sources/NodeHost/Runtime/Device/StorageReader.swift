@@ -6,15 +6,11 @@ import Registry
 import Store
 import Support
 
-struct StorageStatus: Sendable, Equatable {
+/// `device.status.storage`.
+struct StorageStatus: Sendable, Equatable, Encodable {
     var totalBytes: UInt64
     var freeBytes: UInt64
     var usedBytes: UInt64
-
-    var json: JSONValue {
-        ["totalBytes": .number(Double(totalBytes)), "freeBytes": .number(Double(freeBytes)),
-         "usedBytes": .number(Double(usedBytes))]
-    }
 }
 
 /// Space on the filesystem that holds the node's state directory, the disk this node actually

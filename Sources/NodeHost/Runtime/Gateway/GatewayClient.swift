@@ -331,7 +331,7 @@ public actor GatewayClient {
     /// "not connected" when there is no session).
     public func call(_ method: String, params: JSONValue, timeout: Duration) async -> Result<JSONValue, GatewayProtocol.GatewayError> {
         guard let conn = current, await status.isConnected else {
-            return .failure(.init(["code": "UNAVAILABLE", "message": .string("the \(session.role) session is not connected")]))
+            return .failure(.init(["code": .string(NodeError.Code.unavailable.rawValue), "message": .string("the \(session.role) session is not connected")]))
         }
         return await conn.call(method, params: params, timeout: timeout)
     }

@@ -180,10 +180,10 @@ final class GatewayConnection: @unchecked Sendable {
         }
         let id = await pending.nextId("r")
         var frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result)
-        // The payload limit of the gateway connection, checked here and only here on the frame itself.
-        if frame.count > maxPayload {
-            result = .failure(NodeError(.payloadTooLarge,
-                "the result of \(req.command) is \(frame.count) bytes; the gateway accepts at most \(maxPayload)"))
+        // The payload limit of the gateway connection, checked on the frame itself (PayloadBudget).
+        do throws(NodeError) { try PayloadBudget(maxPayloadBytes: maxPayload).check(frameBytes: frame.count, command: req.command) }
+        catch {
+            result = .failure(error)
             frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result)
         }
         await pending.expect(id, timeout: .seconds(30))

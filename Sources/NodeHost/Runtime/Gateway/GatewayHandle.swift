@@ -74,7 +74,7 @@ public actor GatewayHandle {
 
     /// Calls a method on the current session: its payload or the gateway's error.
     public func call(_ method: String, params: JSONValue, timeout: Duration) async -> Result<JSONValue, GatewayProtocol.GatewayError> {
-        guard let client else { return .failure(.init(["code": "UNAVAILABLE", "message": "not connected to a gateway"])) }
+        guard let client else { return .failure(.init(["code": .string(NodeError.Code.unavailable.rawValue), "message": "not connected to a gateway"])) }
         return await client.call(method, params: params, timeout: timeout)
     }
 

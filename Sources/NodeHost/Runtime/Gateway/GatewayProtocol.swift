@@ -47,15 +47,97 @@ public enum GatewayProtocol {
 
     // MARK: frames the node sends
 
+    /// The frames and params the node sends, as types: each has exactly the fields the gateway's
+    /// closed schema allows (absent optionals are left out). `frame(_:)` turns one into the tree
+    /// JSONWriter writes (sorted keys), except the success result frame, which
+    /// `invokeResultFrame` writes in one pass.
+    static func frame<T: Encodable>(_ value: T) -> JSONValue { (try? JSONValueEncoder.encode(value)) ?? .null }
+
+    /// ErrorShape: `{code, message}`.
+    struct ErrorShape: Encodable, Sendable, Equatable {
+        let code: String
+        let message: String
+        init(_ e: NodeError) { code = e.code.rawValue; message = e.message }
+    }
+
+    /// A `req` frame.
+    struct RequestFrame<Params: Encodable & Sendable>: Encodable, Sendable {
+        var type = "req"
+        let id: String
+        let method: String
+        let params: Params
+    }
+
+    /// A `res` frame (the node's answer to the rare request the gateway sends it).
+    struct ResponseFrame: Encodable, Sendable {
+        var type = "res"
+        let id: String
+        let ok: Bool
+        let payload: JSONValue?
+        let error: ErrorShape?
+    }
+
+    /// `node.invoke.result` params: `payloadJSON` on success, `error` on failure.
+    struct InvokeResultParams: Encodable, Sendable {
+        let id: String
+        let nodeId: String
+        let ok: Bool
+        let payloadJSON: String?
+        let error: ErrorShape?
+    }
+
+    /// `node.event` params.
+    struct NodeEventParams: Encodable, Sendable {
+        let event: String
+        let payloadJSON: String
+    }
+
+    /// `connect` params (§2.2).
+    struct ConnectParams: Encodable, Sendable {
+        struct Client: Encodable, Sendable {
+            let id: String
+            let version: String
+            let platform: String
+            let deviceFamily: String
+            let mode: String
+            let displayName: String
+            let modelIdentifier: String?
+        }
+        struct Device: Encodable, Sendable {
+            let id: String
+            let publicKey: String
+            let signature: String
+            let signedAt: Int64
+            let nonce: String
+        }
+        let minProtocol: Int
+        let maxProtocol: Int
+        let client: Client
+        let role: String
+        let scopes: [String]
+        let caps: [String]
+        let commands: [String]
+        let permissions: [String: Bool]
+        let locale: String
+        let userAgent: String
+        let device: Device
+        let auth: Auth?
+    }
+
+    /// `connect.auth`: one credential.
+    struct Auth: Encodable, Sendable, Equatable {
+        var deviceToken: String?
+        var bootstrapToken: String?
+        var token: String?
+        var password: String?
+    }
+
     static func request(id: String, method: String, params: JSONValue) -> JSONValue {
-        ["type": "req", "id": .string(id), "method": .string(method), "params": params]
+        frame(RequestFrame(id: id, method: method, params: params))
     }
 
     static func response(id: String, ok: Bool, payload: JSONValue?, error: NodeError?) -> JSONValue {
-        var o: [String: JSONValue] = ["type": "res", "id": .string(id), "ok": .bool(ok)]
-        if let payload { o["payload"] = payload }
-        if let error { o["error"] = ["code": .string(error.code.rawValue), "message": .string(error.message)] }
-        return .object(o)
+        frame(ResponseFrame(id: id, ok: ok, payload: payload, error: error.map(ErrorShape.init)))
     }
 
     /// The credential sent in `auth` (one of them), and the string that goes into the signature.
@@ -74,15 +156,17 @@ public enum GatewayProtocol {
             }
         }
 
-        var authObject: JSONValue? {
+        var auth: Auth? {
             switch self {
-            case .deviceToken(let t): return ["deviceToken": .string(t)]
-            case .bootstrapToken(let t): return ["bootstrapToken": .string(t)]
-            case .token(let t): return ["token": .string(t)]
-            case .password(let p): return ["password": .string(p)]
+            case .deviceToken(let t): return Auth(deviceToken: t)
+            case .bootstrapToken(let t): return Auth(bootstrapToken: t)
+            case .token(let t): return Auth(token: t)
+            case .password(let p): return Auth(password: p)
             case .none: return nil
             }
         }
+
+        var authObject: JSONValue? { auth.map(GatewayProtocol.frame) }
 
         var kind: String {
             switch self {
@@ -110,11 +194,9 @@ public enum GatewayProtocol {
 
     /// `connect` params exactly as §2.2 (the fields the Windows node sends, plus modelIdentifier).
     static func connectParams(_ c: ConnectInput) throws(Crypto.Failure) -> JSONValue {
-        var client: [String: JSONValue] = [
-            "id": .string(clientId), "version": .string(NodeVersion.version), "platform": .string(platform),
-            "deviceFamily": .string(deviceFamily), "mode": .string(c.session.clientMode), "displayName": .string(c.displayName),
-        ]
-        if let m = c.modelIdentifier, !m.isEmpty, m != "unknown" { client["modelIdentifier"] = .string(m) }
+        let model = c.modelIdentifier.flatMap { $0.isEmpty || $0 == "unknown" ? nil : $0 }
+        let client = ConnectParams.Client(id: clientId, version: NodeVersion.version, platform: platform, deviceFamily: deviceFamily,
+                                          mode: c.session.clientMode, displayName: c.displayName, modelIdentifier: model)
         let payload = DeviceAuthPayload.build(version: c.signatureVersion, deviceId: c.identity.deviceId, clientId: clientId,
                                               clientMode: c.session.clientMode, role: c.session.role, scopes: c.session.scopes,
                                               signedAtMs: c.signedAtMs, token: c.credential.signedToken, nonce: c.nonce,
@@ -123,28 +205,20 @@ public enum GatewayProtocol {
         let node = c.session.isNode
         let caps = node ? c.manifest.caps : [], commands = node ? c.manifest.commands : []
         let permissions = node ? c.manifest.permissions : [:]
-        var params: [String: JSONValue] = [
-            "minProtocol": .number(Double(minProtocol)), "maxProtocol": .number(Double(maxProtocol)),
-            "client": .object(client), "role": .string(c.session.role), "scopes": .array(c.session.scopes.map { .string($0) }),
-            "caps": .array(caps.map { .string($0) }),
-            "commands": .array(commands.map { .string($0) }),
-            "permissions": .object(permissions.mapValues { .bool($0) }),
-            "locale": .string(c.locale), "userAgent": .string("openclaw-linux-node/\(NodeVersion.version)"),
-            "device": ["id": .string(c.identity.deviceId), "publicKey": .string(c.identity.publicKeyBase64url),
-                       "signature": .string(try c.identity.sign(payload)), "signedAt": .number(Double(c.signedAtMs)),
-                       "nonce": .string(c.nonce)],
-        ]
-        if let auth = c.credential.authObject { params["auth"] = auth }
-        return .object(params)
+        let device = ConnectParams.Device(id: c.identity.deviceId, publicKey: c.identity.publicKeyBase64url,
+                                          signature: try c.identity.sign(payload), signedAt: c.signedAtMs, nonce: c.nonce)
+        return frame(ConnectParams(minProtocol: minProtocol, maxProtocol: maxProtocol, client: client, role: c.session.role,
+                                   scopes: c.session.scopes, caps: caps, commands: commands, permissions: permissions,
+                                   locale: c.locale, userAgent: "openclaw-linux-node/\(NodeVersion.version)", device: device,
+                                   auth: c.credential.auth))
     }
 
     static func invokeResult(id: String, nodeId: String, result: Result<JSONValue, NodeError>) -> JSONValue {
         switch result {
         case .success(let payload):
-            return ["id": .string(id), "nodeId": .string(nodeId), "ok": true, "payloadJSON": .string(payload.jsonString())]
+            return frame(InvokeResultParams(id: id, nodeId: nodeId, ok: true, payloadJSON: payload.jsonString(), error: nil))
         case .failure(let e):
-            return ["id": .string(id), "nodeId": .string(nodeId), "ok": false,
-                    "error": ["code": .string(e.code.rawValue), "message": .string(e.message)]]
+            return frame(InvokeResultParams(id: id, nodeId: nodeId, ok: false, payloadJSON: nil, error: ErrorShape(e)))
         }
     }
 
@@ -166,7 +240,7 @@ public enum GatewayProtocol {
     }
 
     static func nodeEvent(_ event: String, payload: JSONValue) -> JSONValue {
-        ["event": .string(event), "payloadJSON": .string(payload.jsonString())]
+        frame(NodeEventParams(event: event, payloadJSON: payload.jsonString()))
     }
 
     // MARK: frames the node receives
@@ -200,19 +274,64 @@ public enum GatewayProtocol {
         case request(id: String, method: String, params: JSONValue?)
     }
 
+    /// The frames the node receives, decoded with JSONValueDecoder: only the fields the node reads
+    /// (unknown ones are ignored); a field it reads with the wrong type makes the frame malformed.
+    /// A present `payload`/`params` is kept as it is, `null` included.
+    struct FrameHead: Decodable { let type: String }
+
+    struct EventFrame: Decodable {
+        let event: String
+        let payload: JSONValue?
+        enum CodingKeys: String, CodingKey { case event, payload }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            event = try c.decode(String.self, forKey: .event)
+            payload = try c.raw(.payload)
+        }
+    }
+
+    struct ResponseIn: Decodable {
+        let id: String
+        let ok: Bool
+        let payload: JSONValue?
+        let error: JSONValue?
+        enum CodingKeys: String, CodingKey { case id, ok, payload, error }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decode(String.self, forKey: .id)
+            ok = try c.decode(Bool.self, forKey: .ok)
+            payload = try c.raw(.payload)
+            error = try c.raw(.error)
+        }
+    }
+
+    struct RequestIn: Decodable {
+        let id: String
+        let method: String
+        let params: JSONValue?
+        enum CodingKeys: String, CodingKey { case id, method, params }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decode(String.self, forKey: .id)
+            method = try c.decode(String.self, forKey: .method)
+            params = try c.raw(.params)
+        }
+    }
+
     /// nil for anything that is not a well-formed frame (logged and ignored by the session).
     static func parse(_ text: String) -> Incoming? {
-        guard let v = JSONValue.parse(text), case .object = v, let type = v["type"]?.stringValue else { return nil }
-        switch type {
+        guard let v = JSONValue.parse(text), case .object = v,
+              let head = try? JSONValueDecoder.decode(FrameHead.self, from: v) else { return nil }
+        switch head.type {
         case "event":
-            guard let name = v["event"]?.stringValue else { return nil }
-            return .event(name: name, payload: v["payload"])
+            guard let f = try? JSONValueDecoder.decode(EventFrame.self, from: v) else { return nil }
+            return .event(name: f.event, payload: f.payload)
         case "res":
-            guard let id = v["id"]?.stringValue, let ok = v["ok"]?.boolValue else { return nil }
-            return .response(id: id, ok: ok, payload: v["payload"], error: ok ? nil : GatewayError(v["error"]))
+            guard let f = try? JSONValueDecoder.decode(ResponseIn.self, from: v) else { return nil }
+            return .response(id: f.id, ok: f.ok, payload: f.payload, error: f.ok ? nil : GatewayError(f.error))
         case "req":
-            guard let id = v["id"]?.stringValue, let method = v["method"]?.stringValue else { return nil }
-            return .request(id: id, method: method, params: v["params"])
+            guard let f = try? JSONValueDecoder.decode(RequestIn.self, from: v) else { return nil }
+            return .request(id: f.id, method: f.method, params: f.params)
         default:
             return nil
         }
@@ -227,12 +346,31 @@ public enum GatewayProtocol {
         let timeoutMs: Int?
 
         init?(_ p: JSONValue?) {
-            guard let p, let id = p["id"]?.stringValue, !id.isEmpty, let command = p["command"]?.stringValue else { return nil }
-            self.id = id
-            self.command = command
-            if let s = p["paramsJSON"]?.stringValue { params = InvokeParams(text: s) }
-            else { params = InvokeParams(p["params"]) }  // the node host accepts an object too
-            timeoutMs = p["timeoutMs"]?.intValue
+            guard let p, let wire = try? JSONValueDecoder.decode(Wire.self, from: p), !wire.id.isEmpty else { return nil }
+            id = wire.id
+            command = wire.command
+            if let s = wire.paramsJSON { params = InvokeParams(text: s) }
+            else { params = InvokeParams(wire.params) }  // the node host accepts an object too
+            timeoutMs = wire.timeoutMs
+        }
+
+        /// The payload as sent: `id` and `command` must be strings; a `paramsJSON` that is not a
+        /// string or a `timeoutMs` that is not an integer is taken as absent.
+        struct Wire: Decodable {
+            let id: String
+            let command: String
+            let paramsJSON: String?
+            let params: JSONValue?
+            let timeoutMs: Int?
+            enum CodingKeys: String, CodingKey { case id, command, paramsJSON, params, timeoutMs }
+            init(from decoder: Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                id = try c.decode(String.self, forKey: .id)
+                command = try c.decode(String.self, forKey: .command)
+                paramsJSON = (try? c.decodeIfPresent(String.self, forKey: .paramsJSON)) ?? nil
+                params = try c.raw(.params)
+                timeoutMs = (try? c.decodeIfPresent(Int.self, forKey: .timeoutMs)) ?? nil
+            }
         }
     }
 
@@ -294,5 +432,14 @@ public enum GatewayProtocol {
             scopes = v["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
             issuedAtMs = v["issuedAtMs"]?.intValue.map { Int64($0) }
         }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A field kept as it was sent: nil when absent, `.null` when null. (Not `contains ? decode : nil`,
+    /// where the `nil` would become JSONValue's `.null`.)
+    func raw(_ key: Key) throws -> JSONValue? {
+        guard contains(key) else { return Optional<JSONValue>.none }
+        return try decode(JSONValue.self, forKey: key)
     }
 }

@@ -32,10 +32,10 @@ actor PendingReplies {
 
     func expect(_ id: String, timeout: Duration) {
         // Closed before the request went out: it never arrived.
-        if closed { slots[id] = .done(.failure(.init(["code": "UNAVAILABLE", "message": "connection closed before sending"]))); return }
+        if closed { slots[id] = .done(.failure(.init(["code": .string(NodeError.Code.unavailable.rawValue), "message": "connection closed before sending"]))); return }
         slots[id] = .waiting(nil)
         timers[id] = DeadlineTimer.shared.schedule(at: .now + timeout) { [weak self] in
-            Task { await self?.resolve(id, .failure(.init(["code": "TIMEOUT", "message": "no reply from the gateway"]))) }
+            Task { await self?.resolve(id, .failure(.init(["code": .string(NodeError.Code.timeout.rawValue), "message": "no reply from the gateway"]))) }
         }
     }
 
@@ -47,7 +47,7 @@ actor PendingReplies {
         case .waiting(nil)?:
             return await withCheckedContinuation { c in slots[id] = .waiting(c) }
         default:
-            return .failure(.init(["code": "INVALID_REQUEST", "message": .string("not expecting a reply to \(id)")]))
+            return .failure(.init(["code": .string(NodeError.Code.invalidRequest.rawValue), "message": .string("not expecting a reply to \(id)")]))
         }
     }
 
@@ -67,7 +67,7 @@ actor PendingReplies {
 
     func failAll(_ why: String) {
         closed = true
-        for id in Array(slots.keys) { resolve(id, .failure(.init(["code": "CONNECTION_LOST", "message": .string(why)]))) }
+        for id in Array(slots.keys) { resolve(id, .failure(.init(["code": .string(NodeError.Code.connectionLost.rawValue), "message": .string(why)]))) }
     }
 
     var count: Int { slots.count }

@@ -15,6 +15,8 @@ actor PluginProcess {
     static let protocolVersion = 1
     static let maxLineBytes = 32 * 1024 * 1024
     static let helloTimeout: Duration = .seconds(10)
+    /// The plugin process ended with invokes still waiting (the plugin host's own code).
+    static let crashed: NodeError.Code = "PLUGIN_CRASHED"
     static let maxCrashes = 5
     static let crashWindow: Duration = .seconds(60)
 
@@ -55,7 +57,7 @@ actor PluginProcess {
     /// Starts the plugin if it is not running and waits for its hello.
     func ensureStarted() async throws(NodeError) {
         if ready { return }
-        if let gaveUp { throw NodeError("PLUGIN_UNAVAILABLE", "plugin \(manifest.id) \(gaveUp)") }
+        if let gaveUp { throw NodeError(.unavailable("plugin"), "plugin \(manifest.id) \(gaveUp)") }
         if child == nil { try spawn() }
         let ok = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
             if ready { c.resume(returning: true); return }
@@ -65,7 +67,7 @@ actor PluginProcess {
                 Task { await self?.helloTimedOut(id) }
             }
         }
-        guard ok else { throw NodeError("PLUGIN_UNAVAILABLE", "plugin \(manifest.id) did not say hello within \(Self.helloTimeout)") }
+        guard ok else { throw NodeError(.unavailable("plugin"), "plugin \(manifest.id) did not say hello within \(Self.helloTimeout)") }
     }
 
     private func helloTimedOut(_ id: String) {
@@ -83,7 +85,7 @@ actor PluginProcess {
             p = try Subprocess.spawn(manifest.executable, manifest.args, stdin: .pipe, stdout: .pipe, stderr: .pipe,
                                      workingDirectory: manifest.directory)
         } catch {
-            throw NodeError("PLUGIN_UNAVAILABLE", "plugin \(manifest.id): \(error.description)")
+            throw NodeError(.unavailable("plugin"), "plugin \(manifest.id): \(error.description)")
         }
         child = p
         log.info("started \(manifest.executable) (pid \(p.pid))")
@@ -143,7 +145,7 @@ actor PluginProcess {
         child = nil
         ready = false
         if let w = helloWaiter { helloWaiter = nil; w.resume(returning: false) }
-        for c in pending.values { c.resume(returning: .failure(NodeError("PLUGIN_CRASHED", "plugin \(manifest.id) exited (code \(code)) before answering"))) }
+        for c in pending.values { c.resume(returning: .failure(NodeError(Self.crashed, "plugin \(manifest.id) exited (code \(code)) before answering"))) }
         pending.removeAll()
         if stopping { return }
         let now = ContinuousClock.now
@@ -177,7 +179,7 @@ actor PluginProcess {
         // Calls still waiting for this process get an answer instead of waiting out their deadline.
         let waiting = pending
         pending.removeAll()
-        for (_, c) in waiting { c.resume(returning: .failure(NodeError("PLUGIN_UNAVAILABLE", "plugin \(manifest.id) was stopped"))) }
+        for (_, c) in waiting { c.resume(returning: .failure(NodeError(.unavailable("plugin"), "plugin \(manifest.id) was stopped"))) }
         eventSink.finish()
     }
 
@@ -204,7 +206,7 @@ actor PluginProcess {
             if v["ok"]?.boolValue == true {
                 c.resume(returning: .success(v["payload"] ?? .null))
             } else {
-                let code = v["error"]?["code"]?.stringValue ?? "UNAVAILABLE"
+                let code = v["error"]?["code"]?.stringValue ?? NodeError.Code.unavailable.rawValue
                 c.resume(returning: .failure(NodeError(NodeError.Code(rawValue: code), v["error"]?["message"]?.stringValue ?? "plugin error")))
             }
         case "event":
@@ -227,7 +229,7 @@ actor PluginProcess {
 
     func invoke(id: String, command: String, params: JSONValue, deadline: ContinuousClock.Instant?) async throws(NodeError) -> JSONValue {
         try await ensureStarted()
-        let deadlineMs = deadline.map { max(0, ($0 - .now).milliseconds) }
+        let deadlineMs = InvokeDeadline(deadline).timeLeft.map { max(0, $0.milliseconds) }
         var msg: [String: JSONValue] = ["type": "invoke", "id": .string(id), "command": .string(command), "params": params]
         if let d = deadlineMs { msg["deadlineMs"] = .number(Double(d)) }
         let result = await withTaskCancellationHandler {
@@ -244,7 +246,7 @@ actor PluginProcess {
     private func cancel(_ id: String) {
         guard let c = pending.removeValue(forKey: id) else { return }
         send(["type": "cancel", "id": .string(id)])
-        c.resume(returning: .failure(NodeError("CANCELLED", "cancelled")))
+        c.resume(returning: .failure(NodeError(.cancelled, "cancelled")))
     }
 }
 
