@@ -133,7 +133,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         let plan = try ComputerActPlan(p, action: action)
         let log = self.log
         let interrupt = lock.withLock { self.interrupt }
-        let result: Result<String, NodeError> = await BlockingThread.run("computer-act") { (cancelled: CancelFlag) -> Result<String, NodeError> in
+        let result: Result<String, NodeError> = await BlockingExecutor.run("computer-act") { (cancelled: CancelFlag) -> Result<String, NodeError> in
             input.lock.withLock { () -> Result<String, NodeError> in
                 do throws(NodeError) { return .success(try plan.perform(on: input, stop: .either(cancelled, interrupt))) }
                 catch { return .failure(error) }

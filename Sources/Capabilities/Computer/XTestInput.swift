@@ -93,6 +93,9 @@ final class XTestInput: @unchecked Sendable {
     func restoreSpares(graceMs: UInt32 = 150) {
         guard !borrowed.isEmpty else { return }
         XSync(display, 0)
+        // A grace, not polling: other clients (the focused application) read the borrowed keysyms
+        // when they handle the key event, and nothing tells us when they have; XSync only says our
+        // own requests are done.
         usleep(graceMs * 1000)
         var none: [KeySym] = [0, 0]
         for code in borrowed.values { XChangeKeyboardMapping(display, Int32(code), 2, &none, 1) }

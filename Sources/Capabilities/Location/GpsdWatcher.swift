@@ -49,7 +49,7 @@ final class GpsdWatcher: @unchecked Sendable {
     func start() {
         let go: Bool = lock.withLock { defer { started = true }; return !started && !stopped }
         guard go else { return }
-        DetachedThread.start(name: "gpsd-watch") { [self] in run() }
+        BlockingExecutor.startLoop(name: "gpsd-watch") { [self] in run() }
     }
 
     /// Ends the thread (within one poll wake-up) and closes the connection.

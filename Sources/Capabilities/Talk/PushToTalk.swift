@@ -147,7 +147,7 @@ final class PushToTalk: @unchecked Sendable {
         }
         capture.waiting = preamble.map { [$0] } ?? []
         capture.isLoading = true
-        DetachedThread.start(name: "speech-model") { [self] in
+        BlockingExecutor.start("speech-model") { [self] in
             let started = ContinuousClock.now
             do throws(NodeError) {
                 try decoderLock.withLock { () throws(NodeError) in try recognizer.begin() }
@@ -234,7 +234,7 @@ final class PushToTalk: @unchecked Sendable {
         if let t = releaseTimer { DeadlineTimer.shared.cancel(t) }
         releaseTimer = DeadlineTimer.shared.schedule(at: .now + after) { [weak self] in
             guard let ptt = self else { return }
-            DetachedThread.start(name: "speech-release") { ptt.releaseIfIdle() }
+            BlockingExecutor.start("speech-release") { ptt.releaseIfIdle() }
         }
     }
 

@@ -132,7 +132,7 @@ final class VoiceWake: @unchecked Sendable {
         let token = DeadlineTimer.shared.schedule(at: .now + delay) { [weak self] in
             guard let wake = self else { return }
             wake.lock.withLock { wake.retryTimer = nil }
-            DetachedThread.start(name: "wake-retry") { wake.update() }
+            BlockingExecutor.start("wake-retry") { wake.update() }
         }
         lock.withLock { retryTimer = token }
     }
@@ -171,7 +171,7 @@ final class VoiceWake: @unchecked Sendable {
             await done.wait()
             DeadlineTimer.shared.cancel(timer)
             let ptt = lock.withLock { self.ptt }
-            let result = await BlockingThread.run("wake-command") { (_: CancelFlag) -> (id: String, transcript: String)? in try? ptt?.stop() }
+            let result = await BlockingExecutor.run("wake-command") { (_: CancelFlag) -> (id: String, transcript: String)? in try? ptt?.stop() }
             updateLock.withLock {
                 let listener = lock.withLock { () -> Listener? in defer { self.listener = nil }; return self.listener }
                 listener?.stop()  // push-to-talk's stop closed this microphone already

@@ -28,7 +28,7 @@ public final class DeadlineTimer: @unchecked Sendable {
         entries[id] = (at, action)
         if !started {
             started = true
-            DetachedThread.start(name: "deadlines") { [unowned self] in self.loop() }
+            BlockingExecutor.startLoop(name: "deadlines") { [unowned self] in self.loop() }
         }
         cond.signal()
         cond.unlock()

@@ -25,6 +25,7 @@ public final class Locked<Value>: @unchecked Sendable {
 
     /// Sleeps until `predicate` holds for the value (checked now and after every `update`), at most
     /// `timeout` (nil: no limit). True when it holds.
+    @discardableResult
     public func wait(until predicate: (Value) -> Bool, timeout: Duration? = nil) -> Bool {
         let end = timeout.map { ContinuousClock.now + $0 }
         condition.lock()

@@ -90,8 +90,7 @@ final class BrowserProcess: @unchecked Sendable {
         // The whole group, even when the main process is already gone: its helpers (zygote,
         // renderers) may not be.
         kill(-process.pid, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(3)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        _ = process.waitForExit(within: .seconds(3))
         kill(-process.pid, SIGKILL)
         process.wait()
         Self.removeSingletonDirectory(profileDir: options.profileDir)

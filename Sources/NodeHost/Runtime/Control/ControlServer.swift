@@ -52,7 +52,7 @@ public final class ControlServer: @unchecked Sendable {
         let sock: UnixSocket
         do { sock = try UnixSocket.listen(path) } catch { throw .socket(error.description) }
         listener = sock
-        DetachedThread.start(name: "control-accept") { [weak self] in self?.acceptLoop(sock) }
+        BlockingExecutor.startLoop(name: "control-accept") { [weak self] in self?.acceptLoop(sock) }
         log.info("listening on \(path)")
     }
 
@@ -81,7 +81,7 @@ public final class ControlServer: @unchecked Sendable {
             }
             if slot.evicted { log.info("control socket full: dropped the client idle longest to serve a new one") }
             client.setReceiveTimeout(seconds: idleSeconds)
-            DetachedThread.start(name: "control-client") { [weak self, clients] in
+            BlockingExecutor.startLoop(name: "control-client") { [weak self, clients] in
                 self?.serve(client, slot: slot.id)
                 clients.leave(slot.id)
                 client.close()

@@ -76,7 +76,7 @@ public final class AvahiBrowser: @unchecked Sendable {
 
     public func start() {
         lock.withLock { started = true }
-        DetachedThread.start(name: "avahi") { [self] in loop(); finished.signal() }
+        BlockingExecutor.startLoop(name: "avahi") { [self] in loop(); finished.signal() }
     }
 
     /// Stops browsing and frees everything (waits for the poll thread). Safe to call twice.

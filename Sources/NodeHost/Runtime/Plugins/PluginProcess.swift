@@ -94,7 +94,7 @@ actor PluginProcess {
     }
 
     private nonisolated func startReaders(_ p: Subprocess) {
-        DetachedThread.start(name: "plugin-stdout") { [weak self] in
+        BlockingExecutor.startLoop(name: "plugin-stdout") { [weak self] in
             var buffer = PluginLineBuffer(maxLineBytes: PluginProcess.maxLineBytes)
             // A plugin that writes faster than this is read at this pace: the pipe fills and the
             // plugin waits in write(2), instead of the node spending a core on lines it would drop.
@@ -105,7 +105,8 @@ actor PluginProcess {
                 for line in buffer.take(chunk) {
                     while !pace.allow() {
                         if !slowed { slowed = true; self?.log.warn("writes more than \(Int(PluginProcess.linesPerSecond)) lines per second; reading it at that pace") }
-                        usleep(10_000)
+                        // Pacing, not polling: sleeps exactly until the limiter has a token again.
+                        usleep(UInt32(clamping: max(1, pace.untilNextToken.milliseconds) * 1000))
                     }
                     self?.deliver(line)
                 }
@@ -114,7 +115,7 @@ actor PluginProcess {
             let code = p.wait()
             self?.deliverExit(p.pid, code)
         }
-        DetachedThread.start(name: "plugin-stderr") { [weak self, id = manifest.id] in
+        BlockingExecutor.startLoop(name: "plugin-stderr") { [weak self, id = manifest.id] in
             var buffer = PluginLineBuffer(maxLineBytes: 64 * 1024)
             let log = Logger(component: "plugin \(id)")
             while let chunk = p.stderr?.availableData, !chunk.isEmpty {

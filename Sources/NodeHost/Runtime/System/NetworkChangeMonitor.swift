@@ -34,7 +34,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
         fd = s
         self.onChange = onChange
         self.debounce = debounce
-        DetachedThread.start(name: "netlink") { [weak self] in self?.loop() }
+        BlockingExecutor.startLoop(name: "netlink") { [weak self] in self?.loop() }
     }
 
     public func stop() {

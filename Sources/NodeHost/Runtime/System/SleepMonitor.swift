@@ -36,7 +36,7 @@ public final class SleepMonitor: @unchecked Sendable {
             return 0
         }, me)
         guard r >= 0 else { _ = sd.busUnref(b); bus = nil; return nil }
-        DetachedThread.start(name: "sleep-monitor") { [weak self] in self?.loop() }
+        BlockingExecutor.startLoop(name: "sleep-monitor") { [weak self] in self?.loop() }
     }
 
     private func loop() {

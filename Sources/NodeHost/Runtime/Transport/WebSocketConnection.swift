@@ -63,14 +63,10 @@ public final class WebSocketConnection: @unchecked Sendable {
     // MARK: connect
 
     public static func connect(_ url: URL, options: WebSocketOptions = WebSocketOptions()) async throws(WebSocketError) -> WebSocketConnection {
-        let result: Result<WebSocketConnection, WebSocketError> = await withCheckedContinuation { c in
-            // Blocking connect/handshake on its own thread, not on the cooperative pool.
-            DetachedThread.start(name: "ws-connect") {
-                do throws(WebSocketError) { c.resume(returning: .success(try connectBlocking(url, options))) }
-                catch { c.resume(returning: .failure(error)) }
-            }
+        // Blocking connect/handshake on its own thread, not on the cooperative pool.
+        try await BlockingExecutor.run("ws-connect") { (_: CancelFlag) throws(WebSocketError) -> WebSocketConnection in
+            try connectBlocking(url, options)
         }
-        return try result.get()
     }
 
     private static func connectBlocking(_ url: URL, _ o: WebSocketOptions) throws(WebSocketError) -> WebSocketConnection {
@@ -129,7 +125,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         }
         let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, verified: verified, maxMessageBytes: o.maxMessageBytes)
         conn.decoder.feed(leftover)
-        DetachedThread.start(name: "ws-io") { conn.ioLoop() }
+        BlockingExecutor.startLoop(name: "ws-io") { conn.ioLoop() }
         return conn
     }
 
