@@ -31,20 +31,26 @@ public enum BlockingExecutor {
     /// cancelled job is let in over the limit, since its raised flag ends it at once.
     public static func run<T: Sendable, E: Error>(_ name: String,
                                                   _ body: @escaping @Sendable (CancelFlag) throws(E) -> T) async throws(E) -> T {
+        try await run(name, slots: .shared, body)
+    }
+
+    /// `run` with its own slots (tests use a small limit).
+    static func run<T: Sendable, E: Error>(_ name: String, slots: JobSlots,
+                                           _ body: @escaping @Sendable (CancelFlag) throws(E) -> T) async throws(E) -> T {
         let flag = CancelFlag()
-        let ticket = Slots.shared.newTicket()
+        let ticket = slots.newTicket()
         let result: Result<T, E> = await withTaskCancellationHandler {
-            await Slots.shared.acquire(ticket)
+            await slots.acquire(ticket)
             return await withCheckedContinuation { (c: CheckedContinuation<Result<T, E>, Never>) in
                 Thread.start(name: name, stackSize: jobStackSize) {
                     let r = Result { () throws(E) -> T in try body(flag) }
-                    Slots.shared.release()
+                    slots.release()
                     c.resume(returning: r)
                 }
             }
         } onCancel: {
             flag.cancel()
-            Slots.shared.admitCancelled(ticket)
+            slots.admitCancelled(ticket)
         }
         return try result.get()
     }
@@ -58,23 +64,21 @@ public enum BlockingExecutor {
     /// Starts a long-lived loop on a thread of its own named `name`. The loop ends when `body`
     /// returns; its owner stops it the way it stops any wait (a `Wakeup`, a closed fd, a flag).
     public static func startLoop(name: String, stackSize: Int = 0, _ body: @escaping @Sendable () -> Void) {
-        Slots.shared.loops.update { $0 += 1 }
+        loops.update { $0 += 1 }
         Thread.start(name: name, stackSize: stackSize) {
             body()
-            Slots.shared.loops.update { $0 -= 1 }
+            loops.update { $0 -= 1 }
         }
     }
 
     /// What runs now: one-shot jobs, callers waiting for a slot, loops. For tests and `doctor`.
     public static var counts: (jobs: Int, waiting: Int, loops: Int) {
-        let (jobs, waiting) = Slots.shared.state.withLock { ($0.running, $0.queue.count) }
-        return (jobs, waiting, Slots.shared.loops.withLock { $0 })
+        let (jobs, waiting) = JobSlots.shared.counts
+        return (jobs, waiting, loops.withLock { $0 })
     }
 
-    /// Waits (on a condition, for tests) until at most `jobs` jobs and `waiting` callers remain.
-    static func wait(untilJobs jobs: Int, waiting: Int, timeout: Duration) -> Bool {
-        Slots.shared.state.wait(until: { $0.running <= jobs && $0.queue.count <= waiting }, timeout: timeout)
-    }
+    /// Loops running now.
+    private static let loops = Locked(0)
 
     /// The name the current thread was given (from /proc, so it is what `top -H` shows).
     public static var currentThreadName: String {
@@ -89,8 +93,8 @@ public enum BlockingExecutor {
 }
 
 /// The job slots: a count and the callers waiting, first come first served.
-private final class Slots: Sendable {
-    static let shared = Slots(limit: BlockingExecutor.jobLimit)
+final class JobSlots: Sendable {
+    static let shared = JobSlots(limit: BlockingExecutor.jobLimit)
 
     struct State {
         var running = 0
@@ -98,10 +102,18 @@ private final class Slots: Sendable {
         var queue: [(ticket: UInt64, resume: CheckedContinuation<Void, Never>)] = []
     }
     let limit: Int
-    let state = Locked(State())
-    let loops = Locked(0)
+    private let state = Locked(State())
 
     init(limit: Int) { self.limit = limit }
+
+    /// Jobs holding a slot, callers waiting for one.
+    var counts: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.queue.count) } }
+
+    /// Waits (on the condition, no polling) until `predicate` holds for the counts.
+    @discardableResult
+    func wait(until predicate: @escaping (_ running: Int, _ waiting: Int) -> Bool, timeout: Duration) -> Bool {
+        state.wait(until: { predicate($0.running, $0.queue.count) }, timeout: timeout)
+    }
 
     func newTicket() -> UInt64 { state.withLock { s in s.nextTicket += 1; return s.nextTicket } }
 
