@@ -6,7 +6,7 @@ import Support
 
 /// One running Chromium with its DevTools pipe. Started with its own profile under the state
 /// directory (0700), killed by PID when released.
-final class BrowserProcess: @unchecked Sendable {
+final class BrowserProcess: Sendable {
     struct Options: Sendable {
         var executable: String
         var profileDir: String
