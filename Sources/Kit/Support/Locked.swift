@@ -1,8 +1,7 @@
 /// A value and the lock that guards it, as one thing: the node's one way to share mutable state
 /// between threads (instead of a lock next to a variable, which nothing ties together). Waiters can
 /// sleep until the value satisfies a condition; `update` wakes them, so nothing polls.
-public final class Locked<Value>: @unchecked Sendable {
-    // The one place the guarding is done by hand: `value` is touched only with `condition` locked.
+public final class Locked<Value>: @unchecked Sendable {  // the guarding below is by hand: `value` only with `condition` locked
     private let condition = Condition()
     private var value: Value
 
