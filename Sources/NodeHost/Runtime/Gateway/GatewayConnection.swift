@@ -9,7 +9,7 @@ import Support
 
 /// One WebSocket connection to the gateway: the handshake, then serving invokes until it ends.
 /// The reconnect policy lives in GatewayClient; this type only reports how the connection ended.
-final class GatewayConnection: @unchecked Sendable {
+final class GatewayConnection: @unchecked Sendable {  // not for a lock: the iterator and handshake fields belong to the one task running the connection
     enum HandshakeResult {
         case ready(GatewayProtocol.HelloOk)
         case rejected(GatewayProtocol.GatewayError)
@@ -29,6 +29,9 @@ final class GatewayConnection: @unchecked Sendable {
     private let log: Logger
     private let clock = ContinuousClock()
     private let lastFrame = LockedInstant()
+    /// The invokes this connection started and that still run: cancelled when it ends, so work
+    /// whose answer nobody can receive stops (and its CancelFlag ends its waits).
+    private let invokes = Locked<(next: UInt64, running: [UInt64: Task<Void, Never>])>((0, [:]))
     private var restartExpectedMs: Int?
     private var maxPayload = GatewayProtocol.preAuthMaxPayload
     /// Gateway events other than the ones handled here (chat, voicewake.changed, …), for capabilities.
@@ -132,6 +135,9 @@ final class GatewayConnection: @unchecked Sendable {
             }
         }
         await pending.failAll("connection closed")
+        let orphaned = invokes.withLock { i in defer { i.running = [:] }; return Array(i.running.values) }
+        if !orphaned.isEmpty { log.info("the gateway connection ended with \(orphaned.count) invoke(s) running; cancelling them") }
+        for t in orphaned { t.cancel() }
         return end
     }
 
@@ -146,7 +152,15 @@ final class GatewayConnection: @unchecked Sendable {
         case .event("node.invoke.request", let p):
             guard let dispatcher else { return }
             guard let req = GatewayProtocol.InvokeRequest(p) else { log.warn("ignoring a node.invoke.request without id/command"); return }
-            Task { await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher) }
+            // Made under the lock its own end takes, so it is registered before it can leave.
+            invokes.withLock { i in
+                i.next += 1
+                let key = i.next
+                i.running[key] = Task {
+                    await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher)
+                    self.invokes.withLock { _ = $0.running.removeValue(forKey: key) }
+                }
+            }
         case .event("node.invoke.cancel", let p):
             if let dispatcher, let id = p?["invokeId"]?.stringValue ?? p?["id"]?.stringValue { Task { await dispatcher.cancel(id: id) } }
         case .event("shutdown", let p):
@@ -232,10 +246,9 @@ final class GatewayConnection: @unchecked Sendable {
 }
 
 /// The time the last frame arrived, shared with the watchdog task.
-final class LockedInstant: @unchecked Sendable {
-    private let lock = Lock()
-    private var at = ContinuousClock.now
-    func touch() { lock.withLock { at = .now } }
-    var age: Duration { lock.withLock { ContinuousClock.now - at } }
-    var instant: ContinuousClock.Instant { lock.withLock { at } }
+final class LockedInstant: Sendable {
+    private let at = Locked(ContinuousClock.now)
+    func touch() { at.withLock { $0 = .now } }
+    var age: Duration { at.withLock { ContinuousClock.now - $0 } }
+    var instant: ContinuousClock.Instant { at.withLock { $0 } }
 }
