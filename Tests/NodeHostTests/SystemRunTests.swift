@@ -118,6 +118,8 @@ import Testing
         #expect(daemon.child.wait() == 0, "\(r.node.log.suffix(2000))")
         #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "command \(pid) survived the daemon's SIGTERM")
         #expect(r.node.log.contains("received SIGTERM; stopping") && r.node.log.contains("stopped"), "\(r.node.log.suffix(2000))")
+        // Cancelled by the daemon (not only killed by the helper's parent-death signal on exit).
+        #expect(r.node.log.contains("[term-1] failed: CANCELLED: the node is stopping"), "\(r.node.log.suffix(2000))")
     }
 
     /// The gateway connection drops while a command runs: nobody can receive its answer, so it is
@@ -128,6 +130,8 @@ import Testing
         r.gw.command(["cmd": "close", "code": 1011])
         #expect(waitUntil(timeout: 10) { kill(pid, 0) != 0 }, "command \(pid) survived the lost connection: \(r.node.log.suffix(2000))")
         #expect(waitUntil(timeout: 5) { r.node.log.contains("invoke(s) running; cancelling them") }, "\(r.node.log.suffix(2000))")
+        #expect(waitUntil(timeout: 5) { r.node.log.contains("[drop-1] failed: CANCELLED: its caller (the gateway connection) is gone") },
+                "\(r.node.log.suffix(2000))")
         // The node reconnects and serves again.
         #expect(waitUntil(timeout: 20) { r.gw.all("hello").count >= 2 }, "\(r.node.log.suffix(2000))")
         let ok = try r.run(["command": Self.argv("true")])

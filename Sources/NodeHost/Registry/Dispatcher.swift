@@ -90,7 +90,7 @@ public actor Dispatcher {
         let result = await withTaskCancellationHandler {
             await reply.value()
         } onCancel: {
-            if reply.resolve(.failure(NodeError(.cancelled, "\(command) was cancelled: its caller (the gateway connection) is gone"))) {
+            if reply.resolve(.failure(NodeError(.cancelled, "its caller (the gateway connection) is gone"))) {
                 work.cancel()
             }
         }

@@ -140,7 +140,7 @@ public enum Daemon {
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
         service.notify("STOPPING=1\nSTATUS=stopping")
         // First, so nothing the gateway or a control client started keeps a capability busy.
-        await runtime.dispatcher.cancelAll("cancelled: the node is stopping")
+        await runtime.dispatcher.cancelAll("the node is stopping")
         reloader.cancel()
         await reloader.value  // a reload in progress finishes before the capabilities are stopped
         supervisor?.cancel()

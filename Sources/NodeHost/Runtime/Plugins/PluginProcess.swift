@@ -1,5 +1,4 @@
 import Config
-import Dispatch
 import FoundationEssentials
 import Glibc
 import HostPresence
@@ -127,9 +126,9 @@ actor PluginProcess {
 
     /// Called on the reader thread; keeps lines in order by waiting for each to be handled.
     private nonisolated func deliver(_ line: String) {
-        let done = DispatchSemaphore(value: 0)
-        Task { await self.handle(line); done.signal() }
-        done.wait()
+        let done = Locked(false)
+        Task { await self.handle(line); done.update { $0 = true } }
+        done.wait(until: { $0 })
     }
 
     private nonisolated func deliverOversize(_ n: Int) {
