@@ -11,7 +11,7 @@ import Support
 /// do), else with `voice.transcript` on the node session. Results are shaped as the iOS and
 /// Android nodes return them.
 final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, AdvertisesExtraCaps,
-                            @unchecked Sendable {  // `wake` alone: set once in init (it needs a weak self), never after
+                            Sendable {
     let manifest: BundleManifest
     let settings: TalkSettings
     private let log = Logger(component: "talk")
@@ -24,15 +24,19 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     private let state = Locked(State())
     private let replies = ReplyTracker()
     private let voice: ReplySpeaker
-    private var wake: VoiceWake!
+    private let wake: VoiceWake
 
     init(manifest: BundleManifest, settings: TalkSettings, stateDirectory: String) {
         self.manifest = manifest
         self.settings = settings
         voice = ReplySpeaker(settings: settings, speaker: AudioPlayback(device: settings.playbackDevice))
-        wake = VoiceWake(settings: settings, keywordFile: stateDirectory + "/voice-wake-phrases.txt") { [weak self] trigger, transcript in
-            await self?.wakeCommand(trigger: trigger, transcript: transcript)
+        // The wake's handler needs a weak self, which exists only once every stored property
+        // is set: it reaches this object through a relay filled in last.
+        let relay = WakeRelay()
+        wake = VoiceWake(settings: settings, keywordFile: stateDirectory + "/voice-wake-phrases.txt") { trigger, transcript in
+            await relay.target.withLock { $0 }?.wakeCommand(trigger: trigger, transcript: transcript)
         }
+        relay.target.withLock { $0 = WeakTalk(self) }
     }
 
     /// `capabilities.talk.operator: true` asks for an operator session even without a token (the
@@ -69,7 +73,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     func presenceChanged(foreground: Bool) async { wake.setForeground(foreground) }
 
     /// A wake phrase and what followed it: the words after the phrase go to the agent.
-    private func wakeCommand(trigger: String, transcript: String) async {
+    fileprivate func wakeCommand(trigger: String, transcript: String) async {
         let command = Self.command(after: trigger, in: transcript)
         guard !command.isEmpty else {
             log.info("voice wake: nothing recognised after \"\(trigger)\"")
@@ -317,4 +321,15 @@ final class Endpoint: Sendable {
             if resumeNow { c.resume() }
         }
     }
+}
+
+/// Where voice wake's commands go: the capability, held weakly (it owns the wake).
+private final class WakeRelay: Sendable {
+    let target = Locked<WeakTalk?>(nil)
+}
+
+private struct WeakTalk: Sendable {
+    weak var talk: TalkCapability?
+    init(_ talk: TalkCapability) { self.talk = talk }
+    func wakeCommand(trigger: String, transcript: String) async { await talk?.wakeCommand(trigger: trigger, transcript: transcript) }
 }
