@@ -16,8 +16,8 @@ public struct Logger: Sendable {
     public let component: String
     public init(component: String) { self.component = component }
 
-    /// Global threshold: OPENCLAW_NODE_LOG=debug|info|warn|error (default info).
-    nonisolated(unsafe) public static var threshold: Level = {
+    /// Global threshold: OPENCLAW_NODE_LOG=debug|info|warn|error (default info), read once.
+    public static let threshold: Level = {
         switch ProcessInfo.processInfo.environment["OPENCLAW_NODE_LOG"]?.lowercased() {
         case "debug": return .debug
         case "warn": return .warn
