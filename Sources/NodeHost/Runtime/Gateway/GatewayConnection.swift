@@ -213,10 +213,7 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
     func probe(timeout: Duration = .seconds(4)) async -> Bool {
         let sent = ContinuousClock.now
         ws.sendPing(Array("probe".utf8))
-        while ContinuousClock.now - sent < timeout {
-            if lastFrame.instant > sent { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        if await lastFrame.frame(after: sent, within: timeout) { return true }
         log.info("the gateway did not answer a ping within \(timeout) after a network change; reconnecting")
         ws.close(code: 4001, reason: "network changed")
         return false
@@ -245,10 +242,47 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
     }
 }
 
-/// The time the last frame arrived, shared with the watchdog task.
+/// The time the last frame arrived, shared with the watchdog task; `frame(after:within:)` waits
+/// for the next one without polling.
 final class LockedInstant: Sendable {
-    private let at = Locked(ContinuousClock.now)
-    func touch() { at.withLock { $0 = .now } }
-    var age: Duration { at.withLock { ContinuousClock.now - $0 } }
-    var instant: ContinuousClock.Instant { at.withLock { $0 } }
+    private struct State {
+        var at = ContinuousClock.now
+        var next: UInt64 = 0
+        /// Callers of `frame(after:within:)` still waiting, with the instant a frame must follow.
+        var waiters: [UInt64: (after: ContinuousClock.Instant, resume: CheckedContinuation<Bool, Never>)] = [:]
+    }
+    private let state = Locked(State())
+
+    func touch() {
+        let now = ContinuousClock.now
+        let woken = state.withLock { s -> [CheckedContinuation<Bool, Never>] in
+            s.at = now
+            guard !s.waiters.isEmpty else { return [] }
+            let due = s.waiters.filter { $0.value.after < now }
+            for id in due.keys { s.waiters[id] = nil }
+            return due.values.map(\.resume)
+        }
+        for c in woken { c.resume(returning: true) }
+    }
+
+    var age: Duration { state.withLock { ContinuousClock.now - $0.at } }
+    var instant: ContinuousClock.Instant { state.withLock { $0.at } }
+
+    /// True once a frame arrives after `instant` (resumed by `touch`), false when `timeout` passes
+    /// first (resumed by a DeadlineTimer).
+    func frame(after instant: ContinuousClock.Instant, within timeout: Duration) async -> Bool {
+        await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+            let id: UInt64? = state.withLock { s in
+                if s.at > instant { return nil }
+                s.next += 1
+                s.waiters[s.next] = (instant, c)
+                return s.next
+            }
+            guard let id else { c.resume(returning: true); return }
+            let state = self.state
+            DeadlineTimer.shared.schedule(at: .now + timeout) {
+                if let w = state.withLock({ $0.waiters.removeValue(forKey: id) }) { w.resume.resume(returning: false) }
+            }
+        }
+    }
 }
