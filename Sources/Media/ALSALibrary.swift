@@ -18,6 +18,9 @@ struct ALSALibrary: Sendable {
     let pcmDrop: @convention(c) (PCM?) -> Int32
     let pcmWait: @convention(c) (PCM?, Int32) -> Int32
     let pcmRecover: @convention(c) (PCM?, Int32, Int32) -> Int32
+    let pollDescriptorsCount: @convention(c) (PCM?) -> Int32
+    let pollDescriptors: @convention(c) (PCM?, UnsafeMutablePointer<pollfd>?, UInt32) -> Int32
+    let pollDescriptorsRevents: @convention(c) (PCM?, UnsafeMutablePointer<pollfd>?, UInt32, UnsafeMutablePointer<UInt16>?) -> Int32
     let hwMalloc: @convention(c) (UnsafeMutablePointer<HW?>?) -> Int32
     let hwFree: @convention(c) (HW?) -> Void
     let hwAny: @convention(c) (PCM?, HW?) -> Int32
@@ -47,6 +50,9 @@ struct ALSALibrary: Sendable {
         pcmDrop = try lib.function("snd_pcm_drop")
         pcmWait = try lib.function("snd_pcm_wait")
         pcmRecover = try lib.function("snd_pcm_recover")
+        pollDescriptorsCount = try lib.function("snd_pcm_poll_descriptors_count")
+        pollDescriptors = try lib.function("snd_pcm_poll_descriptors")
+        pollDescriptorsRevents = try lib.function("snd_pcm_poll_descriptors_revents")
         hwMalloc = try lib.function("snd_pcm_hw_params_malloc")
         hwFree = try lib.function("snd_pcm_hw_params_free")
         hwAny = try lib.function("snd_pcm_hw_params_any")

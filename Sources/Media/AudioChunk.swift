@@ -17,17 +17,16 @@ public struct AudioChunk: Sendable {
 
 /// Hands chunks from the capture thread to the encoding thread, which drains it between video
 /// frames (the recorder is used by one thread only, so the capture thread never touches it).
-public final class AudioChunkQueue: @unchecked Sendable {
-    private let lock = Lock()
-    private var chunks: [AudioChunk] = []
+public final class AudioChunkQueue: Sendable {
+    private let chunks = Locked<[AudioChunk]>([])
 
     public init() {}
 
-    public func push(_ chunk: AudioChunk) { lock.withLock { chunks.append(chunk) } }
+    public func push(_ chunk: AudioChunk) { chunks.withLock { $0.append(chunk) } }
 
     /// Everything queued so far, oldest first.
     public func takeAll() -> [AudioChunk] {
-        lock.withLock { defer { chunks = [] }; return chunks }
+        chunks.withLock { c in defer { c = [] }; return c }
     }
 }
 

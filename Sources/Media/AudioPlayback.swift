@@ -5,22 +5,21 @@ import Support
 /// Plays 16-bit mono PCM to one ALSA device (spoken replies). Blocking: call it off the cooperative
 /// pool. `interrupt()` from another thread stops it within one period (a new push-to-talk wins
 /// over the reply being spoken).
-public final class AudioPlayback: @unchecked Sendable {
+public final class AudioPlayback: Sendable {
     public struct Failure: Error, Sendable, CustomStringConvertible { public let description: String }
 
     public let device: String
-    private let lock = Lock()
     /// Counts interruptions; a playback ends when it changes.
-    private var interruptions = 0
+    private let interruptions = Locked(0)
 
     public init(device: String = "default") { self.device = device }
 
     /// Stops the playback in progress, and any asked for with an earlier `mark`.
-    public func interrupt() { lock.withLock { interruptions += 1 } }
+    public func interrupt() { interruptions.withLock { $0 += 1 } }
 
     /// A mark for `play(…, unlessInterruptedSince:)`: speech prepared after it (a reply still being
     /// synthesized) is not played if an interruption came in between.
-    public var mark: Int { lock.withLock { interruptions } }
+    public var mark: Int { interruptions.withLock { $0 } }
 
     /// Plays all of `samples` (mono, `sampleRate`) and waits until they have been heard, unless
     /// interrupted (since `mark`, when given): false when it was.
@@ -32,7 +31,7 @@ public final class AudioPlayback: @unchecked Sendable {
         case .failure(let f): throw Failure(description: "no audio output: \(f.description)")
         }
         let started = mark ?? self.mark
-        func interrupted() -> Bool { lock.withLock { interruptions != started } }
+        func interrupted() -> Bool { interruptions.withLock { $0 != started } }
         if interrupted() { return false }
         var handle: OpaquePointer?
         var rc = alsa.pcmOpen(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)

@@ -1,5 +1,4 @@
 import CALSA
-import Dispatch
 import Glibc
 import Support
 
@@ -8,7 +7,7 @@ import Support
 /// starts. `start` reads on a dedicated thread (never a cooperative-pool thread) and delivers
 /// timestamped chunks; `stop` ends the thread and closes the device. This instance is the single
 /// owner of the snd_pcm_t; callers must call `stop` (a running thread keeps the instance alive).
-public final class MicrophoneCapture: @unchecked Sendable {
+public final class MicrophoneCapture: @unchecked Sendable {  // the snd_pcm_t pointer; its use is ordered by `state`
     public let device: String
     /// What the device actually gives (the request is 48 kHz; "plug" PCMs convert to it).
     public let sampleRate: Int
@@ -16,12 +15,17 @@ public final class MicrophoneCapture: @unchecked Sendable {
 
     private let pcm: OpaquePointer
     private let alsa: ALSALibrary
-    private let lock = Lock()
-    private var stopping = false
-    private var closed = false
-    private var threadStarted = false
-    private let done = DispatchSemaphore(value: 0)
-    private var runFailure: MicrophoneError?
+    private struct State {
+        var stopping = false
+        var closed = false
+        var threadStarted = false
+        /// Set when the capture thread has ended (stop() waits for it before closing the device).
+        var threadEnded = false
+        var runFailure: MicrophoneError?
+    }
+    private let state = Locked(State())
+    /// Signalled by `stop()`: the capture thread waits on it next to the PCM's descriptors.
+    private let stopSignal = Wakeup()
 
     /// One read's worth: 20 ms, so `stop` returns quickly and chunks stay small.
     private var chunkFrames: Int { max(1, sampleRate / 50) }
@@ -55,39 +59,63 @@ public final class MicrophoneCapture: @unchecked Sendable {
     /// if capture ends on its own (the device went away), so a caller waiting for speech need not
     /// wait for a timeout. Only the first call counts.
     public func start(failed: (@Sendable (MicrophoneError) -> Void)? = nil, _ deliver: @escaping @Sendable (AudioChunk) -> Void) {
-        lock.withLock {
-            guard !threadStarted, !closed else { return }  // started already, or stopped: nothing to read
-            DetachedThread.start(name: "microphone") { [self] in
+        state.withLock { s in
+            guard !s.threadStarted, !s.closed else { return }  // started already, or stopped: nothing to read
+            BlockingExecutor.startLoop(name: "microphone") { [self] in
                 run(deliver)
-                done.signal()
+                state.update { $0.threadEnded = true }
                 // After the latch: the handler may stop this capture (stop() waits for the latch).
-                if let e = lock.withLock({ runFailure }) { failed?(e) }
+                if let e = state.withLock({ $0.runFailure }) { failed?(e) }
             }
-            threadStarted = true
+            s.threadStarted = true
         }
     }
 
-    /// Ends capture (within one read or wait, ≤ ~100 ms), closes the device and returns why capture ended
+    /// Ends capture (the thread's wait is woken at once), closes the device and returns why capture ended
     /// early, if it did. Safe to call more than once, or without `start`.
     @discardableResult
     public func stop() -> MicrophoneError? {
-        let started = lock.withLock { () -> Bool in
-            stopping = true
-            return threadStarted
+        let started = state.withLock { s -> Bool in
+            s.stopping = true
+            return s.threadStarted
         }
-        // `done` is a latch: every caller waits for the thread's end and passes it on, so a second
-        // stop() cannot close the device while the thread still reads from it.
-        if started { done.wait(); done.signal() }
+        stopSignal.signal()
+        // `threadEnded` is a latch: every caller waits for the thread's end, so a second stop()
+        // cannot close the device while the thread still reads from it.
+        if started { state.wait(until: { $0.threadEnded }) }
         closeDevice()
-        return lock.withLock { runFailure }
+        return state.withLock { $0.runFailure }
     }
 
     private func closeDevice() {
-        let close = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
+        let close = state.withLock { s -> Bool in defer { s.closed = true }; return !s.closed }
         if close { _ = alsa.pcmClose(pcm) }
     }
 
-    private var shouldStop: Bool { lock.withLock { stopping } }
+    private var shouldStop: Bool { state.withLock { $0.stopping } }
+
+    /// Waits until the PCM has audio (its poll descriptors, as snd_pcm_wait does) or `stop()` is
+    /// called; false when stopped. A PCM without descriptors falls back to snd_pcm_wait's timeout.
+    private func waitForAudio() -> Bool {
+        let count = Int(alsa.pollDescriptorsCount(pcm))
+        guard count > 0 else {
+            if alsa.pcmWait(pcm, 100) < 0 { return !stopSignal.sleep(.milliseconds(10)) }  // an error: read() will say which
+            return !shouldStop
+        }
+        var fds = [pollfd](repeating: pollfd(), count: count + 1)
+        while !shouldStop {
+            let filled = fds.withUnsafeMutableBufferPointer { b in Int(alsa.pollDescriptors(pcm, b.baseAddress! + 1, UInt32(count))) }
+            guard filled > 0 else { return !shouldStop }
+            fds[0] = pollfd(fd: stopSignal.fd, events: Int16(POLLIN), revents: 0)
+            let rc = poll(&fds, nfds_t(filled + 1), -1)
+            if rc < 0 { if errno == EINTR { continue }; return !shouldStop }
+            if fds[0].revents != 0 { return false }
+            var revents: UInt16 = 0
+            let r = fds.withUnsafeMutableBufferPointer { b in alsa.pollDescriptorsRevents(pcm, b.baseAddress! + 1, UInt32(filled), &revents) }
+            if r < 0 || revents & UInt16(POLLIN | POLLERR | POLLHUP) != 0 { return true }  // audio, or an error read() reports
+        }
+        return false
+    }
 
     private func run(_ deliver: @Sendable (AudioChunk) -> Void) {
         let frames = chunkFrames, ch = channels, rate = UInt64(sampleRate)
@@ -100,14 +128,14 @@ public final class MicrophoneCapture: @unchecked Sendable {
         while !shouldStop {
             let n = buffer.withUnsafeMutableBytes { alsa.pcmReadi(pcm, $0.baseAddress, snd_pcm_uframes_t(frames)) }
             if n == -Int(EAGAIN) || n == 0 {
-                if alsa.pcmWait(pcm, 100) < 0 { usleep(10_000) }
+                if !waitForAudio() { break }
                 continue
             }
             if n < 0 {
                 let r = alsa.pcmRecover(pcm, Int32(n), 1)
                 if r < 0 {
                     let e = MicrophoneError.alsa(alsa, "read", device: device, Int32(n), kind: .failed)
-                    lock.withLock { runFailure = e }
+                    state.withLock { $0.runFailure = e }
                     return
                 }
                 _ = alsa.pcmStart(pcm)

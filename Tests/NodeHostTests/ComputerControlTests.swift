@@ -148,6 +148,23 @@ import Testing
         #expect(r.recorded("ButtonRelease").count == 1, "SIGTERM released the held button")
     }
 
+    /// SIGTERM in the middle of a 10 s hold_key: the invoke is cancelled, the hold's CancelFlag
+    /// ends it at once, the key is let go and the daemon exits well before the hold would have.
+    @Test func aLongHoldEndsAtOnceOnSigterm() throws {
+        let r = try Rig(); defer { r.stop() }
+        r.gw.command(["cmd": "invoke", "id": "hold-1", "command": "computer.act", "timeoutMs": 30_000,
+                      "paramsJSON": .string((["action": "hold_key", "executionId": .string(Self.exec), "keys": "shift",
+                                              "durationMs": 10_000] as JSONValue).jsonString())])
+        #expect(waitUntil(timeout: 10) { r.events.contains("KeyPress") },
+                "the hold did not start: \(r.node.log.suffix(1500))")
+        let daemon = try #require(r.node.process)
+        let sent = Date()
+        kill(daemon.pid, SIGTERM)
+        #expect(daemon.child.waitForExit(within: .seconds(8)), "the daemon waited for the hold: \(r.node.log.suffix(1500))")
+        #expect(Date().timeIntervalSince(sent) < 8)
+        #expect(waitUntil(timeout: 5) { r.events.contains("KeyRelease") }, "the held key was not released")
+    }
+
     @Test func heldInputIsReleasedWhenTheGatewayGoesAway() throws {
         let r = try Rig(); defer { r.stop() }
         #expect(try r.act(["action": "left_mouse_down", "executionId": .string(Self.exec)])["payload"] == ["ok": true])

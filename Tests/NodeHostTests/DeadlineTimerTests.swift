@@ -39,3 +39,22 @@ import Testing
         #expect(t.pendingCount == 0)
     }
 }
+
+/// The gateway connection's last-frame time, and the wait for the next frame a probe does.
+@Suite struct LockedInstantTests {
+    @Test func aFrameEndsTheWaitAndNoFrameTimesOut() async {
+        let last = LockedInstant()
+        let sent = ContinuousClock.now
+        let waiter = Task { await last.frame(after: sent, within: .seconds(30)) }
+        try? await Task.sleep(for: .milliseconds(20))
+        let touched = ContinuousClock.now
+        last.touch()
+        #expect(await waiter.value)
+        #expect(ContinuousClock.now - touched < .seconds(5), "woken by the frame, not the 30 s timeout")
+        // A frame already newer than the instant: true at once.
+        #expect(await last.frame(after: sent, within: .seconds(30)))
+        let started = ContinuousClock.now
+        #expect(await last.frame(after: .now, within: .milliseconds(50)) == false)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+}

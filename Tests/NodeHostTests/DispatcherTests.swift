@@ -193,6 +193,36 @@ func params(_ s: String) -> Data { Data(s.utf8) }
         #expect(c.code == "CANCELLED")
     }
 
+    /// The caller stops waiting (its gateway connection ended and cancelled its task): the invoke
+    /// answers CANCELLED at once and its work is cancelled, not left to run out its deadline.
+    @Test func cancellingTheCallerCancelsTheInvoke() async {
+        let (d, _) = await makeDispatcher()
+        let caller = Task { await d.invoke(id: "gone", command: "gate.sleep", params: params(#"{"ms":60000}"#), timeoutMs: nil) }
+        for _ in 0..<200 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(5)) }
+        let asked = ContinuousClock.now
+        caller.cancel()
+        guard case .failure(let e) = await caller.value else { Issue.record("expected a cancel"); return }
+        #expect(e.code == "CANCELLED" && e.message.contains("gateway connection"), "\(e.message)")
+        #expect(ContinuousClock.now - asked < .seconds(5))
+        #expect(await d.inFlightCount == 0)
+    }
+
+    /// SIGTERM's first step: every running invoke answers CANCELLED with the reason.
+    @Test func cancelAllEndsEveryRunningInvoke() async {
+        let (d, _) = await makeDispatcher()
+        let running = (0..<3).map { i in
+            Task { await d.invoke(id: "r\(i)", command: "gate.sleep", params: params(#"{"ms":60000}"#), timeoutMs: nil) }
+        }
+        for _ in 0..<200 where await d.inFlightCount < 3 { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(await d.inFlightCount == 3)
+        await d.cancelAll("the node is stopping")
+        for t in running {
+            guard case .failure(let e) = await t.value else { Issue.record("expected a cancel"); continue }
+            #expect(e.code == "CANCELLED" && e.message == "CANCELLED: the node is stopping", "\(e.message)")
+        }
+        #expect(await d.inFlightCount == 0)
+    }
+
     @Test func manifestDerivedFromTable() async {
         let (d, _) = await makeDispatcher()
         let m = d.registry.manifest

@@ -96,6 +96,48 @@ import Testing
         #expect(waitUntil(timeout: 5) { r.node.log.contains("finished in") && r.node.log.contains("cancelled") }, "\(r.node.log)")
     }
 
+    /// Starts `exec sleep 60` through the gateway and returns its pid once it runs.
+    private func startLongCommand(_ r: Rig, id: String) throws -> Int32 {
+        let pidFile = r.work + "/\(id).pid"
+        r.gw.command(["cmd": "invoke", "id": .string(id), "command": "system.run", "timeoutMs": 60_000,
+                      "paramsJSON": .string((["command": Self.argv("/bin/sh", "-c", "echo $$ > \(pidFile); exec sleep 60")] as JSONValue).jsonString())])
+        #expect(waitUntil(timeout: 10) { ((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").hasSuffix("\n") }, "\(r.node.log)")
+        return try #require(Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmed()))
+    }
+
+    /// SIGTERM while a command runs: the invoke is cancelled, its job's CancelFlag kills the
+    /// command's tree, and the daemon exits cleanly at once instead of waiting out the command.
+    @Test func sigtermEndsARunningCommandAndTheDaemonPromptly() throws {
+        let r = try Rig(); defer { r.stop() }
+        let pid = try startLongCommand(r, id: "term-1")
+        let daemon = try #require(r.node.process)
+        let sent = Date()
+        kill(daemon.pid, SIGTERM)
+        #expect(daemon.child.waitForExit(within: .seconds(10)), "the daemon did not stop within 10 s: \(r.node.log.suffix(2000))")
+        #expect(Date().timeIntervalSince(sent) < 10)
+        #expect(daemon.child.wait() == 0, "\(r.node.log.suffix(2000))")
+        #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "command \(pid) survived the daemon's SIGTERM")
+        #expect(r.node.log.contains("received SIGTERM; stopping") && r.node.log.contains("stopped"), "\(r.node.log.suffix(2000))")
+        // Cancelled by the daemon (not only killed by the helper's parent-death signal on exit).
+        #expect(r.node.log.contains("[term-1] failed: CANCELLED: the node is stopping"), "\(r.node.log.suffix(2000))")
+    }
+
+    /// The gateway connection drops while a command runs: nobody can receive its answer, so it is
+    /// cancelled (the command is killed) rather than left running until its own timeout.
+    @Test func aLostGatewayConnectionEndsARunningCommand() throws {
+        let r = try Rig(); defer { r.stop() }
+        let pid = try startLongCommand(r, id: "drop-1")
+        r.gw.command(["cmd": "close", "code": 1011])
+        #expect(waitUntil(timeout: 10) { kill(pid, 0) != 0 }, "command \(pid) survived the lost connection: \(r.node.log.suffix(2000))")
+        #expect(waitUntil(timeout: 5) { r.node.log.contains("invoke(s) running; cancelling them") }, "\(r.node.log.suffix(2000))")
+        #expect(waitUntil(timeout: 5) { r.node.log.contains("[drop-1] failed: CANCELLED: its caller (the gateway connection) is gone") },
+                "\(r.node.log.suffix(2000))")
+        // The node reconnects and serves again.
+        #expect(waitUntil(timeout: 20) { r.gw.all("hello").count >= 2 }, "\(r.node.log.suffix(2000))")
+        let ok = try r.run(["command": Self.argv("true")])
+        #expect(ok["payload"]?["success"] == true, "\(ok)")
+    }
+
     @Test func workingDirectoryAndEnvironment() throws {
         let r = try Rig(); defer { r.stop() }
         let pwd = try r.run(["command": Self.argv("pwd"), "cwd": .string(r.work)])

@@ -26,7 +26,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     public func availability() async -> Availability {
         let settings = self.settings
-        let result = try? await BlockingThread.run("camera.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
+        let result = try? await BlockingExecutor.run("camera.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
             if let d = settings.defaultDevice { return FileSystem.exists(d) ? .available : .unavailable("\(d) does not exist") }
             let found = CameraDevices.list(in: settings.deviceDir)
             if !found.devices.isEmpty { return .available }
@@ -48,7 +48,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     func list() async throws(NodeError) -> CameraListResult {
         let settings = self.settings
-        return try await BlockingThread.run("camera.list") { (_: CancelFlag) throws(NodeError) -> CameraListResult in
+        return try await BlockingExecutor.run("camera.list") { (_: CancelFlag) throws(NodeError) -> CameraListResult in
             CameraListResult(devices: CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices)
         }
     }
@@ -79,7 +79,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
                                           _ body: @escaping @Sendable (CameraSession, CancelFlag) throws(NodeError) -> R)
         async throws(NodeError) -> R {
         let settings = self.settings, warm = self.warm
-        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
+        return try await BlockingExecutor.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
             let path = try CameraDevices.resolve(deviceId, facing: facing, settings: settings)
             let session: CameraSession
             if let idle = warm.checkout(path: path) { session = idle } else { session = try CameraSession(path: path) }
@@ -91,6 +91,6 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 }
 
 extension CancelFlag {
-    /// CANCELLED once the caller stopped waiting (the flag of Media's BlockingThread).
+    /// CANCELLED once the caller stopped waiting (the flag of BlockingExecutor).
     func check() throws(NodeError) { try check(CameraError.cancelled()) }
 }

@@ -57,11 +57,9 @@ enum SnapService {
     }
 
     static func sleep(_ d: Duration, cancel: CancelFlag) throws(NodeError) {
-        let end = ContinuousClock.now + d
-        while ContinuousClock.now < end {
-            try cancel.check()
-            usleep(10_000)
-        }
+        // Ends the moment the flag is raised (a condition wait, not a sleep loop).
+        _ = cancel.sleep(milliseconds: Int(d.milliseconds))
+        try cancel.check()
     }
 
     static func encode(_ frame: UnsafeRawBufferPointer, stream: V4L2Stream, quality: Int, maxWidth: Int,

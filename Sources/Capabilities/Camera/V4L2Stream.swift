@@ -16,6 +16,8 @@ final class V4L2Stream {
     let bytesPerRow: Int
     private var buffers: [UnsafeMutableRawBufferPointer] = []
     private var streaming = false
+    /// Raised by the caller's CancelFlag (`CancelFlag.wakes`), so the wait for a frame ends at once.
+    private let wakeup = Wakeup()
 
     static let bufferCount: UInt32 = 4
 
@@ -78,10 +80,11 @@ final class V4L2Stream {
     }
 
     /// Hands the next frame to `body` (valid only inside it) and gives the buffer back to the
-    /// driver afterwards. Waits at most `timeoutMs`, polling `cancel` in between.
+    /// driver afterwards. Waits at most `timeoutMs` on the device fd, and ends when `cancel` is raised.
     func withFrame<T>(timeoutMs: Int = 3000, cancel: CancelFlag,
                       _ body: (UnsafeRawBufferPointer) throws(NodeError) -> T) throws(NodeError) -> T {
         let deadline = ContinuousClock.now + .milliseconds(timeoutMs)
+        cancel.wakes(wakeup)
         while true {
             try cancel.check()
             var b = Self.buffer(0)
@@ -93,11 +96,13 @@ final class V4L2Stream {
             }
             let e = errno
             guard e == EAGAIN || e == EINTR else { throw CameraError.errno(e, device.path, "VIDIOC_DQBUF") }
-            guard ContinuousClock.now < deadline else {
+            let left = deadline - .now
+            guard left > .zero else {
                 throw CameraError.unavailable("\(device.path) delivered no frame within \(timeoutMs) ms")
             }
-            var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&pfd, 1, 100)
+            // Woken by a raised flag (checked at the top) or a stale signal from an earlier
+            // snap's flag on this warm stream (drained, and the wait goes on).
+            if wakeup.wait(for: device.fd, timeout: left) == .woken { wakeup.drain() }
         }
     }
 

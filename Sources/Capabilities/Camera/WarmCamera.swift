@@ -1,5 +1,4 @@
 import Config
-import Dispatch
 import Glibc
 import Kit
 import Support
@@ -23,10 +22,12 @@ final class CameraSession {
 /// open, format negotiation and exposure warm-up. After the idle period it is released (STREAMOFF,
 /// buffers unmapped, fd closed) so other applications can use the camera. One session at a time;
 /// a session is either checked out (in use by one command) or idle here.
-final class WarmCamera: @unchecked Sendable {
-    private let lock = Lock()
-    private var idle: (path: String, session: CameraSession, generation: Int)?
-    private var generation = 0
+final class WarmCamera: Sendable {
+    private struct State {
+        var idle: (path: String, session: CameraSession, generation: Int)?
+        var generation = 0
+    }
+    private let state = Locked(State())
     private let idleRelease: Duration
 
     init(idleRelease: Duration) { self.idleRelease = idleRelease }
@@ -34,9 +35,9 @@ final class WarmCamera: @unchecked Sendable {
     /// The idle session for `path`, or nil (any other idle session is released first, because a
     /// different camera is wanted and holding two helps nobody).
     func checkout(path: String) -> CameraSession? {
-        let (hit, stale) = lock.withLock { () -> (CameraSession?, CameraSession?) in
-            defer { idle = nil }
-            guard let i = idle else { return (nil, nil) }
+        let (hit, stale) = state.withLock { s -> (CameraSession?, CameraSession?) in
+            defer { s.idle = nil }
+            guard let i = s.idle else { return (nil, nil) }
             return i.path == path ? (i.session, nil) : (nil, i.session)
         }
         _ = stale  // released here, outside the lock
@@ -46,25 +47,29 @@ final class WarmCamera: @unchecked Sendable {
     /// Gives a session back after a successful command; it is released after the idle period.
     func checkin(_ session: CameraSession, path: String) {
         guard idleRelease > .zero else { return }
-        let g: Int = lock.withLock {
-            generation += 1
-            idle = (path, session, generation)
-            return generation
+        let g: Int = state.withLock { s in
+            s.generation += 1
+            s.idle = (path, session, s.generation)
+            return s.generation
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(idleRelease.milliseconds))) { [weak self] in self?.expire(generation: g) }
+        // The timer thread only hands the release (STREAMOFF, munmap, close) to a job.
+        DeadlineTimer.shared.schedule(at: .now + idleRelease) { [weak self] in
+            guard let self else { return }
+            BlockingExecutor.start("camera-release") { self.expire(generation: g) }
+        }
     }
 
     func clear() {
-        let old = lock.withLock { () -> CameraSession? in defer { idle = nil }; return idle?.session }
+        let old = state.withLock { s -> CameraSession? in defer { s.idle = nil }; return s.idle?.session }
         _ = old
     }
 
-    var hasIdleSession: Bool { lock.withLock { idle != nil } }
+    var hasIdleSession: Bool { state.withLock { $0.idle != nil } }
 
     private func expire(generation g: Int) {
-        let old = lock.withLock { () -> CameraSession? in
-            guard let i = idle, i.generation == g else { return nil }
-            idle = nil
+        let old = state.withLock { s -> CameraSession? in
+            guard let i = s.idle, i.generation == g else { return nil }
+            s.idle = nil
             return i.session
         }
         _ = old

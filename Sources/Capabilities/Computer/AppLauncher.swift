@@ -29,8 +29,9 @@ enum AppLauncher {
         } catch {
             throw NodeError.unavailable("cannot start \(entry.label): \(error.description)")
         }
-        // The application outlives the command; a thread reaps it when it exits (no zombie).
-        DetachedThread.start(name: "app-reaper") { child.wait() }
+        // The application outlives the command; a loop thread (not a job slot: it may run for
+        // hours) reaps it when it exits (no zombie).
+        BlockingExecutor.startLoop(name: "app-reaper") { child.wait() }
         return DeviceAppsLaunchResult(pid: child.pid)
     }
 

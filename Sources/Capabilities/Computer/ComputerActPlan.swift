@@ -34,7 +34,7 @@ struct ComputerActPlan: Sendable {
             try input.move(to: mapper!.target, x: x, y: y)
             let button: UInt32 = action == .rightClick ? 3 : action == .middleClick ? 2 : 1
             let count = action == .doubleClick ? 2 : action == .tripleClick ? 3 : 1
-            try withModifiers(modifiers, input) { input.click(button, count: count) }
+            try withModifiers(modifiers, input) { input.click(button, count: count, stop: stop) }
             return "at \(p.x!),\(p.y!) → \(x),\(y) on \(mapper!.target.label)"
         case .mouseMove:
             let (x, y) = try mapper!.map(p.x!, p.y!)
@@ -70,11 +70,11 @@ struct ComputerActPlan: Sendable {
             if let m = mapper { let (x, y) = try m.map(p.x!, p.y!); try input.move(to: m.target, x: x, y: y) }
             let direction = p.effectiveScrollDirection
             let amount = p.effectiveScrollAmount
-            try withModifiers(modifiers, input) { input.scroll(direction, amount: amount) }
+            try withModifiers(modifiers, input) { input.scroll(direction, amount: amount, stop: stop) }
             return "\(direction) \(amount)"
         case .type:
             let text = p.typedText
-            try input.type(text)
+            try input.type(text, stop: stop)
             return "\(text.count) characters"
         case .key, .holdKey:
             let combo = try KeyNames.parse(p.keyCombo)

@@ -9,19 +9,22 @@ import X11Support
 /// virtual pointer and keyboard (docs/PROTOCOL.md §6.5): the agent's clicks, drags,
 /// scrolls, typing and key combinations, at coordinates of the screenshot it saw. One execution
 /// owns the desktop at a time; its end releases whatever it still holds down.
-final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionAware, @unchecked Sendable {
+final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionAware, Sendable {
     let manifest: BundleManifest
     let settings: ComputerSettings
     private let log = Logger(component: "computer")
-    private let lock = Lock()
-    private var input: (any ComputerInput)?
-    private var owner: String?
-    /// An execution a person interrupted, and when; refused until it takes a new screenshot.
-    private var overridden: (execution: String, at: ContinuousClock.Instant)?
-    private var watcher: UserInputWatcher?
-    /// Raised by an execution's end (gateway gone, shutdown, a person at the desk): the actions
-    /// running then stop waiting, release what they hold and return.
-    private var interrupt = CancelFlag()
+    private struct State {
+        /// The display connection, usable only under its own lock (one action at a time).
+        var input: Locked<any ComputerInput>?
+        var owner: String?
+        /// An execution a person interrupted, and when; refused until it takes a new screenshot.
+        var overridden: (execution: String, at: ContinuousClock.Instant)?
+        var watcher: UserInputWatcher?
+        /// Raised by an execution's end (gateway gone, shutdown, a person at the desk): the actions
+        /// running then stop waiting, release what they hold and return.
+        var interrupt = CancelFlag()
+    }
+    private let state = Locked(State())
 
     init(manifest: BundleManifest, settings: ComputerSettings) { self.manifest = manifest; self.settings = settings }
 
@@ -49,7 +52,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         guard settings.waylandDisplay == nil, let display = settings.display else { return .available }
         do {
             let w = try UserInputWatcher(display: display) { [weak self] in self?.personAtTheDesk() }
-            lock.withLock { watcher = w }
+            state.withLock { $0.watcher = w }
         } catch {
             log.warn("input from a person at the desk will not stop executions: \(error.message)")
         }
@@ -59,9 +62,9 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     /// A person used the keyboard or mouse: they win. The running execution stops and releases
     /// what it holds; its next action is refused until it takes a new screenshot.
     private func personAtTheDesk() {
-        guard let stoppedExecution = lock.withLock({ () -> String? in
-            guard let o = owner else { return nil }
-            overridden = (o, .now)
+        guard let stoppedExecution = state.withLock({ s -> String? in
+            guard let o = s.owner else { return nil }
+            s.overridden = (o, .now)
             return o
         }) else { return }
         endExecution(reason: "a person used the keyboard or mouse")
@@ -71,29 +74,29 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     func gatewayConnected(_ link: GatewayLink) async { endExecution(reason: "new gateway session") }
     func gatewayDisconnected() async { endExecution(reason: "gateway disconnected") }
     func shutdown() async {
-        lock.withLock { watcher?.stop(); watcher = nil }
+        state.withLock { $0.watcher?.stop(); $0.watcher = nil }
         endExecution(reason: "shutdown")
     }
 
     /// Releases everything held and forgets the owner.
     private func endExecution(reason: String) {
-        let (wasOwner, held) = lock.withLock { () -> (String?, (any ComputerInput)?) in
-            defer { owner = nil }
+        let (wasOwner, held) = state.withLock { s -> (String?, Locked<any ComputerInput>?) in
+            defer { s.owner = nil }
             // Before taking the input's lock, which a running hold_key has.
-            interrupt.cancel()
-            interrupt = CancelFlag()
-            return (owner, input)
+            s.interrupt.cancel()
+            s.interrupt = CancelFlag()
+            return (s.owner, s.input)
         }
         guard let held else { return }
-        held.lock.withLock { held.releaseAll() }
+        held.withLock { $0.releaseAll() }
         if let wasOwner { log.info("execution \(wasOwner.prefix(8)) ended (\(reason)); released every key and button") }
     }
 
-    private func connection() throws(NodeError) -> any ComputerInput {
-        try lock.withLock { () throws(NodeError) -> any ComputerInput in
-            if let input { return input }
-            let opened = try openInput()
-            input = opened
+    private func connection() throws(NodeError) -> Locked<any ComputerInput> {
+        try state.withLock { (s: inout State) throws(NodeError) -> Locked<any ComputerInput> in
+            if let input = s.input { return input }
+            let opened = Locked(try openInput())
+            s.input = opened
             return opened
         }
     }
@@ -107,33 +110,33 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
                             ComputerAction.allCases.map(\.rawValue).filter { !$0.hasPrefix("__") }.joined(separator: ", "))
         }
         if action == .closeExecution {
-            if lock.withLock({ owner == p.executionId }) { endExecution(reason: p.closeReason) }
+            if state.withLock({ $0.owner == p.executionId }) { endExecution(reason: p.closeReason) }
             return ComputerActResult()
         }
-        try lock.withLock { () throws(NodeError) in
-            if let o = overridden, o.execution == p.executionId {
+        try state.withLock { (s: inout State) throws(NodeError) in
+            if let o = s.overridden, o.execution == p.executionId {
                 if let seen = SnapshotLedger.shared.lastSnapshot(executionId: o.execution), seen > o.at {
-                    overridden = nil
+                    s.overridden = nil
                 } else {
                     throw NodeError(ComputerError.userOverride, "a person used the keyboard or mouse during this execution; " +
                                     "take a new screenshot to go on")
                 }
             }
             if let mine = p.executionId {
-                if let other = owner, other != mine {
+                if let other = s.owner, other != mine {
                     throw NodeError(ComputerError.hostBusy, "execution \(other) has the computer until it ends (__close_execution)")
                 }
-                owner = mine
-            } else if let other = owner {
+                s.owner = mine
+            } else if let other = s.owner {
                 throw NodeError(ComputerError.hostBusy, "execution \(other) has the computer until it ends (__close_execution)")
             }
         }
         let input = try connection()
         let plan = try ComputerActPlan(p, action: action)
         let log = self.log
-        let interrupt = lock.withLock { self.interrupt }
-        let result: Result<String, NodeError> = await BlockingThread.run("computer-act") { (cancelled: CancelFlag) -> Result<String, NodeError> in
-            input.lock.withLock { () -> Result<String, NodeError> in
+        let interrupt = state.withLock { $0.interrupt }
+        let result: Result<String, NodeError> = await BlockingExecutor.run("computer-act") { (cancelled: CancelFlag) -> Result<String, NodeError> in
+            input.withLock { input -> Result<String, NodeError> in
                 do throws(NodeError) { return .success(try plan.perform(on: input, stop: .either(cancelled, interrupt))) }
                 catch { return .failure(error) }
             }

@@ -16,8 +16,9 @@ struct InputTarget {
 
 /// What computer.act needs from an input backend: XTest on an X11 display, or the virtual pointer
 /// and keyboard of a wlroots compositor. One action at a time, under `lock`.
-protocol ComputerInput: AnyObject, Sendable {
-    var lock: Lock { get }
+/// Not Sendable: an input is a display connection, reached only through the `Locked` that holds
+/// it (ComputerCapability), so one thread at a time uses it.
+protocol ComputerInput: AnyObject {
     /// The screen `screenIndex`, as it is now.
     func target(screenIndex: Int) throws(NodeError) -> InputTarget
     /// Moves the pointer to (x, y) in the target's pixels.
@@ -26,11 +27,12 @@ protocol ComputerInput: AnyObject, Sendable {
     func button(_ b: UInt32, down: Bool)
     var heldButtons: [UInt32] { get }
     /// `amount` notches up, down, left or right.
-    func scroll(_ direction: String, amount: Int)
+    func scroll(_ direction: String, amount: Int, stop: CancelFlag)
     /// Holds the modifier keys down (true) or lets them go.
     func modifiers(_ mods: [KeySym], down: Bool) throws(NodeError)
     /// Types the text, any Unicode, as key presses.
-    func type(_ text: String) throws(NodeError)
+    /// Stops between keys once `stop` is raised (a cancel, a disconnect, shutdown).
+    func type(_ text: String, stop: CancelFlag) throws(NodeError)
     /// One key with modifiers, held down while `hold` runs (hold_key), then released.
     func combo(_ mods: [KeySym], key: KeySym, hold: (() -> Void)?) throws(NodeError)
     /// Releases every key and button held down (end of an execution, shutdown).
@@ -39,11 +41,12 @@ protocol ComputerInput: AnyObject, Sendable {
 }
 
 extension ComputerInput {
-    func click(_ b: UInt32, count: Int) {
+    func click(_ b: UInt32, count: Int, stop: CancelFlag) {
         for i in 0..<count {
             button(b, down: true)
             button(b, down: false)
-            if i < count - 1 { usleep(40_000) }  // inside every toolkit's double-click time
+            // Pacing inside every toolkit's double-click time; a raise ends the clicks.
+            if i < count - 1, !stop.sleep(milliseconds: 40) { return }
         }
     }
 }

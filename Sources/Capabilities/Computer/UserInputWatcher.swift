@@ -6,9 +6,9 @@ import Support
 /// Notices a person at the desk: XInput2 raw key, button and motion events from any device except
 /// the core XTEST devices this node injects through. Runs on its own thread with its own X
 /// connection while the daemon runs; `onInput` is called (often) for every such event.
-final class UserInputWatcher: @unchecked Sendable {
-    private let lock = Lock()
-    private var stopped = false
+final class UserInputWatcher: Sendable {
+    /// Signalled by `stop()`; the thread's poll() waits on it next to the X connection.
+    private let stopping = Wakeup()
 
     init(display name: String, onInput: @escaping @Sendable () -> Void) throws(NodeError) {
         guard let d = XOpenDisplay(name) else { throw NodeError.unavailable("cannot connect to X display \(name)") }
@@ -27,24 +27,25 @@ final class UserInputWatcher: @unchecked Sendable {
         XSync(d, 0)
         let display = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(d)))
         let xiOpcode = opcode
-        DetachedThread.start(name: "user-input") { [self] in
+        BlockingExecutor.startLoop(name: "user-input") { [self] in
             let d = OpaquePointer(bitPattern: display)!
-            var pfd = pollfd(fd: cxtest_connection_number(d), events: Int16(POLLIN), revents: 0)
+            let fd = cxtest_connection_number(d)
             var ev = XEvent()
-            while !lock.withLock({ stopped }) {
-                _ = poll(&pfd, 1, 200)
+            while true {
+                // Xlib's queue is empty after this, so the next wait is for the socket itself.
                 while XPending(d) > 0 {
                     XNextEvent(d, &ev)
                     let source = cxtest_raw_event_source(d, &ev, xiOpcode)
                     if source >= 0 && !ours.contains(source) { onInput() }
                 }
+                if stopping.wait(for: fd) == .woken { break }
             }
             XCloseDisplay(d)
         }
     }
 
-    /// Ends the thread (within 200 ms); it closes its connection.
-    func stop() { lock.withLock { stopped = true } }
+    /// Ends the thread at once (it is woken, not polling); it closes its connection.
+    func stop() { stopping.signal() }
 
     /// The slave devices XTestFake* events come from: the XTEST devices of the core master pair.
     private static func injectionDevices(_ d: OpaquePointer) -> Set<Int32> {

@@ -9,8 +9,7 @@ import WaylandSupport
 /// computer.act's input on a wlroots compositor: a virtual pointer bound to the target output
 /// (wlr-virtual-pointer v2) and a virtual keyboard whose keymap the node writes itself, one keycode
 /// per symbol it needs, so any Unicode character types without a layout that has it.
-final class WaylandInput: ComputerInput, @unchecked Sendable {
-    let lock = Lock()
+final class WaylandInput: ComputerInput {
     private let connection: WaylandConnection
     private let keyboard: OpaquePointer
     private var pointer: (proxy: OpaquePointer, output: UInt32)?
@@ -79,6 +78,7 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
             // A seat that had no pointer now announces one, and each client binds its wl_pointer
             // only when it reads that: buttons sent before then never reach it (sway 1.7: the
             // first click after the node's pointer appeared was lost, though the motion arrived).
+            // No event says the clients have bound it: a pause, once per pointer, not polling.
             usleep(150_000)
             try connection.roundtrip()
         }
@@ -106,7 +106,7 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
         sync()
     }
 
-    func scroll(_ direction: String, amount: Int) {
+    func scroll(_ direction: String, amount: Int, stop: CancelFlag) {
         guard let p = pointer?.proxy else { return }
         let axis: UInt32 = direction == "left" || direction == "right" ? 1 : 0
         let sign: Int32 = direction == "up" || direction == "left" ? -1 : 1
@@ -116,7 +116,7 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
             zwlr_virtual_pointer_v1_axis_discrete(p, now, axis, wl_fixed_from_int(15 * sign), sign)
             zwlr_virtual_pointer_v1_frame(p)
             sync()
-            usleep(20_000)
+            if !stop.sleep(milliseconds: 20) { return }  // pacing: one notch per 20 ms, as a wheel gives them
         }
     }
 
@@ -128,7 +128,7 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
         sync()
     }
 
-    func type(_ text: String) throws(NodeError) {
+    func type(_ text: String, stop: CancelFlag) throws(NodeError) {
         let syms = text.unicodeScalars.map { KeyNames.keysym(for: $0) }
         // At most this many symbols per keymap: long texts are typed in parts.
         var i = 0
@@ -144,7 +144,8 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
                 key(s, down: true)
                 key(s, down: false)
                 sync()
-                usleep(4000)
+                // Pacing between keys; ends at once (and typing stops) when `stop` is raised.
+                if !stop.sleep(milliseconds: 4) { return }
             }
             i = end
         }
@@ -225,7 +226,7 @@ final class WaylandInput: ComputerInput, @unchecked Sendable {
         keymap = syms
         try connection.roundtrip()
         // Clients read the new keymap when the compositor forwards it; give them that moment, or
-        // the first key after it may be looked up in the old one.
+        // the first key after it may be looked up in the old one. No event says they have: a pause.
         usleep(30_000)
     }
 

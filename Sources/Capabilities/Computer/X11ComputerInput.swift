@@ -17,8 +17,8 @@ extension XTestInput: ComputerInput {
         move(to: t, x: x, y: y)
     }
 
-    func scroll(_ direction: String, amount: Int) {
-        click(["up": 4, "down": 5, "left": 6, "right": 7][direction] ?? 5, count: amount)
+    func scroll(_ direction: String, amount: Int, stop: CancelFlag) {
+        click(["up": 4, "down": 5, "left": 6, "right": 7][direction] ?? 5, count: amount, stop: stop)
     }
 
     func modifiers(_ mods: [KeySym], down: Bool) throws(NodeError) {
@@ -29,7 +29,7 @@ extension XTestInput: ComputerInput {
         sync()
     }
 
-    func type(_ text: String) throws(NodeError) {
+    func type(_ text: String, stop: CancelFlag) throws(NodeError) {
         let syms = text.unicodeScalars.map { KeyNames.keysym(for: $0) }
         var i = 0
         while i < syms.count {
@@ -41,11 +41,14 @@ extension XTestInput: ComputerInput {
             guard end > i else {
                 throw NodeError(ComputerError.driverError, "cannot type U+\(text.unicodeScalars.map(\.value)[i].upperHex(4)): the keymap has no free keycode to map it to")
             }
-            if lent { sync(); usleep(100_000) }
+            // Pauses for the clients (no event says they have read the keymap) and between keys
+            // (pacing); each ends at once when `stop` is raised, and typing stops there.
+            if lent { sync(); if !stop.sleep(milliseconds: 100) { break } }
             for s in syms[i..<end] {
                 _ = tap(s)
-                usleep(3000)
+                if !stop.sleep(milliseconds: 3) { break }
             }
+            if stop.isCancelled { break }
             i = end
             // Every spare keycode is lent out: let clients read them, give them back, go on.
             if i < syms.count { restoreSpares() }

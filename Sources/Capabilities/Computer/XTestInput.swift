@@ -7,10 +7,9 @@ import X11Support
 /// Pointer and keyboard input on one X display through XTest, as if from the core devices. One
 /// instance per display, used under its lock from blocking threads (never the cooperative pool).
 /// It remembers what it holds down, so an execution's end (or the daemon's) releases everything.
-final class XTestInput: @unchecked Sendable {
+final class XTestInput {
     let name: String
     let display: OpaquePointer
-    let lock = Lock()
     private(set) var heldKeys: [KeyCode] = []
     private(set) var heldButtons: [UInt32] = []
     /// Keycodes with no keysyms, borrowed to type characters the keymap lacks (as xdotool does),
@@ -93,6 +92,9 @@ final class XTestInput: @unchecked Sendable {
     func restoreSpares(graceMs: UInt32 = 150) {
         guard !borrowed.isEmpty else { return }
         XSync(display, 0)
+        // A grace, not polling: other clients (the focused application) read the borrowed keysyms
+        // when they handle the key event, and nothing tells us when they have; XSync only says our
+        // own requests are done.
         usleep(graceMs * 1000)
         var none: [KeySym] = [0, 0]
         for code in borrowed.values { XChangeKeyboardMapping(display, Int32(code), 2, &none, 1) }

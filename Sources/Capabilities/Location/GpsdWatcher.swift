@@ -18,7 +18,7 @@ enum WatchEvent: Sendable {
 /// Keeps one `?WATCH` connection to gpsd open on a dedicated thread, so blocking socket work never
 /// runs on the cooperative pool: connect, send the watch command, read lines, parse them, and on
 /// EOF or error reconnect with a capped backoff. Lines are parsed here too (off the pool).
-final class GpsdWatcher: @unchecked Sendable {
+final class GpsdWatcher: Sendable {
     static let watchCommand = #"?WATCH={"enable":true,"json":true};"# + "\n"
 
     struct Timing: Sendable {
@@ -37,30 +37,28 @@ final class GpsdWatcher: @unchecked Sendable {
     let timing: Timing
     private let emit: @Sendable (WatchEvent) -> Void
     private let wakeup = Wakeup()
-    private let lock = Lock()
-    private var stopped = false
-    private var started = false
+    private let life = Locked((started: false, stopped: false))
 
     init(host: String, port: Int, timing: Timing = Timing(), emit: @escaping @Sendable (WatchEvent) -> Void) {
         self.host = host; self.port = port; self.timing = timing; self.emit = emit
     }
 
     func start() {
-        let go: Bool = lock.withLock { defer { started = true }; return !started && !stopped }
+        let go: Bool = life.withLock { l in defer { l.started = true }; return !l.started && !l.stopped }
         guard go else { return }
-        DetachedThread.start(name: "gpsd-watch") { [self] in run() }
+        BlockingExecutor.startLoop(name: "gpsd-watch") { [self] in run() }
     }
 
     /// Ends the thread (within one poll wake-up) and closes the connection.
     func stop() {
-        lock.withLock { stopped = true }
+        life.withLock { $0.stopped = true }
         wakeup.signal()
     }
 
     /// Cuts a backoff sleep short (a location.get is waiting for gpsd).
     func reconnectNow() { wakeup.signal() }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { life.withLock { $0.stopped } }
 
     private func run() {
         var backoff = timing.initialBackoff

@@ -7,7 +7,7 @@ import Support
 /// screen.record: frames paced by the monotonic clock, converted straight from the capture memory
 /// into the encoder's YUV frame, H.264 in an MP4 kept in memory, sized to fit the payload. With
 /// includeAudio the microphone is captured on its own thread and muxed as AAC on the same clock.
-/// Runs entirely on its own thread (Media's BlockingThread); polls the cancel flag between frames.
+/// Runs entirely on its own thread (BlockingExecutor); polls the cancel flag between frames.
 enum RecordService {
     static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, budget: PayloadBudget, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenRecordResult {

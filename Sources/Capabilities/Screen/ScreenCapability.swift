@@ -26,7 +26,7 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     public func availability() async -> Availability {
         let sources = self.sources
-        let result = try? await BlockingThread.run("screen.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
+        let result = try? await BlockingExecutor.run("screen.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
             sources.probe()
         }
         if result == .available, let wayland = sources.settings.wayland, sources.settings.backend == .x11 {
@@ -39,7 +39,7 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     /// For doctor: on Wayland, what the compositor offers of the protocols the node uses.
     public func diagnose() async -> [Diagnosis] {
         guard let socket = sources.settings.waylandDisplay, sources.settings.backend != .x11, sources.settings.backend != .fbdev else { return [] }
-        return (try? await BlockingThread.run("screen.doctor") { (_: CancelFlag) throws(NodeError) -> [Diagnosis] in
+        return (try? await BlockingExecutor.run("screen.doctor") { (_: CancelFlag) throws(NodeError) -> [Diagnosis] in
             WaylandProtocolReport.diagnose(socket: socket)
         }) ?? []
     }
@@ -69,7 +69,7 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
                                           _ body: @escaping @Sendable (any ScreenGrabber, CancelFlag) throws(NodeError) -> R)
         async throws(NodeError) -> R {
         let sources = self.sources, cache = self.cache
-        return try await BlockingThread.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
+        return try await BlockingExecutor.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
             let grabber = try cache.checkout(screenIndex: screenIndex) { () throws(NodeError) -> any ScreenGrabber in
                 try sources.open(screenIndex: screenIndex)
             }
@@ -81,6 +81,6 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 }
 
 extension CancelFlag {
-    /// CANCELLED once the caller stopped waiting (the flag of Media's BlockingThread).
+    /// CANCELLED once the caller stopped waiting (the flag of BlockingExecutor).
     func check() throws(NodeError) { try check(ScreenError.cancelled()) }
 }

@@ -32,7 +32,7 @@ struct CommandRunner {
 
     func run() async -> Outcome {
         let job = self
-        return await BlockingThread.run("system-run") { (flag: CancelFlag) -> Outcome in job.runBlocking(flag) }
+        return await BlockingExecutor.run("system-run") { (flag: CancelFlag) -> Outcome in job.runBlocking(flag) }
     }
 
     private func runBlocking(_ flag: CancelFlag) -> Outcome {

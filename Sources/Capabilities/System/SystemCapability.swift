@@ -5,7 +5,7 @@ import Support
 
 /// system.run with exec approvals, system.which and the approvals document (docs/PROTOCOL.md §6.4).
 /// Commands run as the daemon's user, in their own process group, with a sanitized environment.
-final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, @unchecked Sendable {
+final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, Sendable {
     let manifest: BundleManifest
     let settings: SystemSettings
     let approvals: ApprovalsStore
@@ -14,8 +14,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     /// For the approvals' `lastUsedAt`.
     let clock: any NodeClock
     private let log = Logger(component: "system")
-    private let lock = Lock()
-    private var link: GatewayLink?
+    private let link = Locked<GatewayLink?>(nil)
     /// Plans system.run.prepare issued, which an operator's approval may be for.
     let issuedPlans = IssuedPlans()
 
@@ -45,7 +44,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         return .available
     }
 
-    func gatewayConnected(_ link: GatewayLink) async { lock.withLock { self.link = link } }
+    func gatewayConnected(_ link: GatewayLink) async { self.link.withLock { $0 = link } }
 
     func diagnose() async -> [Diagnosis] {
         var out: [Diagnosis] = []
@@ -75,7 +74,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     }
 
     private func send(_ event: NodeEvent, _ payload: JSONValue) async {
-        guard let link = lock.withLock({ self.link }) else { return }
+        guard let link = link.withLock({ $0 }) else { return }
         _ = await link.send(event, payload)
     }
 

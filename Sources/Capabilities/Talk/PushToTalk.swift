@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Kit
 import Media
@@ -11,7 +10,7 @@ import Support
 /// The recognizer's language model is given back after `releaseAfter` without a turn and loaded
 /// again by the next capture while it records: until it is ready, the chunks wait in memory and
 /// are decoded in order once it is (the capture's own audio, never written anywhere).
-final class PushToTalk: @unchecked Sendable {
+final class PushToTalk: Sendable {
     /// Speech, then this much silence after the decoder's end of speech, ends a `once` capture:
     /// with the decoder's 0.25 s that is about the 0.7 s the apps use.
     static let silenceAfterSpeech: UInt64 = 450_000_000
@@ -20,46 +19,55 @@ final class PushToTalk: @unchecked Sendable {
 
     enum State { case idle, capturing(Capture), finishing(String) }
 
-    final class Capture: @unchecked Sendable {
+    final class Capture: Sendable {
         let id: String
         let mic: MicrophoneCapture
-        var heardSpeech = false
-        var lastSpeechNs: UInt64 = 0
-        /// Called once when `once` should end (speech then silence, or the microphone failed).
-        var onEndpoint: (@Sendable () -> Void)?
-        /// The capture should end but had no handler yet (set by `setEndpoint`, which fires at once).
-        var endpointPending = false
-        /// Chunks recorded while the recognizer loads (nil: it is ready, chunks go straight in).
-        var waiting: [AudioChunk]?
-        /// Why the recognizer could not be loaded for this capture.
-        var loadFailure: NodeError?
-        /// Signalled when the loading thread has fed everything that waited (or failed).
-        let loaded = DispatchSemaphore(value: 0)
-        var isLoading = false
+        struct Progress {
+            var heardSpeech = false
+            var lastSpeechNs: UInt64 = 0
+            /// Called once when `once` should end (speech then silence, or the microphone failed).
+            var onEndpoint: (@Sendable () -> Void)?
+            /// The capture should end but had no handler yet (set by `setEndpoint`, which fires at once).
+            var endpointPending = false
+            /// Chunks recorded while the recognizer loads (nil: it is ready, chunks go straight in).
+            var waiting: [AudioChunk]?
+            /// Why the recognizer could not be loaded for this capture.
+            var loadFailure: NodeError?
+            /// The recognizer is loading for this capture; `loaded` once it has fed everything that
+            /// waited (or failed).
+            var isLoading = false
+            var loaded = false
+        }
+        /// Taken after the push-to-talk's own state when both are (never the other way round).
+        let progress = Locked(Progress())
         init(id: String, mic: MicrophoneCapture) { self.id = id; self.mic = mic }
     }
 
-    private let lock = Lock()
-    private var state: State = .idle
-    private let recognizer: any SpeechRecognizer
+    private struct Core {
+        var state: State = .idle
+        /// The phrases the decoder's wake search was last given.
+        var wakePhrases: [String] = []
+        var releaseTimer: DeadlineTimer.Token?
+    }
+    private let core = Locked(Core())
     /// The recognizer is fed on the microphone thread and finished by the caller; one at a time.
-    private let decoderLock = Lock()
+    /// Taken after `core` when both are.
+    private let decoder: Locked<any SpeechRecognizer>
     private let device: String
     private let log = Logger(component: "talk")
     /// nil: the language model stays loaded.
     private let releaseAfter: Duration?
-    private var releaseTimer: DeadlineTimer.Token?
 
     init(recognizer: any SpeechRecognizer, device: String, releaseAfter: Duration? = nil) {
-        self.recognizer = recognizer
+        decoder = Locked(recognizer)
         self.device = device
         self.releaseAfter = releaseAfter
-        lock.withLock { scheduleRelease() }
+        core.withLock { scheduleRelease(&$0) }
     }
 
     var activeCaptureId: String? {
-        lock.withLock {
-            switch state {
+        core.withLock { c in
+            switch c.state {
             case .capturing(let c): return c.id
             case .finishing(let id): return id
             case .idle: return nil
@@ -69,8 +77,8 @@ final class PushToTalk: @unchecked Sendable {
 
     /// Starts capturing, or returns the active capture's id. PTT_BUSY while a turn is finishing.
     func start(onEndpoint: (@Sendable () -> Void)? = nil) throws(NodeError) -> (id: String, new: Bool) {
-        try lock.withLock { () throws(NodeError) -> (String, Bool) in
-            switch state {
+        try core.withLock { (core: inout Core) throws(NodeError) -> (String, Bool) in
+            switch core.state {
             case .capturing(let c): return (c.id, false)
             case .finishing: throw NodeError(TalkError.pttBusy, "the previous push-to-talk turn is still finishing; try again in a moment")
             case .idle: break
@@ -81,27 +89,24 @@ final class PushToTalk: @unchecked Sendable {
                 throw NodeError.unavailable("\(error.description); set capabilities.talk.captureDevice to a capture device (arecord -L)")
             }
             let capture = Capture(id: SecureRandom.uuid(), mic: mic)
-            capture.onEndpoint = onEndpoint
-            try beginOrLoad(capture, preamble: nil)
-            state = .capturing(capture)
+            capture.progress.withLock { $0.onEndpoint = onEndpoint }
+            try beginOrLoad(capture, preamble: nil, &core)
+            core.state = .capturing(capture)
             mic.start(failed: { [weak self, capture] _ in self?.endpoint(capture) }) { [weak self, capture] chunk in self?.feed(chunk, capture) }
             log.info("microphone open (\(device), \(mic.sampleRate) Hz) for push-to-talk \(capture.id.prefix(8))")
             return (capture.id, true)
         }
     }
 
-    /// The phrases the decoder's wake search was last given.
-    private var wakePhrases: [String] = []
-
     /// Points the recognizer at wake-phrase spotting (voice wake listening): one decoder, one model
     /// in memory for both. PTT_BUSY unless idle.
     func beginSpotting(phrases: [String], file: String) throws(NodeError) {
-        try lock.withLock { () throws(NodeError) in
-            guard case .idle = state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
-            try decoderLock.withLock { () throws(NodeError) in
-                if phrases != wakePhrases {
+        try core.withLock { (core: inout Core) throws(NodeError) in
+            guard case .idle = core.state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
+            try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
+                if phrases != core.wakePhrases {
                     try recognizer.setWakePhrases(phrases, file: file)
-                    wakePhrases = phrases
+                    core.wakePhrases = phrases
                 }
                 try recognizer.beginSpotting()
             }
@@ -110,99 +115,98 @@ final class PushToTalk: @unchecked Sendable {
 
     /// Feeds wake listening's audio; the phrase heard, if one was.
     func spot(_ samples: [Int16]) -> String? {
-        decoderLock.withLock { samples.withUnsafeBufferPointer { recognizer.spot($0) } }
+        decoder.withLock { recognizer in samples.withUnsafeBufferPointer { recognizer.spot($0) } }
     }
 
     /// Turns an open microphone (voice wake's, which heard its phrase) into the active capture: the
     /// recognizer starts with `preamble` (the audio just before and including the phrase), and the
     /// owner forwards every further chunk to `feed`. PTT_BUSY unless idle.
     func adopt(mic: MicrophoneCapture, preamble: [Int16]) throws(NodeError) -> Capture {
-        try lock.withLock { () throws(NodeError) -> Capture in
-            guard case .idle = state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
+        try core.withLock { (core: inout Core) throws(NodeError) -> Capture in
+            guard case .idle = core.state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
             let capture = Capture(id: SecureRandom.uuid(), mic: mic)
             // The preamble ends now: the wake phrase counts as speech up to its end.
             let now = monotonicNowNs()
-            capture.heardSpeech = true
-            capture.lastSpeechNs = now
+            capture.progress.withLock { $0.heardSpeech = true; $0.lastSpeechNs = now }
             try beginOrLoad(capture, preamble: AudioChunk(samples: preamble, frames: preamble.count, channels: 1,
-                                                          timestampNs: now - min(now, UInt64(preamble.count) * 62_500)))
-            state = .capturing(capture)
+                                                          timestampNs: now - min(now, UInt64(preamble.count) * 62_500)), &core)
+            core.state = .capturing(capture)
             return capture
         }
     }
 
     /// Starts recognition for `capture` now when the recognizer is ready; otherwise loads it on its
     /// own thread while the microphone records (`feed` keeps the chunks until then). Called with
-    /// `lock` held.
-    private func beginOrLoad(_ capture: Capture, preamble: AudioChunk?) throws(NodeError) {
-        if let t = releaseTimer { DeadlineTimer.shared.cancel(t); releaseTimer = nil }
-        let ready = decoderLock.withLock { recognizer.isReady }
+    /// `core` held.
+    private func beginOrLoad(_ capture: Capture, preamble: AudioChunk?, _ core: inout Core) throws(NodeError) {
+        if let t = core.releaseTimer { DeadlineTimer.shared.cancel(t); core.releaseTimer = nil }
+        let ready = decoder.withLock { $0.isReady }
         if ready {
-            try decoderLock.withLock { () throws(NodeError) in
+            try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
                 try recognizer.begin()
                 if let p = preamble { try p.samples.withUnsafeBufferPointer { (b) throws(NodeError) in try recognizer.feed(b) } }
             }
             return
         }
-        capture.waiting = preamble.map { [$0] } ?? []
-        capture.isLoading = true
-        DetachedThread.start(name: "speech-model") { [self] in
+        capture.progress.withLock { $0.waiting = preamble.map { [$0] } ?? []; $0.isLoading = true }
+        BlockingExecutor.start("speech-model") { [self] in
             let started = ContinuousClock.now
             do throws(NodeError) {
-                try decoderLock.withLock { () throws(NodeError) in try recognizer.begin() }
+                try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in try recognizer.begin() }
                 log.info("speech recognizer's language model loaded in \((ContinuousClock.now - started).milliseconds) ms (push-to-talk \(capture.id.prefix(8)))")
             } catch {
-                lock.withLock { capture.loadFailure = error; capture.waiting = nil }
+                capture.progress.withLock { $0.loadFailure = error; $0.waiting = nil }
                 log.warn("speech recognizer could not load: \(error.message)")
                 endpoint(capture)
-                capture.loaded.signal()
+                capture.progress.update { $0.loaded = true }
                 return
             }
             // Decode what was recorded meanwhile, in order, until nothing waits.
-            while let batch = lock.withLock({ () -> [AudioChunk]? in
-                guard let w = capture.waiting, !w.isEmpty else { capture.waiting = nil; return nil }
-                capture.waiting = []
+            while let batch = capture.progress.withLock({ p -> [AudioChunk]? in
+                guard let w = p.waiting, !w.isEmpty else { p.waiting = nil; return nil }
+                p.waiting = []
                 return w
             }) {
                 for chunk in batch { decode(chunk, capture) }
             }
-            capture.loaded.signal()
+            capture.progress.update { $0.loaded = true }
         }
     }
 
     func feed(_ chunk: AudioChunk, _ capture: Capture) {
-        let queued = lock.withLock { () -> Bool in
-            guard capture.waiting != nil else { return false }
-            capture.waiting!.append(chunk)
+        let queued = capture.progress.withLock { p -> Bool in
+            guard p.waiting != nil else { return false }
+            p.waiting!.append(chunk)
             return true
         }
         if !queued { decode(chunk, capture) }
     }
 
     private func decode(_ chunk: AudioChunk, _ capture: Capture) {
-        let inSpeech = decoderLock.withLock { () -> Bool in
+        let inSpeech = decoder.withLock { recognizer -> Bool in
             chunk.samples.withUnsafeBufferPointer { try? recognizer.feed($0) }
             return recognizer.hearsSpeech
         }
         let endNs = chunk.timestampNs + UInt64(chunk.frames) * 1_000_000_000 / 16_000
-        var fire: (@Sendable () -> Void)?
-        lock.withLock {
-            if inSpeech { capture.heardSpeech = true; capture.lastSpeechNs = max(capture.lastSpeechNs, endNs) }
-            else if capture.heardSpeech, endNs > capture.lastSpeechNs, endNs - capture.lastSpeechNs >= Self.silenceAfterSpeech {
-                fire = capture.onEndpoint
-                capture.onEndpoint = nil
-                if fire == nil { capture.endpointPending = true }
+        let fire = capture.progress.withLock { p -> (@Sendable () -> Void)? in
+            if inSpeech { p.heardSpeech = true; p.lastSpeechNs = max(p.lastSpeechNs, endNs) }
+            else if p.heardSpeech, endNs > p.lastSpeechNs, endNs - p.lastSpeechNs >= Self.silenceAfterSpeech {
+                let fire = p.onEndpoint
+                p.onEndpoint = nil
+                if fire == nil { p.endpointPending = true }
+                return fire
             }
+            return nil
         }
         fire?()
     }
 
     /// Ends a `once` capture now (its microphone failed: there is nothing more to wait for).
     func endpoint(_ capture: Capture) {
-        let fire = lock.withLock { () -> (@Sendable () -> Void)? in
-            defer { capture.onEndpoint = nil }
-            if capture.onEndpoint == nil { capture.endpointPending = true }
-            return capture.onEndpoint
+        let fire = capture.progress.withLock { p -> (@Sendable () -> Void)? in
+            defer { p.onEndpoint = nil }
+            if p.onEndpoint == nil { p.endpointPending = true }
+            return p.onEndpoint
         }
         fire?()
     }
@@ -210,9 +214,9 @@ final class PushToTalk: @unchecked Sendable {
     /// Sets what ends `capture` (voice wake's command, adopted before its handler existed); fires
     /// at once when the capture already had to end.
     func setEndpoint(_ capture: Capture, _ handler: @escaping @Sendable () -> Void) {
-        let now = lock.withLock { () -> Bool in
-            if capture.endpointPending { return true }
-            capture.onEndpoint = handler
+        let now = capture.progress.withLock { p -> Bool in
+            if p.endpointPending { return true }
+            p.onEndpoint = handler
             return false
         }
         if now { handler() }
@@ -220,28 +224,27 @@ final class PushToTalk: @unchecked Sendable {
 
     /// Waits until `capture`'s recognizer has loaded and decoded what waited (if it was loading).
     private func awaitLoaded(_ capture: Capture) throws(NodeError) {
-        guard lock.withLock({ capture.isLoading }) else { return }
-        capture.loaded.wait()
-        capture.loaded.signal()
-        if let e = lock.withLock({ capture.loadFailure }) { throw e }
+        guard capture.progress.withLock({ $0.isLoading }) else { return }
+        capture.progress.wait(until: { $0.loaded })
+        if let e = capture.progress.withLock({ $0.loadFailure }) { throw e }
     }
 
     /// After a turn: give the language model back once `releaseAfter` passes without another.
-    /// Called with `lock` held.
-    private func scheduleRelease() {
+    /// Called with `core` held.
+    private func scheduleRelease(_ core: inout Core) {
         guard let after = releaseAfter else { return }
-        if let t = releaseTimer { DeadlineTimer.shared.cancel(t) }
-        releaseTimer = DeadlineTimer.shared.schedule(at: .now + after) { [weak self] in
+        if let t = core.releaseTimer { DeadlineTimer.shared.cancel(t) }
+        core.releaseTimer = DeadlineTimer.shared.schedule(at: .now + after) { [weak self] in
             guard let ptt = self else { return }
-            DetachedThread.start(name: "speech-release") { ptt.releaseIfIdle() }
+            BlockingExecutor.start("speech-release") { ptt.releaseIfIdle() }
         }
     }
 
     private func releaseIfIdle() {
-        lock.withLock {
-            releaseTimer = nil
-            guard case .idle = state else { return }
-            let released = decoderLock.withLock { () -> Bool in
+        core.withLock { core in
+            core.releaseTimer = nil
+            guard case .idle = core.state else { return }
+            let released = decoder.withLock { recognizer -> Bool in
                 guard recognizer.isReady else { return false }
                 recognizer.release()
                 return !recognizer.isReady
@@ -252,9 +255,9 @@ final class PushToTalk: @unchecked Sendable {
 
     /// The active capture, now finishing (nil when none was active).
     private func takeCapture() -> Capture? {
-        lock.withLock { () -> Capture? in
-            guard case .capturing(let c) = state else { return nil }
-            state = .finishing(c.id)
+        core.withLock { core -> Capture? in
+            guard case .capturing(let c) = core.state else { return nil }
+            core.state = .finishing(c.id)
             return c
         }
     }
@@ -264,11 +267,11 @@ final class PushToTalk: @unchecked Sendable {
     /// heard until then may be cut mid-word, so nothing is handed over.
     func stop() throws(NodeError) -> (id: String, transcript: String)? {
         guard let capture = takeCapture() else { return nil }
-        defer { lock.withLock { state = .idle; scheduleRelease() } }
+        defer { core.withLock { $0.state = .idle; scheduleRelease(&$0) } }
         let failure = capture.mic.stop()
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)))")
         try awaitLoaded(capture)
-        let text = try decoderLock.withLock { () throws(NodeError) -> String in try recognizer.finish() }
+        let text = try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) -> String in try recognizer.finish() }
         if let failure {
             log.warn("push-to-talk \(capture.id.prefix(8)): the microphone stopped working: \(failure.description)")
             throw NodeError.unavailable("the microphone stopped working during the capture (\(failure.description)); " +
@@ -281,10 +284,10 @@ final class PushToTalk: @unchecked Sendable {
     /// Drops the capture (nothing is recognised or sent); the id, or nil when none was active.
     func cancel() -> String? {
         guard let capture = takeCapture() else { return nil }
-        defer { lock.withLock { state = .idle; scheduleRelease() } }
+        defer { core.withLock { $0.state = .idle; scheduleRelease(&$0) } }
         _ = capture.mic.stop()
         try? awaitLoaded(capture)
-        _ = decoderLock.withLock { try? recognizer.finish() }
+        _ = decoder.withLock { try? $0.finish() }
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)) cancelled)")
         return capture.id
     }

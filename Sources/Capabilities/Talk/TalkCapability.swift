@@ -10,26 +10,32 @@ import Support
 /// do), else with `voice.transcript` on the node session. Results are shaped as the iOS and
 /// Android nodes return them.
 final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, AdvertisesExtraCaps,
-                            @unchecked Sendable {
+                            Sendable {
     let manifest: BundleManifest
     let settings: TalkSettings
     private let log = Logger(component: "talk")
-    private let lock = Lock()
-    private var ptt: PushToTalk?
-    private var link: GatewayLink?
+    private struct State {
+        var ptt: PushToTalk?
+        var link: GatewayLink?
+        /// voicewake.routing.changed: trigger phrase → session key.
+        var routes: [String: String] = [:]
+    }
+    private let state = Locked(State())
     private let replies = ReplyTracker()
     private let voice: ReplySpeaker
-    private var wake: VoiceWake!
-    /// voicewake.routing.changed: trigger phrase → session key.
-    private var routes: [String: String] = [:]
+    private let wake: VoiceWake
 
     init(manifest: BundleManifest, settings: TalkSettings, stateDirectory: String) {
         self.manifest = manifest
         self.settings = settings
         voice = ReplySpeaker(settings: settings, speaker: AudioPlayback(device: settings.playbackDevice))
-        wake = VoiceWake(settings: settings, keywordFile: stateDirectory + "/voice-wake-phrases.txt") { [weak self] trigger, transcript in
-            await self?.wakeCommand(trigger: trigger, transcript: transcript)
+        // The wake's handler needs a weak self, which exists only once every stored property
+        // is set: it reaches this object through a relay filled in last.
+        let relay = WakeRelay()
+        wake = VoiceWake(settings: settings, keywordFile: stateDirectory + "/voice-wake-phrases.txt") { trigger, transcript in
+            await relay.target.withLock { $0 }?.wakeCommand(trigger: trigger, transcript: transcript)
         }
+        relay.target.withLock { $0 = WeakTalk(self) }
     }
 
     /// `capabilities.talk.operator: true` asks for an operator session even without a token (the
@@ -38,7 +44,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     var operatorSessionUse: OperatorSessionUse { settings.operatorSession ? .always : .whenTokenHeld }
 
     /// Advertised while voice wake is on and its recognizer is loaded.
-    var extraCaps: [String] { settings.voiceWake && lock.withLock({ ptt != nil }) ? ["voiceWake"] : [] }
+    var extraCaps: [String] { settings.voiceWake && state.withLock({ $0.ptt != nil }) ? ["voiceWake"] : [] }
 
     /// The agent's replies arrive as `chat` events on the session the transcript went to; the
     /// gateway pushes its wake phrases and their routes after every connect and on change.
@@ -48,7 +54,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         switch name {
         case "chat":
             if let text = replies.handle(payload) {
-                await voice.speak(text, why: "the agent's reply", operatorSession: lock.withLock { link }?.operatorSession)
+                await voice.speak(text, why: "the agent's reply", operatorSession: state.withLock { $0.link }?.operatorSession)
             }
         case "voicewake.changed":
             wake.setTriggers(payload["triggers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
@@ -57,7 +63,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
             for r in payload["config"]?["routes"]?.arrayValue ?? [] {
                 if let t = r["trigger"]?.stringValue, let key = r["target"]?["sessionKey"]?.stringValue { map[t.lowercased()] = key }
             }
-            lock.withLock { routes = map }
+            state.withLock { $0.routes = map }
         default:
             break
         }
@@ -66,14 +72,14 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     func presenceChanged(foreground: Bool) async { wake.setForeground(foreground) }
 
     /// A wake phrase and what followed it: the words after the phrase go to the agent.
-    private func wakeCommand(trigger: String, transcript: String) async {
+    fileprivate func wakeCommand(trigger: String, transcript: String) async {
         let command = Self.command(after: trigger, in: transcript)
         guard !command.isEmpty else {
             log.info("voice wake: nothing recognised after \"\(trigger)\"")
             log.debug("voice wake heard: \(transcript)")
             return
         }
-        let route = lock.withLock { routes[trigger.lowercased()] }
+        let route = state.withLock { $0.routes[trigger.lowercased()] }
         let status = await handOver(command, eventId: SecureRandom.uuid(), sessionKey: route)
         log.info("voice wake \"\(trigger)\": \(command.count) characters, \(status)")
     }
@@ -153,24 +159,24 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     }
 
     func gatewayConnected(_ link: GatewayLink) async {
-        lock.withLock { self.link = link }
+        state.withLock { $0.link = link }
         // The gateway forgets a node's subscriptions when it disconnects: renew a pending one.
         if replies.isArmed, let key = replies.sessionKey { _ = await link.send(.chatSubscribe, ["sessionKey": .string(key)]) }
     }
     func gatewayDisconnected() async {}
     func shutdown() async {
         wake.stop()
-        _ = lock.withLock { ptt }?.cancel()
+        _ = state.withLock { $0.ptt }?.cancel()
     }
 
     private func session() throws(NodeError) -> PushToTalk {
-        try lock.withLock { () throws(NodeError) -> PushToTalk in
-            if let ptt { return ptt }
+        try state.withLock { (s: inout State) throws(NodeError) -> PushToTalk in
+            if let ptt = s.ptt { return ptt }
             let started = ContinuousClock.now
             let recognizer = try PocketSphinxRecognizer(modelDir: settings.modelDir)
             log.info("speech recognizer ready (\(recognizer.name), loaded in \((ContinuousClock.now - started).milliseconds) ms)")
             let made = PushToTalk(recognizer: recognizer, device: settings.captureDevice, releaseAfter: settings.releaseModelAfter)
-            ptt = made
+            s.ptt = made
             return made
         }
     }
@@ -229,7 +235,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// Sends `text` to the agent and follows the reply to speak it: "queued", or "offline" when
     /// there is no connection to send it on. `sessionKey` nil = the main session.
     private func handOver(_ text: String, eventId: String, sessionKey: String?) async -> String {
-        guard let link = lock.withLock({ self.link }) else { return "offline" }
+        guard let link = state.withLock({ $0.link }) else { return "offline" }
         let key = sessionKey ?? link.mainSessionKey ?? "main"
         // The apps' way: chat.send on the operator session. The gateway names the run after the
         // idempotency key, so the reply is followed from before the ack (it may come first).
@@ -281,29 +287,42 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
 }
 
 /// A one-shot signal for `once`: the first of endpoint and cap wins.
-final class Endpoint: @unchecked Sendable {
-    private let lock = Lock()
-    private var fired = false
-    private var waiter: CheckedContinuation<Void, Never>?
+final class Endpoint: Sendable {
+    private struct State {
+        var fired = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Locked(State())
 
     func fire() {
-        let w = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard !fired else { return nil }
-            fired = true
-            defer { waiter = nil }
-            return waiter
+        let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard !s.fired else { return nil }
+            s.fired = true
+            defer { s.waiter = nil }
+            return s.waiter
         }
         w?.resume()
     }
 
     func wait() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let resumeNow = lock.withLock { () -> Bool in
-                if fired { return true }
-                waiter = c
+            let resumeNow = state.withLock { s -> Bool in
+                if s.fired { return true }
+                s.waiter = c
                 return false
             }
             if resumeNow { c.resume() }
         }
     }
+}
+
+/// Where voice wake's commands go: the capability, held weakly (it owns the wake).
+private final class WakeRelay: Sendable {
+    let target = Locked<WeakTalk?>(nil)
+}
+
+private struct WeakTalk: Sendable {
+    weak var talk: TalkCapability?
+    init(_ talk: TalkCapability) { self.talk = talk }
+    func wakeCommand(trigger: String, transcript: String) async { await talk?.wakeCommand(trigger: trigger, transcript: transcript) }
 }

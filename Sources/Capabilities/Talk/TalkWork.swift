@@ -5,6 +5,6 @@ import Support
 /// speech block: talk runs them on a thread of its own, off the cooperative pool.
 enum TalkWork {
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(NodeError) -> T) async throws(NodeError) -> T {
-        try await BlockingThread.run("talk") { (_: CancelFlag) throws(NodeError) -> T in try body() }
+        try await BlockingExecutor.run("talk") { (_: CancelFlag) throws(NodeError) -> T in try body() }
     }
 }

@@ -8,7 +8,7 @@ import Support
 /// the phrases — with push-to-talk's own decoder, switched to its keyword search, so the model is in
 /// memory once. On a hit the same microphone keeps recording the command into that recognizer (the
 /// audio of the last few seconds first) until speech is followed by silence (or 10 s).
-final class VoiceWake: @unchecked Sendable {
+final class VoiceWake: Sendable {
     /// What a hit leads to: the phrase heard and the command's transcript (owner hands it over).
     typealias CommandHandler = @Sendable (_ trigger: String, _ transcript: String) async -> Void
 
@@ -16,22 +16,25 @@ final class VoiceWake: @unchecked Sendable {
     /// Audio kept from before the hit, so the recognizer hears the phrase and what came with it.
     static let preambleSamples = 16_000 * 3
 
-    private let lock = Lock()
-    /// Held for a whole `update()`, so two updates (a presence change, the end of a command) cannot
-    /// both decide while a listener is being opened.
-    private let updateLock = Lock()
+    private struct State {
+        var ptt: PushToTalk?
+        var phrases: [String] = []
+        var foreground = false
+        var pausedForPTT = false
+        var listener: Listener?
+        /// After the microphone failed: the pending retry, and the delay before the next one.
+        var retryTimer: DeadlineTimer.Token?
+        var retryDelay: Duration?
+    }
+    private let state = Locked(State())
+    /// Held for a whole `update()` (it guards a procedure, no value), so two updates (a presence
+    /// change, the end of a command) cannot both decide while a listener is being opened. Taken
+    /// before `state`.
+    private let updates = Locked(())
     private let log = Logger(component: "talk")
     private let settings: TalkSettings
     private let keywordFile: String
     private let onCommand: CommandHandler
-    private var ptt: PushToTalk?
-    private var phrases: [String] = []
-    private var foreground = false
-    private var pausedForPTT = false
-    private var listener: Listener?
-    /// After the microphone failed: the pending retry, and the delay before the next one.
-    private var retryTimer: DeadlineTimer.Token?
-    private var retryDelay: Duration?
 
     init(settings: TalkSettings, keywordFile: String, onCommand: @escaping CommandHandler) {
         self.settings = settings
@@ -39,10 +42,10 @@ final class VoiceWake: @unchecked Sendable {
         self.onCommand = onCommand
     }
 
-    var isListening: Bool { lock.withLock { listener != nil } }
+    var isListening: Bool { state.withLock { $0.listener != nil } }
 
     /// The daemon is up and the recognizer is loaded.
-    func attach(_ ptt: PushToTalk) { lock.withLock { self.ptt = ptt }; update() }
+    func attach(_ ptt: PushToTalk) { state.withLock { $0.ptt = ptt }; update() }
 
     /// `voicewake.changed`: the gateway's trigger phrases.
     func setTriggers(_ triggers: [String]) {
@@ -50,36 +53,36 @@ final class VoiceWake: @unchecked Sendable {
         if !split.unknown.isEmpty {
             log.warn("voice wake cannot listen for \(split.unknown.map { "\"\($0)\"" }.joined(separator: ", ")): not in the English pronunciation dictionary")
         }
-        let changed = lock.withLock { () -> Bool in
-            defer { phrases = split.usable }
-            return phrases != split.usable
+        let changed = state.withLock { s -> Bool in
+            defer { s.phrases = split.usable }
+            return s.phrases != split.usable
         }
         if changed { restart() }
     }
 
-    func setForeground(_ value: Bool) { lock.withLock { foreground = value }; update() }
+    func setForeground(_ value: Bool) { state.withLock { $0.foreground = value }; update() }
 
     /// Push-to-talk takes the microphone; wake gives it back first and listens again afterwards.
     func pause() {
-        updateLock.withLock {
-            let old = lock.withLock { () -> Listener? in pausedForPTT = true; defer { listener = nil }; return listener }
+        updates.withLock { _ in
+            let old = state.withLock { s -> Listener? in s.pausedForPTT = true; defer { s.listener = nil }; return s.listener }
             close(old, why: "push-to-talk")
         }
     }
 
-    func resume() { lock.withLock { pausedForPTT = false }; update() }
+    func resume() { state.withLock { $0.pausedForPTT = false }; update() }
 
     func stop() {
-        if let t = lock.withLock({ () -> DeadlineTimer.Token? in defer { retryTimer = nil }; return retryTimer }) { DeadlineTimer.shared.cancel(t) }
-        updateLock.withLock {
-            let old = lock.withLock { () -> Listener? in ptt = nil; defer { listener = nil }; return listener }
+        if let t = state.withLock({ s -> DeadlineTimer.Token? in defer { s.retryTimer = nil }; return s.retryTimer }) { DeadlineTimer.shared.cancel(t) }
+        updates.withLock { _ in
+            let old = state.withLock { s -> Listener? in s.ptt = nil; defer { s.listener = nil }; return s.listener }
             close(old, why: "stopping")
         }
     }
 
     private func restart() {
-        updateLock.withLock {
-            let old = lock.withLock { () -> Listener? in defer { listener = nil }; return listener }
+        updates.withLock { _ in
+            let old = state.withLock { s -> Listener? in defer { s.listener = nil }; return s.listener }
             close(old, why: "new phrases")
         }
         update()
@@ -92,22 +95,22 @@ final class VoiceWake: @unchecked Sendable {
     }
 
     /// Starts or stops listening to match the conditions.
-    func update() { updateLock.withLock { updateLocked() } }
+    func update() { updates.withLock { _ in updateLocked() } }
 
     private func updateLocked() {
-        let (want, current, wanted) = lock.withLock { () -> (Bool, PushToTalk?, [String]) in
-            (self.ptt != nil && !self.phrases.isEmpty && foreground && !pausedForPTT && settings.voiceWake, self.ptt, self.phrases)
+        let (want, current, wanted, foreground) = state.withLock { s -> (Bool, PushToTalk?, [String], Bool) in
+            (s.ptt != nil && !s.phrases.isEmpty && s.foreground && !s.pausedForPTT && settings.voiceWake, s.ptt, s.phrases, s.foreground)
         }
         if !want {
-            let old = lock.withLock { () -> Listener? in defer { listener = nil }; return listener }
+            let old = state.withLock { s -> Listener? in defer { s.listener = nil }; return s.listener }
             close(old, why: foreground ? "paused" : "nobody at the device")
             return
         }
-        guard lock.withLock({ listener == nil }), let current, current.activeCaptureId == nil else { return }
+        guard state.withLock({ $0.listener == nil }), let current, current.activeCaptureId == nil else { return }
         do throws(NodeError) {
             if let why = PrivateDirectory.create(PathName.directory(keywordFile)) { throw NodeError(.unavailable("talk"), why) }
             let l = try Listener(device: settings.captureDevice, phrases: wanted, keywordFile: keywordFile, ptt: current)
-            lock.withLock { listener = l; retryDelay = nil }
+            state.withLock { $0.listener = l; $0.retryDelay = nil }
             l.start(onFailure: { [weak self] failed, error in self?.microphoneFailed(failed, error) }) { [weak self] trigger, capture in
                 self?.commandStarted(trigger, capture)
             }
@@ -121,19 +124,19 @@ final class VoiceWake: @unchecked Sendable {
     /// was unplugged may come back), waiting longer each time up to 5 minutes; the first failure
     /// is a warning, the repeats are logged at debug.
     private func retryLater(_ why: String) {
-        let delay = lock.withLock { () -> Duration? in
-            let next = retryDelay.map { min($0 * 2, Self.retryCap) } ?? Self.retryAfterFailure
-            defer { retryDelay = next }
-            return retryTimer == nil ? next : nil
+        let delay = state.withLock { s -> Duration? in
+            let next = s.retryDelay.map { min($0 * 2, Self.retryCap) } ?? Self.retryAfterFailure
+            defer { s.retryDelay = next }
+            return s.retryTimer == nil ? next : nil
         }
         guard let delay else { return }  // one retry is pending already
         if delay == Self.retryAfterFailure { log.warn("\(why); trying again in \(delay)") } else { log.debug("\(why); trying again in \(delay)") }
         let token = DeadlineTimer.shared.schedule(at: .now + delay) { [weak self] in
             guard let wake = self else { return }
-            wake.lock.withLock { wake.retryTimer = nil }
-            DetachedThread.start(name: "wake-retry") { wake.update() }
+            wake.state.withLock { $0.retryTimer = nil }
+            BlockingExecutor.start("wake-retry") { wake.update() }
         }
-        lock.withLock { retryTimer = token }
+        state.withLock { $0.retryTimer = token }
     }
 
     static let retryAfterFailure: Duration = .seconds(10)
@@ -144,16 +147,16 @@ final class VoiceWake: @unchecked Sendable {
     /// stops listening and tries again later. A listener that is no longer the current one is
     /// left alone.
     private func microphoneFailed(_ failed: Listener, _ error: MicrophoneError) {
-        guard lock.withLock({ listener === failed }) else { return }
+        guard state.withLock({ $0.listener === failed }) else { return }
         if let capture = failed.command {
-            lock.withLock { ptt }?.endpoint(capture)
+            state.withLock { $0.ptt }?.endpoint(capture)
             return
         }
-        updateLock.withLock {
-            let old = lock.withLock { () -> Listener? in
-                guard listener === failed else { return nil }
-                defer { listener = nil }
-                return listener
+        updates.withLock { _ in
+            let old = state.withLock { s -> Listener? in
+                guard s.listener === failed else { return nil }
+                defer { s.listener = nil }
+                return s.listener
             }
             old?.stop()
         }
@@ -164,15 +167,15 @@ final class VoiceWake: @unchecked Sendable {
     private func commandStarted(_ trigger: String, _ capture: PushToTalk.Capture) {
         log.info("wake phrase \"\(trigger)\" heard; recording the command")
         let done = Endpoint()
-        lock.withLock { ptt }?.setEndpoint(capture) { done.fire() }
+        state.withLock { $0.ptt }?.setEndpoint(capture) { done.fire() }
         let timer = DeadlineTimer.shared.schedule(at: .now + Self.commandCap) { done.fire() }
         Task { [self] in
             await done.wait()
             DeadlineTimer.shared.cancel(timer)
-            let ptt = lock.withLock { self.ptt }
-            let result = await BlockingThread.run("wake-command") { (_: CancelFlag) -> (id: String, transcript: String)? in try? ptt?.stop() }
-            updateLock.withLock {
-                let listener = lock.withLock { () -> Listener? in defer { self.listener = nil }; return self.listener }
+            let ptt = state.withLock { $0.ptt }
+            let result = await BlockingExecutor.run("wake-command") { (_: CancelFlag) -> (id: String, transcript: String)? in try? ptt?.stop() }
+            updates.withLock { _ in
+                let listener = state.withLock { s -> Listener? in defer { s.listener = nil }; return s.listener }
                 listener?.stop()  // push-to-talk's stop closed this microphone already
             }
             if let result { await onCommand(trigger, result.transcript) }
@@ -181,13 +184,15 @@ final class VoiceWake: @unchecked Sendable {
     }
 
     /// One open microphone: the keyword search until a hit, then the command into push-to-talk.
-    final class Listener: @unchecked Sendable {
+    final class Listener: Sendable {
         private let mic: MicrophoneCapture
-        private let lock = Lock()
-        private var ring: [Int16] = []
-        private var recording: PushToTalk.Capture?
+        private struct Heard {
+            var ring: [Int16] = []
+            var recording: PushToTalk.Capture?
+        }
+        private let heard = Locked(Heard())
         /// The command being recorded after a hit, if any.
-        var command: PushToTalk.Capture? { lock.withLock { recording } }
+        var command: PushToTalk.Capture? { heard.withLock { $0.recording } }
 
         private let ptt: PushToTalk
 
@@ -202,17 +207,17 @@ final class VoiceWake: @unchecked Sendable {
         func start(onFailure: @escaping @Sendable (Listener, MicrophoneError) -> Void,
                    onHit: @escaping @Sendable (String, PushToTalk.Capture) -> Void) {
             mic.start(failed: { [self] error in onFailure(self, error) }) { [self] chunk in
-                if let capture = lock.withLock({ recording }) { ptt.feed(chunk, capture); return }
-                let heard = ptt.spot(chunk.samples)
-                let preamble = lock.withLock { () -> [Int16] in
-                    ring.append(contentsOf: chunk.samples)
-                    if ring.count > VoiceWake.preambleSamples { ring.removeFirst(ring.count - VoiceWake.preambleSamples) }
-                    return ring
+                if let capture = heard.withLock({ $0.recording }) { ptt.feed(chunk, capture); return }
+                let phrase = ptt.spot(chunk.samples)
+                let preamble = heard.withLock { h -> [Int16] in
+                    h.ring.append(contentsOf: chunk.samples)
+                    if h.ring.count > VoiceWake.preambleSamples { h.ring.removeFirst(h.ring.count - VoiceWake.preambleSamples) }
+                    return h.ring
                 }
-                guard let heard else { return }
+                guard let phrase else { return }
                 guard let capture = try? ptt.adopt(mic: mic, preamble: preamble) else { return }
-                lock.withLock { recording = capture; ring = [] }
-                onHit(heard, capture)
+                heard.withLock { $0.recording = capture; $0.ring = [] }
+                onHit(phrase, capture)
             }
         }
 

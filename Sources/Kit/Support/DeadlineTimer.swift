@@ -6,7 +6,7 @@ import Glibc
 /// `Task.sleep` keeps about 750 bytes alive (measured: 5,000 cancelled sleeps → +4 MB RSS, every
 /// time). The node arms a timer for every invoke and every reply it waits for and cancels almost
 /// all of them, so that cost grew the daemon by ~15 MB per 20,000 invokes.
-public final class DeadlineTimer: @unchecked Sendable {
+public final class DeadlineTimer: @unchecked Sendable {  // entries are touched only with `cond` locked (its own wait loop needs the bare Condition)
     public static let shared = DeadlineTimer()
 
     public struct Token: Sendable, Hashable { let id: UInt64 }
@@ -27,7 +27,7 @@ public final class DeadlineTimer: @unchecked Sendable {
         entries[id] = (at, action)
         if !started {
             started = true
-            DetachedThread.start(name: "deadlines") { [unowned self] in self.loop() }
+            BlockingExecutor.startLoop(name: "deadlines") { [unowned self] in self.loop() }
         }
         cond.signal()
         cond.unlock()

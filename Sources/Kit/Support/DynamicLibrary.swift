@@ -4,7 +4,7 @@ import Glibc
 /// feature needs (ALSA for audio, libswscale for scaling) then costs nothing until that feature
 /// runs, and a library that is not installed disables only that feature, with a message saying
 /// which package to install. Opened once and never closed.
-public final class DynamicLibrary: @unchecked Sendable {
+public final class DynamicLibrary: @unchecked Sendable {  // a dlopen handle: immutable, and dlsym is thread-safe
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let description: String
         public init(description: String) { self.description = description }

@@ -1,31 +1,32 @@
 import Glibc
 
-/// A mutex for state shared between threads. The daemon does not link Foundation (its Lock costs
-/// the whole of libFoundation and ICU at start-up), so this is the one lock type everywhere.
-/// A class, so one lock can be shared by reference, and never moved while locked.
-public final class Lock: @unchecked Sendable {
+/// A mutex, the part under `Locked` (and `Condition`). Internal to Support: outside it, shared
+/// state is a `Locked` value, so no code can pair a lock with a variable it does not enclose.
+/// The daemon does not link Foundation (its Lock costs the whole of libFoundation and ICU at
+/// start-up). A class, so it is never moved while locked.
+final class Lock: @unchecked Sendable {  // a pthread_mutex_t pointer, used only through its own calls
     fileprivate let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    public init() { pthread_mutex_init(mutex, nil) }
+    init() { pthread_mutex_init(mutex, nil) }
     deinit { pthread_mutex_destroy(mutex); mutex.deallocate() }
 
-    public func lock() { pthread_mutex_lock(mutex) }
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
 
     @discardableResult
-    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         lock(); defer { unlock() }
         return try body()
     }
 }
 
 /// A condition variable with its own lock (NSCondition's shape). Timed waits use CLOCK_MONOTONIC,
-/// so a wall-clock jump (NTP at boot) neither fires nor delays them.
-public final class Condition: @unchecked Sendable {
+/// so a wall-clock jump (NTP at boot) neither fires nor delays them. Internal to Support, like Lock.
+final class Condition: @unchecked Sendable {  // a pthread_cond_t pointer, used only under its lock
     private let mutex = Lock()
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    public init() {
+    init() {
         var attr = pthread_condattr_t()
         pthread_condattr_init(&attr)
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
@@ -34,16 +35,16 @@ public final class Condition: @unchecked Sendable {
     }
     deinit { pthread_cond_destroy(cond); cond.deallocate() }
 
-    public func lock() { mutex.lock() }
-    public func unlock() { mutex.unlock() }
-    public func signal() { pthread_cond_signal(cond) }
-    public func broadcast() { pthread_cond_broadcast(cond) }
+    func lock() { mutex.lock() }
+    func unlock() { mutex.unlock() }
+    func signal() { pthread_cond_signal(cond) }
+    func broadcast() { pthread_cond_broadcast(cond) }
     /// Call with the lock held.
-    public func wait() { pthread_cond_wait(cond, mutex.mutex) }
+    func wait() { pthread_cond_wait(cond, mutex.mutex) }
 
     /// Waits at most `timeout` (lock held); false when the time ran out.
     @discardableResult
-    public func wait(timeout: Duration) -> Bool {
+    func wait(timeout: Duration) -> Bool {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         let c = max(timeout, .zero).components

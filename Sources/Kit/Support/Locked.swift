@@ -1,8 +1,7 @@
 /// A value and the lock that guards it, as one thing: the node's one way to share mutable state
 /// between threads (instead of a lock next to a variable, which nothing ties together). Waiters can
 /// sleep until the value satisfies a condition; `update` wakes them, so nothing polls.
-public final class Locked<Value>: @unchecked Sendable {
-    // The one place the guarding is done by hand: `value` is touched only with `condition` locked.
+public final class Locked<Value>: @unchecked Sendable {  // the guarding below is by hand: `value` only with `condition` locked
     private let condition = Condition()
     private var value: Value
 
@@ -25,6 +24,7 @@ public final class Locked<Value>: @unchecked Sendable {
 
     /// Sleeps until `predicate` holds for the value (checked now and after every `update`), at most
     /// `timeout` (nil: no limit). True when it holds.
+    @discardableResult
     public func wait(until predicate: (Value) -> Bool, timeout: Duration? = nil) -> Bool {
         let end = timeout.map { ContinuousClock.now + $0 }
         condition.lock()

@@ -15,9 +15,9 @@ public struct Logger: Sendable {
     public let component: String
     public init(component: String) { self.component = component }
 
-    /// Global threshold: OPENCLAW_NODE_LOG=debug|info|warn|error (default info).
-    nonisolated(unsafe) public static var threshold: Level = {
-        switch ProcessEnvironment.value("OPENCLAW_NODE_LOG")?.lowercased() {
+    /// Global threshold: OPENCLAW_NODE_LOG=debug|info|warn|error (default info), read once.
+    public static let threshold: Level = {
+        switch ProcessEnvironment.current["OPENCLAW_NODE_LOG"]?.lowercased() {
         case "debug": return .debug
         case "warn": return .warn
         case "error": return .error

@@ -5,7 +5,7 @@ import Glibc
 /// the spawning thread's blocked-signal mask (and ignored signals survive exec), which leaves a
 /// child that cannot be stopped with SIGTERM; every process the node (or a test) starts goes through
 /// here instead. The owner stops it by PID.
-public final class Subprocess: @unchecked Sendable {
+public final class Subprocess: Sendable {
     public enum Stream: Sendable {
         case inherit
         case null
@@ -24,8 +24,8 @@ public final class Subprocess: @unchecked Sendable {
     public let stdin: PipeEnd?
     public let stdout: PipeEnd?
     public let stderr: PipeEnd?
-    private let lock = Lock()
-    private var exitStatus: Int32?
+    /// Set once the child is reaped; the lock also keeps two threads from reaping it at once.
+    private let exitStatus = Locked<Int32?>(nil)
 
     public static func spawn(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                              stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit,
@@ -85,7 +85,7 @@ public final class Subprocess: @unchecked Sendable {
         let env = (environment ?? ProcessEnvironment.current).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { env.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = spawnLock.withLock {
+        let rc = spawning.withLock { _ in
             executable.contains("/")
                 ? posix_spawn(&pid, executable, &actions, &attr, argv, env)
                 : posix_spawnp(&pid, executable, &actions, &attr, argv, env)
@@ -98,7 +98,8 @@ public final class Subprocess: @unchecked Sendable {
     /// Held while a pipe is created and marked close-on-exec, and while spawning: a child started
     /// from another thread in between would otherwise inherit both ends (Glibc's pipe2 is not
     /// visible to Swift without _GNU_SOURCE).
-    private static let spawnLock = Lock()
+    /// (It guards a procedure, no value.)
+    private static let spawning = Locked(())
 
     /// glibc's posix_spawn_file_actions_addchdir_np (2.29+) is declared only under _GNU_SOURCE,
     /// which Swift's Glibc module is built without; it is looked up by name instead.
@@ -124,7 +125,7 @@ public final class Subprocess: @unchecked Sendable {
 
     /// A pipe whose ends are close-on-exec from the start (dup2 into a child clears the flag).
     public static func makePipe() -> (read: Int32, write: Int32)? {
-        spawnLock.withLock {
+        spawning.withLock { _ in
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else { return nil }
             _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -145,13 +146,14 @@ public final class Subprocess: @unchecked Sendable {
 
     /// Reaps the child if it has exited; nil while it runs.
     public func poll() -> Int32? {
-        lock.lock(); defer { lock.unlock() }
-        if let s = exitStatus { return s }
-        var status: Int32 = 0
-        let r = waitpid(pid, &status, WNOHANG)
-        if r == pid { exitStatus = Subprocess.decode(status) }
-        else if r < 0 && errno == ECHILD { exitStatus = -1 }
-        return exitStatus
+        exitStatus.withLock { exitStatus in
+            if let s = exitStatus { return s }
+            var status: Int32 = 0
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { exitStatus = Subprocess.decode(status) }
+            else if r < 0 && errno == ECHILD { exitStatus = -1 }
+            return exitStatus
+        }
     }
 
     public var isRunning: Bool { poll() == nil }
@@ -162,7 +164,7 @@ public final class Subprocess: @unchecked Sendable {
         if let s = poll() { return s }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        lock.withLock { if exitStatus == nil { exitStatus = Subprocess.decode(status) } }
+        exitStatus.withLock { if $0 == nil { $0 = Subprocess.decode(status) } }
         return poll() ?? -1
     }
 

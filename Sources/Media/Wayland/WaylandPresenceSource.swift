@@ -8,39 +8,42 @@ import Support
 /// input for `presence.idleSeconds` — through ext-idle-notify-v1 on newer compositors, else KDE's
 /// org_kde_kwin_idle (sway 1.7 on Debian 12). The connection is kept and re-opened when it breaks;
 /// each sample only reads what the compositor has sent since the last one.
-public final class WaylandPresenceSource: PresenceSource, @unchecked Sendable {
+public final class WaylandPresenceSource: PresenceSource, Sendable {
     private let socket: String?
     private let idleSeconds: Int
-    private let lock = Lock()
-    private var connection: WaylandConnection?
-    private var watch: IdleWatch?
+    /// The compositor connection and its idle watch (libwayland objects: one thread at a time).
+    private struct Link {
+        var connection: WaylandConnection?
+        var watch: IdleWatch?
+    }
+    private let link = Locked(Link())
 
     public init(config: NodeConfig.Presence) {
         socket = config.display ?? ProcessEnvironment.current["WAYLAND_DISPLAY"]
         idleSeconds = config.idleSeconds
     }
 
-    public func sample() async -> PresenceSample { lock.withLock { sampleLocked() } }
+    public func sample() async -> PresenceSample { link.withLock { sampleLocked(&$0) } }
 
-    private func sampleLocked() -> PresenceSample {
+    private func sampleLocked(_ link: inout Link) -> PresenceSample {
         guard let socket else {
             return PresenceSample(.background, "presence.mode is wayland but no compositor is known (WAYLAND_DISPLAY is unset and presence.display is not set)")
         }
-        if let c = connection, !c.pump() { watch = nil; connection = nil }
-        if connection == nil {
+        if let c = link.connection, !c.pump() { link.watch = nil; link.connection = nil }
+        if link.connection == nil {
             do {
                 let c = try WaylandConnection(socket: socket, unavailableCode: .unavailable("presence"))
                 guard let w = IdleWatch(connection: c, timeoutMs: UInt32(min(idleSeconds, Int(UInt32.max / 1000)) * 1000)) else {
                     return PresenceSample(.background, "the Wayland compositor at \(socket) offers no idle protocol (ext-idle-notify-v1 or org_kde_kwin_idle)")
                 }
-                connection = c
-                watch = w
+                link.connection = c
+                link.watch = w
                 _ = c.pump()
             } catch {
                 return PresenceSample(.background, "Wayland compositor at \(socket): \(error.message)")
             }
         }
-        guard let watch else { return PresenceSample(.background, "no idle watch") }
+        guard let watch = link.watch else { return PresenceSample(.background, "no idle watch") }
         return watch.idle
             ? PresenceSample(.background, "no input on the Wayland seat for \(idleSeconds) s (\(watch.protocolName))")
             : PresenceSample(.foreground, "input on the Wayland seat within \(idleSeconds) s (\(watch.protocolName))")

@@ -6,42 +6,45 @@ import Support
 
 /// `presence.mode: "x11"`: foreground while the X screensaver is not active on the display
 /// (MIT-SCREEN-SAVER extension, the state screen lockers drive).
-public final class X11PresenceSource: PresenceSource, @unchecked Sendable {
+public final class X11PresenceSource: PresenceSource, Sendable {
     private let displayName: String
-    private let lock = Lock()
-    // Owned by this object; opened lazily and re-opened after the server goes away.
-    private var display: OpaquePointer?
-    /// Raised by Xlib's I/O-exit handler when the server connection breaks.
-    private var dead: UnsafeMutablePointer<Int32>?
+    /// Owned by this object; opened lazily and re-opened after the server goes away. Xlib: one
+    /// thread at a time, so only under this lock.
+    private struct Connection {
+        var display: OpaquePointer?
+        /// Raised by Xlib's I/O-exit handler when the server connection breaks.
+        var dead: UnsafeMutablePointer<Int32>?
+    }
+    private let connection = Locked(Connection())
 
     public init(display: String?) {
         self.displayName = display ?? ProcessEnvironment.current["DISPLAY"] ?? ":0"
     }
 
-    deinit { dropDisplay() }
+    deinit { connection.withLock { Self.dropDisplay(&$0) } }
 
     /// A broken Display is abandoned, not closed: closing it would run the I/O error path again.
-    private func dropDisplay() {
-        if let d = display, let dead, dead.pointee == 0 { XCloseDisplay(d); dead.deallocate() }
-        display = nil
-        dead = nil
+    private static func dropDisplay(_ c: inout Connection) {
+        if let d = c.display, let dead = c.dead, dead.pointee == 0 { XCloseDisplay(d); dead.deallocate() }
+        c.display = nil
+        c.dead = nil
     }
 
-    public func sample() async -> PresenceSample { lock.withLock { sampleLocked() } }
+    public func sample() async -> PresenceSample { connection.withLock { sampleLocked(&$0) } }
 
-    private func sampleLocked() -> PresenceSample {
-        if let dead, dead.pointee != 0 { dropDisplay() }
-        if display == nil {
+    private func sampleLocked(_ c: inout Connection) -> PresenceSample {
+        if let dead = c.dead, dead.pointee != 0 { Self.dropDisplay(&c) }
+        if c.display == nil {
             guard let d = XOpenDisplay(displayName) else {
                 return PresenceSample(.background, "X display \(displayName) is not reachable")
             }
             let flag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
             flag.pointee = 0
             cx11_survive_io_errors(d, flag)
-            display = d
-            dead = flag
+            c.display = d
+            c.dead = flag
         }
-        let d = display!
+        let d = c.display!
         var event: Int32 = 0, error: Int32 = 0
         guard XScreenSaverQueryExtension(d, &event, &error) != 0 else {
             return PresenceSample(.foreground, "display \(displayName) has no screensaver extension; assuming someone is there")
@@ -50,7 +53,7 @@ public final class X11PresenceSource: PresenceSource, @unchecked Sendable {
         defer { XFree(info) }
         guard XScreenSaverQueryInfo(d, cx11_default_root_window(d), info) != 0 else {
             // The connection broke (X restarted): drop it so the next sample reconnects.
-            dropDisplay()
+            Self.dropDisplay(&c)
             return PresenceSample(.background, "lost the connection to X display \(displayName)")
         }
         if info.pointee.state == ScreenSaverOn {

@@ -59,13 +59,13 @@ public struct LogindPresenceSource: PresenceSource {
 
 /// The real logind: sd-login reads /run/systemd; properties come over the system bus. Without
 /// libsystemd (SystemdLibrary) there are no seats and no sessions: presence says so.
-public final class SystemdLogind: LogindBackend, @unchecked Sendable {
-    private let lock = Lock()
-    private var bus: OpaquePointer?
+public final class SystemdLogind: LogindBackend, Sendable {
+    /// The system bus connection (sd_bus is not thread-safe: used only under this lock).
+    private let bus = Locked<OpaquePointer?>(nil)
     private let sd = try? SystemdLibrary.shared.get()
 
     public init() {}
-    deinit { if let bus, let sd { _ = sd.busUnref(bus) } }
+    deinit { if let b = bus.withLock({ $0 }), let sd { _ = sd.busUnref(b) } }
 
     public func seats() -> [String] {
         guard let sd else { return [] }
@@ -103,7 +103,7 @@ public final class SystemdLogind: LogindBackend, @unchecked Sendable {
 
     public func sessionState(_ session: String) -> LogindSessionState? {
         guard let sd else { return nil }
-        return lock.withLock {
+        return bus.withLock { bus in
             if bus == nil {
                 var b: OpaquePointer?
                 guard sd.busOpenSystem(&b) >= 0 else { return nil }

@@ -21,7 +21,9 @@ public struct SystemdLibrary: Sendable {
     public let busMatchSignal: @convention(c) (Bus?, UnsafeMutablePointer<Slot?>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
                                                UnsafePointer<CChar>?, UnsafePointer<CChar>?, Handler?, UnsafeMutableRawPointer?) -> Int32
     public let busProcess: @convention(c) (Bus?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
-    public let busWait: @convention(c) (Bus?, UInt64) -> Int32
+    public let busGetFd: @convention(c) (Bus?) -> Int32
+    public let busGetEvents: @convention(c) (Bus?) -> Int32
+    public let busGetTimeout: @convention(c) (Bus?, UnsafeMutablePointer<UInt64>?) -> Int32
     public let slotUnref: @convention(c) (Slot?) -> Slot?
     // The variadic functions' addresses (as integers, which are Sendable), for the shim.
     let getPropertyTrivial: UInt
@@ -44,7 +46,9 @@ public struct SystemdLibrary: Sendable {
         busPathEncode = try lib.function("sd_bus_path_encode")
         busMatchSignal = try lib.function("sd_bus_match_signal")
         busProcess = try lib.function("sd_bus_process")
-        busWait = try lib.function("sd_bus_wait")
+        busGetFd = try lib.function("sd_bus_get_fd")
+        busGetEvents = try lib.function("sd_bus_get_events")
+        busGetTimeout = try lib.function("sd_bus_get_timeout")
         slotUnref = try lib.function("sd_bus_slot_unref")
         getPropertyTrivial = UInt(bitPattern: try lib.address("sd_bus_get_property_trivial"))
         errorFree = UInt(bitPattern: try lib.address("sd_bus_error_free"))

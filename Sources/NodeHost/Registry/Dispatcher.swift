@@ -82,7 +82,15 @@ public actor Dispatcher {
                 }
             }
         }
-        let result = await reply.value()
+        // A caller that stops waiting (its gateway connection ended) cancels the work too: the
+        // cancellation reaches the handler's blocking job and raises its CancelFlag.
+        let result = await withTaskCancellationHandler {
+            await reply.value()
+        } onCancel: {
+            if reply.resolve(.failure(NodeError(.cancelled, "its caller (the gateway connection) is gone"))) {
+                work.cancel()
+            }
+        }
         if let timer { DeadlineTimer.shared.cancel(timer) }
         inFlight[id] = nil
         if case .failure(let e) = result { log.info("\(command) [\(id)] failed: \(e.message)") }
@@ -93,6 +101,15 @@ public actor Dispatcher {
     public func cancel(id: String) {
         guard let running = inFlight[id] else { return }
         if running.reply.resolve(.failure(NodeError(.cancelled, "cancelled by the gateway"))) { running.task.cancel() }
+    }
+
+    /// Cancels every running invoke (the daemon is stopping): each answers CANCELLED, and its
+    /// task's cancellation raises the CancelFlag its blocking job waits on, so a long system.run,
+    /// a held key or a recording ends now instead of holding up the shutdown.
+    public func cancelAll(_ why: String) {
+        for (_, running) in inFlight where running.reply.resolve(.failure(NodeError(.cancelled, why))) {
+            running.task.cancel()
+        }
     }
 
     /// The static gates: unknown, disabled, unavailable.

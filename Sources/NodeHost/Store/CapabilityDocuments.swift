@@ -4,7 +4,7 @@ import Support
 extension StateStore {
     /// The stored text of a capability's document, nil when there is none.
     public func document(capability: String, name: String) throws(Failure) -> String? {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.query("SELECT body FROM capability_documents WHERE capability = ? AND name = ?",
                          [.text(capability), .text(name)]).first?.first?.text
         }
@@ -14,7 +14,7 @@ extension StateStore {
     /// CLI command) cannot write between the comparison and the write.
     public func replaceDocument(capability: String, name: String, with text: String,
                                 ifCurrent expected: String?) throws(Failure) -> Bool {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.transaction { () throws(SQLiteError) -> Bool in
                 let current = try db.query("SELECT body FROM capability_documents WHERE capability = ? AND name = ?",
                                            [.text(capability), .text(name)]).first?.first?.text

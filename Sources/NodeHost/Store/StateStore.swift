@@ -6,7 +6,7 @@ import Support
 
 /// The node's durable state in one SQLite file inside stateDir (0700 dir, 0600 file, WAL, STRICT
 /// tables, versioned migrations): device key, device tokens, gateway records.
-public final class StateStore: @unchecked Sendable {
+public final class StateStore: Sendable {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         case directory(String)
         case database(path: String, SQLiteError)
@@ -31,9 +31,9 @@ public final class StateStore: @unchecked Sendable {
     public let stateDir: String
     public let path: String
     /// Set when a damaged database was found and moved aside on open (its new name).
-    public private(set) var movedAside: String?
-    let db: SQLiteDatabase
-    private let lock = Lock()
+    public let movedAside: String?
+    /// The one connection (not thread-safe): reached only through `locked`.
+    private let db: Locked<SQLiteDatabase>
     private let log = Logger(component: "state")
 
     public init(stateDir: String) throws(Failure) {
@@ -42,7 +42,8 @@ public final class StateStore: @unchecked Sendable {
         try StateStore.prepareDirectory(stateDir)
         try StateStore.createFileIfMissing(path)
         do {
-            db = try StateStore.openAndMigrate(path)
+            db = Locked(try StateStore.openAndMigrate(path))
+            movedAside = nil
         } catch Failure.database(_, let e) where e.isCorruption {
             let aside = "\(path).corrupt-\(Int(WallClock.seconds))"
             log.error("\(path) is damaged (\(e.message)); moved it to \(aside) and started a new state database. " +
@@ -52,7 +53,7 @@ public final class StateStore: @unchecked Sendable {
             }
             movedAside = aside
             try StateStore.createFileIfMissing(path)
-            db = try StateStore.openAndMigrate(path)
+            db = Locked(try StateStore.openAndMigrate(path))
         }
     }
 
@@ -147,9 +148,9 @@ public final class StateStore: @unchecked Sendable {
     }
 
     @discardableResult
-    func locked<T>(_ body: () throws(SQLiteError) -> T) throws(Failure) -> T {
-        lock.lock(); defer { lock.unlock() }
-        do { return try body() } catch { throw .database(path: path, error) }
+    func locked<T>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(Failure) -> T {
+        do { return try db.withLock { (db: inout SQLiteDatabase) throws(SQLiteError) -> T in try body(db) } }
+        catch { throw .database(path: path, error) }
     }
 
     public static func nowMs() -> Int64 { WallClock.milliseconds }
@@ -158,7 +159,7 @@ public final class StateStore: @unchecked Sendable {
 
     /// The device key: loaded if stored, created (once) otherwise.
     public func identity() throws(Failure) -> DeviceIdentity {
-        let row = try locked { () throws(SQLiteError) in
+        let row = try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.query("SELECT private_seed, public_key, created_at_ms FROM device_identity WHERE id = 1").first
         }
         // The public key was derived once, when the key was made, and stored beside the seed:
@@ -169,7 +170,7 @@ public final class StateStore: @unchecked Sendable {
         }
         let fresh: DeviceIdentity
         do { fresh = try DeviceIdentity.generate(nowMs: StateStore.nowMs()) } catch { throw .crypto("\(error)") }
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             // INSERT OR IGNORE + re-read: two processes starting at once still end up with one key.
             try db.query("INSERT OR IGNORE INTO device_identity (id, algorithm, private_seed, public_key, created_at_ms) VALUES (1, 'ed25519', ?, ?, ?)",
                          [.blob(fresh.seed), .blob(fresh.publicKey), .integer(fresh.createdAtMs)])
@@ -192,7 +193,7 @@ public final class StateStore: @unchecked Sendable {
     }
 
     public func deviceToken(gateway: String, role: String) throws(Failure) -> DeviceToken? {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             guard let r = try db.query("SELECT token, scopes, issued_at_ms FROM device_tokens WHERE gateway = ? AND role = ?",
                                        [.text(gateway), .text(role)]).first, let token = r[0].text else { return nil }
             let scopes = (r[1].text ?? "").split(separator: ",").map(String.init)
@@ -201,7 +202,7 @@ public final class StateStore: @unchecked Sendable {
     }
 
     public func saveDeviceToken(gateway: String, _ t: DeviceToken) throws(Failure) {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.query("""
                 INSERT INTO device_tokens (gateway, role, token, scopes, issued_at_ms, stored_at_ms) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (gateway, role) DO UPDATE SET token = excluded.token, scopes = excluded.scopes,
@@ -212,7 +213,7 @@ public final class StateStore: @unchecked Sendable {
     }
 
     public func deleteDeviceToken(gateway: String, role: String) throws(Failure) {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.query("DELETE FROM device_tokens WHERE gateway = ? AND role = ?", [.text(gateway), .text(role)])
         }
     }
@@ -239,7 +240,7 @@ public final class StateStore: @unchecked Sendable {
     }
 
     public func gateways() throws(Failure) -> [GatewayRecord] {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.query("SELECT gateway, url, tls_pin, display_name, pairing_state, pairing_request_id, last_error, last_seen_ms FROM gateways ORDER BY gateway")
                 .map { r in
                     GatewayRecord(gateway: r[0].text ?? "", url: r[1].text ?? "", tlsPin: r[2].text, displayName: r[3].text,
@@ -254,7 +255,7 @@ public final class StateStore: @unchecked Sendable {
     }
 
     public func saveGateway(_ g: GatewayRecord) throws(Failure) {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.query("""
                 INSERT INTO gateways (gateway, url, tls_pin, display_name, pairing_state, pairing_request_id, last_error, last_seen_ms, updated_at_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -272,13 +273,13 @@ public final class StateStore: @unchecked Sendable {
     // MARK: settings (small key/value facts such as the chosen gateway)
 
     public func setting(_ key: String) throws(Failure) -> String? {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             try db.query("SELECT value FROM settings WHERE key = ?", [.text(key)]).first?.first?.text
         }
     }
 
     public func setSetting(_ key: String, _ value: String?) throws(Failure) {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             if let value {
                 try db.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                              [.text(key), .text(value)])
@@ -290,7 +291,7 @@ public final class StateStore: @unchecked Sendable {
 
     /// The schema version on disk (for status/doctor).
     public func schemaVersion() throws(Failure) -> Int {
-        try locked { () throws(SQLiteError) in
+        try locked { (db: SQLiteDatabase) throws(SQLiteError) in
             Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
         }
     }

@@ -5,7 +5,7 @@ import Support
 
 /// One running Chromium with its DevTools pipe. Started with its own profile under the state
 /// directory (0700), killed by PID when released.
-final class BrowserProcess: @unchecked Sendable {
+final class BrowserProcess: Sendable {
     struct Options: Sendable {
         var executable: String
         var profileDir: String
@@ -87,8 +87,7 @@ final class BrowserProcess: @unchecked Sendable {
         // The whole group, even when the main process is already gone: its helpers (zygote,
         // renderers) may not be.
         kill(-process.pid, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(3)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        _ = process.waitForExit(within: .seconds(3))
         kill(-process.pid, SIGKILL)
         process.wait()
         Self.removeSingletonDirectory(profileDir: options.profileDir)

@@ -1,5 +1,4 @@
 import Config
-import Dispatch
 import Glibc
 import Kit
 import Support
@@ -11,7 +10,7 @@ import Support
 /// One reader thread splits and routes messages: replies resume their caller, events go to
 /// `onEvent` (on the reader thread; keep it short). When the browser exits the pipe reaches EOF,
 /// every waiting call fails and `onClose` runs once.
-final class CDPPipe: @unchecked Sendable {
+final class CDPPipe: Sendable {
     struct Failure: Error, CustomStringConvertible {
         enum Kind { case protocolError, timeout, closed }
         let description: String
@@ -24,10 +23,15 @@ final class CDPPipe: @unchecked Sendable {
 
     private let writeFD: Int32
     private let readFD: Int32
-    private let lock = Lock()
-    private var nextId = 1
-    private var pending: [Int: CheckedContinuation<Result<JSONValue, Failure>, Never>] = [:]
-    private var closed: String?
+    private struct State {
+        var nextId = 1
+        var pending: [Int: CheckedContinuation<Result<JSONValue, Failure>, Never>] = [:]
+        var timers: [Int: DeadlineTimer.Token] = [:]
+        /// Messages for the writer thread, in order.
+        var outbox: [(id: Int, data: [UInt8])] = []
+        var closed: String?
+    }
+    private let state = Locked(State())
     private let onEvent: EventHandler
     private let onClose: @Sendable (String) -> Void
     /// Screenshots arrive as one base64 message; anything beyond this is a broken browser.
@@ -38,7 +42,8 @@ final class CDPPipe: @unchecked Sendable {
         self.readFD = readFD
         self.onEvent = onEvent
         self.onClose = onClose
-        DetachedThread.start(name: "cdp-reader") { [self] in readLoop() }
+        BlockingExecutor.startLoop(name: "cdp-reader") { [self] in readLoop() }
+        BlockingExecutor.startLoop(name: "cdp-writer") { [self] in writeLoop() }
     }
 
     deinit {
@@ -46,17 +51,17 @@ final class CDPPipe: @unchecked Sendable {
         close(readFD)
     }
 
-    var isClosed: Bool { lock.withLock { closed != nil } }
+    var isClosed: Bool { state.withLock { $0.closed != nil } }
 
     /// Sends one command and waits for its reply (`result`), at most `timeout`.
     func call(_ method: String, _ params: JSONValue = [:], session: String? = nil,
               timeout: Duration = .seconds(10)) async throws(Failure) -> JSONValue {
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<JSONValue, Failure>, Never>) in
-            let id: Int? = lock.withLock {
-                if closed != nil { return nil }
-                let id = nextId
-                nextId += 1
-                pending[id] = c
+            let id: Int? = state.withLock { s in
+                if s.closed != nil { return nil }
+                let id = s.nextId
+                s.nextId += 1
+                s.pending[id] = c
                 return id
             }
             guard let id else { c.resume(returning: .failure(Failure(description: "the browser is gone"))); return }
@@ -65,28 +70,35 @@ final class CDPPipe: @unchecked Sendable {
             let timer = DeadlineTimer.shared.schedule(at: .now + timeout) { [weak self] in
                 self?.finish(id, .failure(Failure(description: "\(method) got no answer within \(timeout)", kind: .timeout)))
             }
-            let stillWaiting = lock.withLock { () -> Bool in
-                guard pending[id] != nil else { return false }
-                timers[id] = timer
-                return true
-            }
-            if !stillWaiting { DeadlineTimer.shared.cancel(timer); return }
             // One writer, off the cooperative pool: messages over PIPE_BUF (4 KiB) would interleave
             // if two calls wrote at once, and a wedged browser must not pin a pool thread.
             let data = message.jsonValue.jsonBytes + [0]
-            writer.async { [weak self] in
-                guard let self, !self.write(data) else { return }
-                self.finish(id, .failure(Failure(description: "cannot write to the browser (it exited)")))
+            let stillWaiting = state.update { s -> Bool in
+                guard s.pending[id] != nil else { return false }
+                s.timers[id] = timer
+                s.outbox.append((id, data))
+                return true
             }
+            if !stillWaiting { DeadlineTimer.shared.cancel(timer); return }
         }
         return try result.get()
     }
 
-    private var timers: [Int: DeadlineTimer.Token] = [:]
-    private let writer = DispatchQueue(label: "cdp-writer")
+    /// Writes queued messages in order; sleeps on the state's condition while there are none and
+    /// ends once the pipe is closed.
+    private func writeLoop() {
+        while true {
+            state.wait(until: { $0.closed != nil || !$0.outbox.isEmpty })
+            let next = state.withLock { s -> (id: Int, data: [UInt8])? in
+                s.closed != nil || s.outbox.isEmpty ? nil : s.outbox.removeFirst()
+            }
+            guard let next else { return }
+            if !write(next.data) { finish(next.id, .failure(Failure(description: "cannot write to the browser (it exited)"))) }
+        }
+    }
 
     private func finish(_ id: Int, _ r: Result<JSONValue, Failure>) {
-        let (c, t) = lock.withLock { (pending.removeValue(forKey: id), timers.removeValue(forKey: id)) }
+        let (c, t) = state.withLock { s in (s.pending.removeValue(forKey: id), s.timers.removeValue(forKey: id)) }
         if let t { DeadlineTimer.shared.cancel(t) }
         c?.resume(returning: r)
     }
@@ -123,10 +135,10 @@ final class CDPPipe: @unchecked Sendable {
             if from > 0 { buffer.removeFirst(from) }
             if buffer.count > Self.maxMessageBytes { reason = "the browser sent a message over \(Self.maxMessageBytes) bytes"; break reading }
         }
-        let waiting = lock.withLock { () -> [Int: CheckedContinuation<Result<JSONValue, Failure>, Never>] in
-            closed = reason
-            defer { pending.removeAll(); timers.values.forEach { DeadlineTimer.shared.cancel($0) }; timers.removeAll() }
-            return pending
+        let waiting = state.update { s -> [Int: CheckedContinuation<Result<JSONValue, Failure>, Never>] in
+            s.closed = reason
+            defer { s.pending.removeAll(); s.timers.values.forEach { DeadlineTimer.shared.cancel($0) }; s.timers.removeAll(); s.outbox.removeAll() }
+            return s.pending
         }
         for c in waiting.values { c.resume(returning: .failure(Failure(description: reason))) }
         onClose(reason)

@@ -1,5 +1,4 @@
 import Config
-import Dispatch
 import Glibc
 import Kit
 import Support
@@ -119,9 +118,7 @@ actor CanvasBrowser {
 
     /// BrowserProcess.stop waits for the exit; not on the cooperative pool.
     static func stopOffPool(_ b: BrowserProcess) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { b.stop(); c.resume() }
-        }
+        await BlockingExecutor.run("browser-stop") { (_: CancelFlag) in b.stop() }
     }
 
     /// Loads `url` and waits until the document has loaded (readyState complete), at most `timeout`.

@@ -8,7 +8,7 @@ import Support
 /// resident of the ~100 MB) are loaded by `prepare()` (about half a second here) and given back by
 /// `release()`, so an idle node listening for wake phrases holds only what keyword spotting needs.
 /// Used by one utterance at a time; the decoder and its config are owned here and freed in deinit.
-public final class PocketSphinxRecognizer: SpeechRecognizer, @unchecked Sendable {
+public final class PocketSphinxRecognizer: SpeechRecognizer {
     public static let defaultModelDir = "/usr/share/pocketsphinx/model/en-us"
     public let name = "pocketsphinx en-us"
     private let modelDir: String

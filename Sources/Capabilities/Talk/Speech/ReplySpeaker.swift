@@ -7,7 +7,7 @@ import Support
 /// are played too). espeak-ng on the device speaks instead when there is no operator session, when
 /// the gateway says its voice is out of reach (`fallbackEligible`, or no reason given, as Android
 /// decides), or when the audio it returned cannot be played here.
-final class ReplySpeaker: @unchecked Sendable {
+final class ReplySpeaker: Sendable {
     /// What the node asks `talk.speak` for: headerless s16le mono, played as is (Android's default).
     static let requestedFormat = "pcm_24000"
     /// Synthesis of a long reply by a cloud voice can take a while.

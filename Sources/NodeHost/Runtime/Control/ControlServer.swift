@@ -1,5 +1,4 @@
 import Config
-import Dispatch
 import Glibc
 import HostPresence
 import Kit
@@ -14,7 +13,7 @@ import Support
 /// dropped to make room (only when every one is running a command is the newcomer told
 /// NODE_BUSY), and a client that sends no complete request line for `idleSeconds` is closed. A
 /// client that goes away while its command runs cancels it (a hold_key lets go at once).
-public final class ControlServer: @unchecked Sendable {
+public final class ControlServer: Sendable {
     public enum StartError: Error, CustomStringConvertible {
         case alreadyRunning(String)
         case socket(String)
@@ -29,7 +28,7 @@ public final class ControlServer: @unchecked Sendable {
     public let path: String
     private let runtime: NodeRuntime
     private let statusProvider: @Sendable () async -> JSONValue
-    private var listener: UnixSocket?
+    private let listener = Locked<UnixSocket?>(nil)
     private let log = Logger(component: "control")
     static let maxClients = 64
     /// OPENCLAW_NODE_CONTROL_IDLE_SECONDS overrides it (tests).
@@ -50,18 +49,17 @@ public final class ControlServer: @unchecked Sendable {
         }
         let sock: UnixSocket
         do { sock = try UnixSocket.listen(path) } catch { throw .socket(error.description) }
-        listener = sock
-        DetachedThread.start(name: "control-accept") { [weak self] in self?.acceptLoop(sock) }
+        listener.withLock { $0 = sock }
+        BlockingExecutor.startLoop(name: "control-accept") { [weak self] in self?.acceptLoop(sock) }
         log.info("listening on \(path)")
     }
 
     public func stop() {
-        if let l = listener {
+        if let l = listener.withLock({ l in defer { l = nil }; return l }) {
             shutdown(l.fd, Int32(SHUT_RDWR))
             l.close()
             unlink(path)
         }
-        listener = nil
     }
 
     private func acceptLoop(_ sock: UnixSocket) {
@@ -80,7 +78,7 @@ public final class ControlServer: @unchecked Sendable {
             }
             if slot.evicted { log.info("control socket full: dropped the client idle longest to serve a new one") }
             client.setReceiveTimeout(seconds: idleSeconds)
-            DetachedThread.start(name: "control-client") { [weak self, clients] in
+            BlockingExecutor.startLoop(name: "control-client") { [weak self, clients] in
                 self?.serve(client, slot: slot.id)
                 clients.leave(slot.id)
                 client.close()
@@ -109,15 +107,18 @@ public final class ControlServer: @unchecked Sendable {
     /// `onHangUp` once if the client hangs up meanwhile.
     private func waitFor(_ client: UnixSocket, _ work: @escaping @Sendable () async -> JSONValue,
                          onHangUp: () -> Void) -> JSONValue {
-        let box = ResultBox()
-        let done = DispatchSemaphore(value: 0)
-        Task { box.value = await work(); done.signal() }
-        var hungUp = false
-        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            if !hungUp, client.peerHungUp { hungUp = true; onHangUp() }
-        }
-        return box.value ?? .null
+        let result = Locked<JSONValue?>(nil)
+        let done = Wakeup()
+        Task { let v = await work(); result.update { $0 = v }; done.signal() }
+        // One poll on both: the work's end, or the client's hang-up (POLLRDHUP, or POLLHUP when it
+        // closed; data it sends meanwhile does not wake this). No timeout is needed.
+        if done.wait(for: client.fd, events: Self.peerClosedEvents) == .ready { onHangUp() }
+        result.wait(until: { $0 != nil })
+        return result.withLock { $0 } ?? .null
     }
+
+    /// POLLRDHUP (Linux; Swift's Glibc leaves it out, being _GNU_SOURCE).
+    static let peerClosedEvents: Int16 = 0x2000
 
     private func handle(_ line: [UInt8], id: String) async -> JSONValue {
         guard let req = JSONValue.parse(line), case .object = req else {
@@ -153,7 +154,6 @@ public final class ControlServer: @unchecked Sendable {
     }
 }
 
-private final class ResultBox: @unchecked Sendable { var value: JSONValue? }
 
 /// The control clients being served: whether each is running a command, and since when it has
 /// been idle, so that a full table makes room by dropping the client idle longest.

@@ -7,21 +7,23 @@ import Store
 import Support
 
 /// A connected or listening AF_UNIX stream socket. Owns its fd; closes it exactly once.
-final class UnixSocket: @unchecked Sendable {
+final class UnixSocket: Sendable {
     struct Failure: Error, CustomStringConvertible {
         let op: String
         let code: Int32
         var description: String { "\(op): \(String(cString: strerror(code)))" }
     }
 
-    private(set) var fd: Int32
-    private let lock = Lock()
+    /// The fd, -1 once closed. Reads take the lock too, so a close on another thread (the
+    /// server's stop) is seen, not raced.
+    private let descriptor: Locked<Int32>
+    var fd: Int32 { descriptor.withLock { $0 } }
 
-    private init(fd: Int32) { self.fd = fd }
+    private init(fd: Int32) { descriptor = Locked(fd) }
     deinit { close() }
 
     func close() {
-        lock.withLock {
+        descriptor.withLock { fd in
             if fd >= 0 { Glibc.close(fd); fd = -1 }
         }
     }
@@ -78,15 +80,6 @@ final class UnixSocket: @unchecked Sendable {
         var cred: (Int32, UInt32, UInt32) = (0, 0, 0)
         var len = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
         return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.1 : nil
-    }
-
-    /// Whether the peer has closed its end (a peek sees end-of-file; data it sent first is not lost).
-    var peerHungUp: Bool {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pfd, 1, 0) > 0 else { return false }
-        if pfd.revents & Int16(POLLHUP | POLLERR) != 0 { return true }
-        var byte: UInt8 = 0
-        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
     }
 
     func setReceiveTimeout(seconds: Int) {

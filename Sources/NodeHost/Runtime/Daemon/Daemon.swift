@@ -140,6 +140,8 @@ public enum Daemon {
         let signal = await stopSignal.wait()
         log.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
         service.notify("STOPPING=1\nSTATUS=stopping")
+        // First, so nothing the gateway or a control client started keeps a capability busy.
+        await runtime.dispatcher.cancelAll("the node is stopping")
         reloader.cancel()
         await reloader.value  // a reload in progress finishes before the capabilities are stopped
         supervisor?.cancel()

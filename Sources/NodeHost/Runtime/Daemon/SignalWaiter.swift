@@ -71,8 +71,8 @@ extension SignalWaiter {
 
 /// Keeps signal sources alive for the process lifetime.
 enum SignalSources {
-    nonisolated(unsafe) private static var held: [DispatchSourceSignal] = []
-    static func keep(_ s: [DispatchSourceSignal]) { held += s }
+    private static let held = Locked<[DispatchSourceSignal]>([])
+    static func keep(_ s: [DispatchSourceSignal]) { held.withLock { $0 += s } }
 }
 
 

@@ -1,6 +1,5 @@
 import CAvahi
 import Config
-import Dispatch
 import Glibc
 import HostPresence
 import Kit
@@ -19,7 +18,7 @@ import Support
 /// client is created with AVAHI_CLIENT_NO_FAIL, so with the bus up but avahi-daemon absent it
 /// waits (sleeping in poll) for the daemon to appear; with no bus at all it fails once and the
 /// status says why and what to do.
-public final class AvahiBrowser: @unchecked Sendable {
+public final class AvahiBrowser: @unchecked Sendable {  // the avahi C objects below belong to the poll thread alone
     public enum Status: Sendable, Equatable {
         case starting
         case browsing
@@ -33,11 +32,14 @@ public final class AvahiBrowser: @unchecked Sendable {
     public let table = LANServiceTable()
     private let onChange: @Sendable () -> Void
     private let log = Logger(component: "discovery")
-    private let lock = Lock()
-    private var _status: Status = .starting
-    private var stopRequested = false
-    private var started = false
-    private let finished = DispatchSemaphore(value: 0)
+    private struct Life {
+        var status: Status = .starting
+        var stopRequested = false
+        var started = false
+        /// Set when the poll thread has ended (stop() waits for it before freeing the poll).
+        var finished = false
+    }
+    private let life = Locked(Life())
     private let poll: OpaquePointer
 
     // Owned by the poll thread.
@@ -62,40 +64,40 @@ public final class AvahiBrowser: @unchecked Sendable {
 
     deinit { stop() }
 
-    public var status: Status { lock.withLock { _status } }
+    public var status: Status { life.withLock { $0.status } }
 
     private func setStatus(_ s: Status) {
-        let changed: Bool = lock.withLock {
-            if case .stopped = _status { return false }
-            defer { _status = s }
-            return _status != s
+        let changed: Bool = life.withLock { l in
+            if case .stopped = l.status { return false }
+            defer { l.status = s }
+            return l.status != s
         }
         if changed { onChange() }
     }
 
     public func start() {
-        lock.withLock { started = true }
-        DetachedThread.start(name: "avahi") { [self] in loop(); finished.signal() }
+        life.withLock { $0.started = true }
+        BlockingExecutor.startLoop(name: "avahi") { [self] in loop(); life.update { $0.finished = true } }
     }
 
     /// Stops browsing and frees everything (waits for the poll thread). Safe to call twice.
     public func stop() {
-        let wasStarted: Bool? = lock.withLock {
-            if stopRequested { return nil }
-            stopRequested = true
-            return started
+        let wasStarted: Bool? = life.withLock { l in
+            if l.stopRequested { return nil }
+            l.stopRequested = true
+            return l.started
         }
         guard let wasStarted else { return }
         avahi.simplePollQuit(poll) // wakes the poll thread through avahi's wake-up pipe
-        if wasStarted { finished.wait() }
+        if wasStarted { life.wait(until: { $0.finished }) }
         avahi.simplePollFree(poll)
-        lock.withLock { _status = .stopped }
+        life.withLock { $0.status = .stopped }
     }
 
     // MARK: poll thread
 
     private func loop() {
-        if lock.withLock({ stopRequested }) { return }
+        if life.withLock({ $0.stopRequested }) { return }
         var error: Int32 = 0
         client = newClient(&error)
         guard client != nil else {

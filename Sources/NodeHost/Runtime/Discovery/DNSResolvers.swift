@@ -1,6 +1,5 @@
 import CResolv
 import Config
-import Dispatch
 import Glibc
 import HostPresence
 import Kit
@@ -25,9 +24,9 @@ public struct DNSQueryError: Error, Sendable, CustomStringConvertible, Equatable
     init(_ kind: Kind, _ d: String) { self.kind = kind; description = d }
 }
 
-/// Runs a blocking call on a GCD worker and resumes the caller with its result.
+/// Runs a blocking resolver call as a job of the blocking executor and resumes the caller with its result.
 func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { c in DispatchQueue.global().async { c.resume(returning: body()) } }
+    await BlockingExecutor.run("dns-query") { (_: CancelFlag) in body() }
 }
 
 /// glibc `res_nquery` with a private resolver state per call (thread-safe).

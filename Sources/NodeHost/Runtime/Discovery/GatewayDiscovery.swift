@@ -9,7 +9,7 @@ import Support
 /// Runs the discovery paths the config enables — LAN (avahi) and wide-area (unicast DNS-SD) — side
 /// by side and reports, per path, what it found or why it is off or unavailable. `discover` takes
 /// one snapshot; `run` keeps one going until it has picked a gateway.
-public final class GatewayDiscovery: @unchecked Sendable {
+public final class GatewayDiscovery: Sendable {
     public enum PathState: Sendable, Equatable {
         /// Switched off by config; the text says which key.
         case off(String)
@@ -36,10 +36,12 @@ public final class GatewayDiscovery: @unchecked Sendable {
     private let lan: AvahiBrowser?
     /// Why LAN discovery could not start (the Avahi client library is missing, …).
     private let lanProblem: String?
-    private let lock = Lock()
-    private var wideAreaResult: WideAreaBrowser.Result?
-    private var wideAreaRunning = false
-    private var wideAreaRounds = 0
+    private struct WideArea {
+        var result: WideAreaBrowser.Result?
+        var running = false
+        var rounds = 0
+    }
+    private let wideAreaState = Locked(WideArea())
 
     /// `onChange` is called (on some thread) whenever the LAN picture changes.
     public init(config: NodeConfig.Gateway, onChange: @escaping @Sendable () -> Void = {}) {
@@ -83,24 +85,24 @@ public final class GatewayDiscovery: @unchecked Sendable {
     /// Starts one wide-area round unless one is running. Its answer replaces the previous one.
     public func refreshWideArea() {
         guard let wideArea else { return }
-        let go: Bool = lock.withLock {
-            if wideAreaRunning { return false }
-            wideAreaRunning = true
+        let go: Bool = wideAreaState.withLock { w in
+            if w.running { return false }
+            w.running = true
             return true
         }
         guard go else { return }
         Task.detached { [weak self] in
             let r = await wideArea.browse()
             guard let self else { return }
-            self.lock.withLock {
-                self.wideAreaResult = r
-                self.wideAreaRunning = false
-                self.wideAreaRounds += 1
+            self.wideAreaState.update { w in
+                w.result = r
+                w.running = false
+                w.rounds += 1
             }
         }
     }
 
-    public var wideAreaBusy: Bool { lock.withLock { wideAreaRunning } }
+    public var wideAreaBusy: Bool { wideAreaState.withLock { $0.running } }
 
     public var lanReport: PathReport {
         guard lanEnabled else { return PathReport(name: "lan", state: .off("gateway.discovery.lan is false"), gateways: [], notes: []) }
@@ -129,7 +131,7 @@ public final class GatewayDiscovery: @unchecked Sendable {
             return PathReport(name: "wideArea", state: .off("gateway.discovery.wideAreaDomain is not set (nor OPENCLAW_WIDE_AREA_DOMAIN)"),
                               gateways: [], notes: [])
         }
-        let (result, rounds) = lock.withLock { (wideAreaResult, wideAreaRounds) }
+        let (result, rounds) = wideAreaState.withLock { ($0.result, $0.rounds) }
         guard let result, rounds > 0 else {
             return PathReport(name: "wideArea", state: .searching("asking \(wideArea.resolver.label) for PTR \(wideArea.serviceName.text)"),
                               gateways: [], notes: [])

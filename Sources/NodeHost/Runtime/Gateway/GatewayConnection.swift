@@ -8,7 +8,7 @@ import Support
 
 /// One WebSocket connection to the gateway: the handshake, then serving invokes until it ends.
 /// The reconnect policy lives in GatewayClient; this type only reports how the connection ended.
-final class GatewayConnection: @unchecked Sendable {
+final class GatewayConnection: @unchecked Sendable {  // not for a lock: the iterator and handshake fields belong to the one task running the connection
     enum HandshakeResult {
         case ready(GatewayProtocol.HelloOk)
         case rejected(GatewayProtocol.GatewayError)
@@ -28,6 +28,9 @@ final class GatewayConnection: @unchecked Sendable {
     private let log: Logger
     private let clock = ContinuousClock()
     private let lastFrame = LockedInstant()
+    /// The invokes this connection started and that still run: cancelled when it ends, so work
+    /// whose answer nobody can receive stops (and its CancelFlag ends its waits).
+    private let invokes = Locked<(next: UInt64, running: [UInt64: Task<Void, Never>])>((0, [:]))
     private var restartExpectedMs: Int?
     private var maxPayload = GatewayProtocol.preAuthMaxPayload
     /// Gateway events other than the ones handled here (chat, voicewake.changed, …), for capabilities.
@@ -131,6 +134,9 @@ final class GatewayConnection: @unchecked Sendable {
             }
         }
         await pending.failAll("connection closed")
+        let orphaned = invokes.withLock { i in defer { i.running = [:] }; return Array(i.running.values) }
+        if !orphaned.isEmpty { log.info("the gateway connection ended with \(orphaned.count) invoke(s) running; cancelling them") }
+        for t in orphaned { t.cancel() }
         return end
     }
 
@@ -145,7 +151,15 @@ final class GatewayConnection: @unchecked Sendable {
         case .event("node.invoke.request", let p):
             guard let dispatcher else { return }
             guard let req = GatewayProtocol.InvokeRequest(p) else { log.warn("ignoring a node.invoke.request without id/command"); return }
-            Task { await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher) }
+            // Made under the lock its own end takes, so it is registered before it can leave.
+            invokes.withLock { i in
+                i.next += 1
+                let key = i.next
+                i.running[key] = Task {
+                    await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher)
+                    self.invokes.withLock { _ = $0.running.removeValue(forKey: key) }
+                }
+            }
         case .event("node.invoke.cancel", let p):
             if let dispatcher, let id = p?["invokeId"]?.stringValue ?? p?["id"]?.stringValue { Task { await dispatcher.cancel(id: id) } }
         case .event("shutdown", let p):
@@ -198,10 +212,7 @@ final class GatewayConnection: @unchecked Sendable {
     func probe(timeout: Duration = .seconds(4)) async -> Bool {
         let sent = ContinuousClock.now
         ws.sendPing(Array("probe".utf8))
-        while ContinuousClock.now - sent < timeout {
-            if lastFrame.instant > sent { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        if await lastFrame.frame(after: sent, within: timeout) { return true }
         log.info("the gateway did not answer a ping within \(timeout) after a network change; reconnecting")
         ws.close(code: 4001, reason: "network changed")
         return false
@@ -230,11 +241,47 @@ final class GatewayConnection: @unchecked Sendable {
     }
 }
 
-/// The time the last frame arrived, shared with the watchdog task.
-final class LockedInstant: @unchecked Sendable {
-    private let lock = Lock()
-    private var at = ContinuousClock.now
-    func touch() { lock.withLock { at = .now } }
-    var age: Duration { lock.withLock { ContinuousClock.now - at } }
-    var instant: ContinuousClock.Instant { lock.withLock { at } }
+/// The time the last frame arrived, shared with the watchdog task; `frame(after:within:)` waits
+/// for the next one without polling.
+final class LockedInstant: Sendable {
+    private struct State {
+        var at = ContinuousClock.now
+        var next: UInt64 = 0
+        /// Callers of `frame(after:within:)` still waiting, with the instant a frame must follow.
+        var waiters: [UInt64: (after: ContinuousClock.Instant, resume: CheckedContinuation<Bool, Never>)] = [:]
+    }
+    private let state = Locked(State())
+
+    func touch() {
+        let now = ContinuousClock.now
+        let woken = state.withLock { s -> [CheckedContinuation<Bool, Never>] in
+            s.at = now
+            guard !s.waiters.isEmpty else { return [] }
+            let due = s.waiters.filter { $0.value.after < now }
+            for id in due.keys { s.waiters[id] = nil }
+            return due.values.map(\.resume)
+        }
+        for c in woken { c.resume(returning: true) }
+    }
+
+    var age: Duration { state.withLock { ContinuousClock.now - $0.at } }
+    var instant: ContinuousClock.Instant { state.withLock { $0.at } }
+
+    /// True once a frame arrives after `instant` (resumed by `touch`), false when `timeout` passes
+    /// first (resumed by a DeadlineTimer).
+    func frame(after instant: ContinuousClock.Instant, within timeout: Duration) async -> Bool {
+        await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+            let id: UInt64? = state.withLock { s in
+                if s.at > instant { return nil }
+                s.next += 1
+                s.waiters[s.next] = (instant, c)
+                return s.next
+            }
+            guard let id else { c.resume(returning: true); return }
+            let state = self.state
+            DeadlineTimer.shared.schedule(at: .now + timeout) {
+                if let w = state.withLock({ $0.waiters.removeValue(forKey: id) }) { w.resume.resume(returning: false) }
+            }
+        }
+    }
 }

@@ -1,5 +1,4 @@
 import Config
-import Dispatch
 import Glibc
 import HostPresence
 import Kit
@@ -95,7 +94,7 @@ actor PluginProcess {
     }
 
     private nonisolated func startReaders(_ p: Subprocess) {
-        DetachedThread.start(name: "plugin-stdout") { [weak self] in
+        BlockingExecutor.startLoop(name: "plugin-stdout") { [weak self] in
             var buffer = PluginLineBuffer(maxLineBytes: PluginProcess.maxLineBytes)
             // A plugin that writes faster than this is read at this pace: the pipe fills and the
             // plugin waits in write(2), instead of the node spending a core on lines it would drop.
@@ -106,7 +105,8 @@ actor PluginProcess {
                 for line in buffer.take(chunk) {
                     while !pace.allow() {
                         if !slowed { slowed = true; self?.log.warn("writes more than \(Int(PluginProcess.linesPerSecond)) lines per second; reading it at that pace") }
-                        usleep(10_000)
+                        // Pacing, not polling: sleeps exactly until the limiter has a token again.
+                        usleep(UInt32(clamping: max(1, pace.untilNextToken.milliseconds) * 1000))
                     }
                     self?.deliver(line)
                 }
@@ -115,7 +115,7 @@ actor PluginProcess {
             let code = p.wait()
             self?.deliverExit(p.pid, code)
         }
-        DetachedThread.start(name: "plugin-stderr") { [weak self, id = manifest.id] in
+        BlockingExecutor.startLoop(name: "plugin-stderr") { [weak self, id = manifest.id] in
             var buffer = PluginLineBuffer(maxLineBytes: 64 * 1024)
             let log = Logger(component: "plugin \(id)")
             while let chunk = p.stderr?.availableData, !chunk.isEmpty {
@@ -127,9 +127,9 @@ actor PluginProcess {
 
     /// Called on the reader thread; keeps lines in order by waiting for each to be handled.
     private nonisolated func deliver(_ line: String) {
-        let done = DispatchSemaphore(value: 0)
-        Task { await self.handle(line); done.signal() }
-        done.wait()
+        let done = Locked(false)
+        Task { await self.handle(line); done.update { $0 = true } }
+        done.wait(until: { $0 })
     }
 
     private nonisolated func deliverOversize(_ n: Int) {

@@ -28,6 +28,11 @@ struct RateLimiter {
         return true
     }
 
+    /// How long until `allow` has a token again (as of the last `allow`); zero when it has one.
+    var untilNextToken: Duration {
+        tokens >= 1 ? .zero : .nanoseconds(Int64(((1 - tokens) / perSecond * 1e9).rounded(.up)))
+    }
+
     /// The drop count, at most once per `every`, to be logged (and reset).
     mutating func takeDropped(every: Duration = .seconds(10), now: ContinuousClock.Instant = .now) -> Int? {
         guard dropped > 0, lastReport.map({ now - $0 >= every }) ?? true else { return nil }

@@ -9,7 +9,7 @@ import Support
 /// Watches the kernel's routing netlink (links, addresses, routes) and calls back — debounced —
 /// when the network changes, so the gateway connection can come back promptly after Wi-Fi roams
 /// or a cable is plugged in instead of waiting out a 30 s backoff.
-public final class NetworkChangeMonitor: @unchecked Sendable {
+public final class NetworkChangeMonitor: Sendable {
     // From <linux/netlink.h> / <linux/rtnetlink.h>; not exported by Glibc's module.
     private static let netlinkRoute: Int32 = 0
     private static let groups: UInt32 = 0x1 /* LINK */ | 0x10 /* IPV4_IFADDR */ | 0x40 /* IPV4_ROUTE */
@@ -33,7 +33,7 @@ public final class NetworkChangeMonitor: @unchecked Sendable {
         fd = s
         self.onChange = onChange
         self.debounce = debounce
-        DetachedThread.start(name: "netlink") { [weak self] in self?.loop() }
+        BlockingExecutor.startLoop(name: "netlink") { [weak self] in self?.loop() }
     }
 
     public func stop() {

@@ -16,6 +16,8 @@ public final class SleepMonitor: @unchecked Sendable {
     private var slot: OpaquePointer?
     private let onResume: @Sendable () -> Void
     private let stopped = Locked(false)
+    /// Signalled by stop(): the loop's poll() waits on it next to the bus fd.
+    private let stopping = Wakeup()
     private let sd: SystemdLibrary
 
     /// nil without a system bus or libsystemd (containers, minimal images): resume detection is
@@ -39,7 +41,7 @@ public final class SleepMonitor: @unchecked Sendable {
             return 0
         }, me)
         guard r >= 0 else { _ = sd.busUnref(b); bus = nil; return nil }
-        DetachedThread.start(name: "sleep-monitor") { [weak self] in self?.loop() }
+        BlockingExecutor.startLoop(name: "sleep-monitor") { [weak self] in self?.loop() }
     }
 
     /// logind's signals come over the system bus; its socket is where sd-bus would look.
@@ -55,13 +57,28 @@ public final class SleepMonitor: @unchecked Sendable {
             let r = sd.busProcess(b, nil)
             if r < 0 { return }
             if r > 0 { continue }
-            // Wake at least every second so stop() is noticed.
-            if sd.busWait(b, 1_000_000) < 0 { return }
+            // What sd_bus_wait does (the bus fd, its events and its own timeout), plus the stop
+            // wake-up, so stop() ends the wait at once instead of after a periodic timeout.
+            let fd = sd.busGetFd(b), events = sd.busGetEvents(b)
+            guard fd >= 0, events >= 0 else { return }
+            var until: UInt64 = .max  // CLOCK_MONOTONIC µs; UINT64_MAX: none
+            _ = sd.busGetTimeout(b, &until)
+            var timeout: Duration?
+            if until != .max {
+                var ts = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &ts)
+                let now = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+                timeout = .microseconds(Int64(until > now ? until - now : 0))
+            }
+            if stopping.wait(for: fd, events: Int16(truncatingIfNeeded: events), timeout: timeout) == .woken { return }
         }
     }
 
-    /// Ends the listening thread within a second (it holds a reference to this object until then).
-    public func stop() { stopped.withLock { $0 = true } }
+    /// Ends the listening thread at once (it holds a reference to this object until then).
+    public func stop() {
+        stopped.withLock { $0 = true }
+        stopping.signal()
+    }
 
     deinit {
         if let slot { _ = sd.slotUnref(slot) }

@@ -38,7 +38,7 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible, Equatabl
 /// An RFC 6455 client connection. One I/O thread owns the socket (an OpenSSL session must not be
 /// read and written from two threads at once): it polls the socket and a wake-up pipe, writes what
 /// callers queued, and turns incoming bytes into `events`.
-public final class WebSocketConnection: @unchecked Sendable {
+public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TLS or TCP stream) belongs to the I/O thread alone
     public let url: WebSocketURL
     /// The server's leaf certificate SHA-256 (wss only), for trust-on-first-use pinning.
     public let peerFingerprint: String?
@@ -49,27 +49,26 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     private let stream: ByteStream
     private let continuation: AsyncStream<WebSocketEvent>.Continuation
-    private let lock = Lock()
-    private var outgoing: [UInt8] = []
-    private var decoder: WebSocketFrameDecoder
-    private var state: State = .open
-    private var closeSentAt: ContinuousClock.Instant?
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// What callers and the I/O thread share.
+    private struct Shared {
+        var outgoing: [UInt8] = []
+        var decoder: WebSocketFrameDecoder
+        var state: State = .open
+        var closeSentAt: ContinuousClock.Instant?
+    }
+    private let shared: Locked<Shared>
+    /// Wakes the I/O thread's poll() when something was queued or the connection is closing.
+    private let wakeup = Wakeup()
 
     private enum State { case open, closing, closed }
 
     // MARK: connect
 
     public static func connect(_ url: WebSocketURL, options: WebSocketOptions = WebSocketOptions()) async throws(WebSocketError) -> WebSocketConnection {
-        let result: Result<WebSocketConnection, WebSocketError> = await withCheckedContinuation { c in
-            // Blocking connect/handshake on its own thread, not on the cooperative pool.
-            DetachedThread.start(name: "ws-connect") {
-                do throws(WebSocketError) { c.resume(returning: .success(try connectBlocking(url, options))) }
-                catch { c.resume(returning: .failure(error)) }
-            }
+        // Blocking connect/handshake on its own thread, not on the cooperative pool.
+        try await BlockingExecutor.run("ws-connect") { (_: CancelFlag) throws(WebSocketError) -> WebSocketConnection in
+            try connectBlocking(url, options)
         }
-        return try result.get()
     }
 
     private static func connectBlocking(_ url: WebSocketURL, _ o: WebSocketOptions) throws(WebSocketError) -> WebSocketConnection {
@@ -128,8 +127,8 @@ public final class WebSocketConnection: @unchecked Sendable {
             throw WebSocketError(.upgrade, error.description)
         }
         let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, verified: verified, maxMessageBytes: o.maxMessageBytes)
-        conn.decoder.feed(leftover)
-        DetachedThread.start(name: "ws-io") { conn.ioLoop() }
+        conn.shared.withLock { $0.decoder.feed(leftover) }
+        BlockingExecutor.startLoop(name: "ws-io") { conn.ioLoop() }
         return conn
     }
 
@@ -138,25 +137,15 @@ public final class WebSocketConnection: @unchecked Sendable {
         self.stream = stream
         self.peerFingerprint = fingerprint
         self.peerVerified = verified
-        self.decoder = WebSocketFrameDecoder(maxMessageBytes: maxMessageBytes)
+        shared = Locked(Shared(decoder: WebSocketFrameDecoder(maxMessageBytes: maxMessageBytes)))
         (events, continuation) = AsyncStream<WebSocketEvent>.makeStream()
-        var fds: [Int32] = [0, 0]
-        pipe(&fds)
-        for f in fds { _ = fcntl(f, F_SETFL, fcntl(f, F_GETFL) | O_NONBLOCK); _ = fcntl(f, F_SETFD, FD_CLOEXEC) }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-    }
-
-    deinit {
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
     }
 
     // MARK: sending
 
     public var maxMessageBytes: Int {
-        get { lock.withLock { decoder.maxMessageBytes } }
-        set { lock.withLock { decoder.maxMessageBytes = newValue } }
+        get { shared.withLock { $0.decoder.maxMessageBytes } }
+        set { shared.withLock { $0.decoder.maxMessageBytes = newValue } }
     }
 
     /// Queues a text message. Returns false when the connection is already closing.
@@ -174,29 +163,24 @@ public final class WebSocketConnection: @unchecked Sendable {
     public func close(code: UInt16 = 1000, reason: String = "") {
         var payload = [UInt8(code >> 8), UInt8(code & 0xFF)]
         payload += Array(reason.utf8.prefix(123))
-        lock.withLock {
-            guard state == .open else { return }
-            outgoing += WebSocketFrame(opcode: .close, payload: payload).encoded(maskKey: Crypto.randomBytes(4))
-            state = .closing
-            closeSentAt = .now
+        shared.withLock { s in
+            guard s.state == .open else { return }
+            s.outgoing += WebSocketFrame(opcode: .close, payload: payload).encoded(maskKey: Crypto.randomBytes(4))
+            s.state = .closing
+            s.closeSentAt = .now
         }
-        wake()
+        wakeup.signal()
     }
 
     private func enqueue(_ f: WebSocketFrame) -> Bool {
         let bytes = f.encoded(maskKey: Crypto.randomBytes(4))
-        let ok = lock.withLock { () -> Bool in
-            guard state == .open else { return false }
-            outgoing += bytes
+        let ok = shared.withLock { s -> Bool in
+            guard s.state == .open else { return false }
+            s.outgoing += bytes
             return true
         }
-        if ok { wake() }
+        if ok { wakeup.signal() }
         return ok
-    }
-
-    private func wake() {
-        var one: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &one, 1)
     }
 
     // MARK: the I/O thread
@@ -209,33 +193,37 @@ public final class WebSocketConnection: @unchecked Sendable {
         // Frames that arrived together with the upgrade response are already in the decoder.
         if let end = deliverMessages(&pending) {
             flush(pending)
-            lock.withLock { state = .closed }
+            shared.withLock { $0.state = .closed }
             stream.close()
             continuation.yield(.closed(code: end.0, reason: end.1))
             continuation.finish()
             return
         }
         loop: while true {
-            lock.withLock {
-                if !outgoing.isEmpty { pending += outgoing; outgoing.removeAll(keepingCapacity: true) }
+            let (st, closeAt) = shared.withLock { s -> (State, ContinuousClock.Instant?) in
+                if !s.outgoing.isEmpty { pending += s.outgoing; s.outgoing.removeAll(keepingCapacity: true) }
+                return (s.state, s.closeSentAt)
             }
-            let (st, closeAt) = lock.withLock { (state, closeSentAt) }
-            if st == .closing, pending.isEmpty, let at = closeAt, ContinuousClock.now - at > .seconds(2) {
-                endReason = (1000, "closed (peer did not answer the close)")
-                break loop
+            // Closing: the peer has 2 s to answer the close. Open: nothing is timed, so the poll
+            // waits for the socket or the wake-up alone.
+            var timeoutMs: Int32 = -1
+            if st == .closing, let at = closeAt {
+                let left = at + .seconds(2) - ContinuousClock.now
+                if pending.isEmpty, left <= .zero {
+                    endReason = (1000, "closed (peer did not answer the close)")
+                    break loop
+                }
+                timeoutMs = Wakeup.milliseconds(max(left, .milliseconds(1)))
             }
-            var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
             if !pending.isEmpty || wantWriteForRead { fds[0].events |= Int16(POLLOUT) }
             if !stream.hasBufferedInput {
-                let rc = poll(&fds, 2, st == .closing ? 100 : 1000)
+                let rc = poll(&fds, 2, timeoutMs)
                 if rc < 0 && errno != EINTR { endReason = (1006, "poll failed"); break loop }
             } else {
                 fds[0].revents = Int16(POLLIN)
             }
-            if fds[1].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
-            }
+            if fds[1].revents != 0 { wakeup.drain() }
             // Write what is queued.
             if !pending.isEmpty && (fds[0].revents & Int16(POLLOUT) != 0 || fds[0].revents == 0) {
                 let step = pending.withUnsafeBytes { stream.write($0) }
@@ -256,10 +244,10 @@ public final class WebSocketConnection: @unchecked Sendable {
                     switch step {
                     case .bytes(let n):
                         progressed = true
-                        lock.withLock { decoder.feed(readBuf[0..<n]) }
+                        shared.withLock { $0.decoder.feed(readBuf[0..<n]) }
                     case .wouldBlock(let ww): wantWriteForRead = ww
                     case .eof:
-                        if lock.withLock({ state }) != .closing { endReason = (1006, "connection closed by the peer without a close frame") }
+                        if shared.withLock({ $0.state }) != .closing { endReason = (1006, "connection closed by the peer without a close frame") }
                         else { endReason = (1000, "closed") }
                         deliverMessages(&pending)
                         break loop
@@ -269,7 +257,7 @@ public final class WebSocketConnection: @unchecked Sendable {
                 if let end = deliverMessages(&pending) { endReason = end; if !pending.isEmpty { flush(pending) }; break loop }
             }
         }
-        lock.withLock { state = .closed }
+        shared.withLock { $0.state = .closed }
         stream.close()
         continuation.yield(.closed(code: endReason.0, reason: endReason.1))
         continuation.finish()
@@ -279,8 +267,8 @@ public final class WebSocketConnection: @unchecked Sendable {
     @discardableResult
     private func deliverMessages(_ pending: inout [UInt8]) -> (UInt16?, String)? {
         while true {
-            let next: Result<WebSocketMessage?, WebSocketProtocolError> = lock.withLock {
-                do throws(WebSocketProtocolError) { return .success(try decoder.next()) } catch { return .failure(error) }
+            let next: Result<WebSocketMessage?, WebSocketProtocolError> = shared.withLock { s in
+                do throws(WebSocketProtocolError) { return .success(try s.decoder.next()) } catch { return .failure(error) }
             }
             switch next {
             case .success(nil): return nil
@@ -290,7 +278,7 @@ public final class WebSocketConnection: @unchecked Sendable {
             case .success(.ping(let b)?):
                 pending += WebSocketFrame(opcode: .pong, payload: b).encoded(maskKey: Crypto.randomBytes(4))
             case .success(.close(let code, let reason)?):
-                let wasOpen = lock.withLock { () -> Bool in let o = state == .open; state = .closing; return o }
+                let wasOpen = shared.withLock { s -> Bool in let o = s.state == .open; s.state = .closing; return o }
                 if wasOpen {
                     // Echo the close (RFC 6455 §5.5.1), then end.
                     let echo = code.map { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } ?? []
