@@ -1,5 +1,4 @@
 import CFFmpeg
-import Support
 
 /// Converts and resizes packed images with libswscale. One instance keeps one cached context
 /// (reused while the geometry stays the same), so a capture loop pays the set-up cost once.

@@ -1,7 +1,6 @@
 import Config
 import Glibc
 import Kit
-import Support
 
 /// An H.264 (+ AAC) recorder that builds an MP4 in memory. The implementation (FFmpeg's libavcodec
 /// and libavformat, ~130 shared libraries with their codecs) lives in libopenclaw-video.so and is

@@ -2,7 +2,6 @@ import CBundleABI
 import Config
 import Kit
 import Media
-import Support
 
 /// libopenclaw-video.so: the MP4 recorder behind Media's `VideoEncoding`, loaded by the core on the
 /// first camera.clip or screen.record.

@@ -1,7 +1,6 @@
 import CBundleABI
 import Config
 import Kit
-import Support
 
 /// The entry point the node looks for: `openclaw_node_bundle_<name>`. It stamps the info with the
 /// core version and bundle ABI this bundle was built against; the node checks them before `make`.

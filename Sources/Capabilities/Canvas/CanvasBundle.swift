@@ -1,7 +1,6 @@
 import CBundleABI
 import Config
 import Kit
-import Support
 
 /// The entry point of libopenclaw-canvas.so: the core checks the stamp this writes (the core version
 /// and bundle ABI this bundle was built against) before it calls `make`.

@@ -1,7 +1,6 @@
 import Config
 import Kit
 import Media
-import Support
 
 public enum ScreenCommand: String, CaseIterable, Sendable {
     case snapshot = "screen.snapshot"

@@ -1,7 +1,6 @@
 import Config
 import Kit
 import Media
-import Support
 
 /// The screen capability's error codes (docs/PROTOCOL.md §6.2 naming).
 enum ScreenError {

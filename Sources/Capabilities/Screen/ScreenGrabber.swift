@@ -1,7 +1,5 @@
-import Config
 import Kit
 import Media
-import Support
 
 /// An open capture of one screen (an X11 monitor or screen, or a framebuffer). Owned and used by
 /// one thread; it owns its connection, device and buffers and releases them when dropped.

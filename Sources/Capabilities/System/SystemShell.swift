@@ -1,4 +1,3 @@
-import Kit
 import Support
 
 /// Whether a program is one of this system's shells, and so may be a transport (`sh -lc …`) whose

@@ -1,4 +1,3 @@
-import Support
 
 /// What a capability bundle says about itself, read from the JSON5 file beside its library
 /// (`libopenclaw-<name>.manifest.json5`) without opening the library. It is the one place a

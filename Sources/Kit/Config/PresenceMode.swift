@@ -1,4 +1,3 @@
-import Support
 
 /// `presence.mode` in config: how the node decides whether someone is at the device.
 public enum PresenceMode: String, Sendable, CaseIterable {

@@ -1,6 +1,4 @@
 import CBundleABI
-import Config
-import Support
 
 /// The node's own version, reported as `appVersion`/`appBuild` by `device.info` and reused by the
 /// connect frame, `--version` and doctor so every surface agrees on one number.

@@ -1,7 +1,6 @@
 import CBundleABI
 import Config
 import Kit
-import Support
 
 /// libopenclaw-wayland.so is linked by the screen and computer bundles and loaded by the core only
 /// for `presence.mode: "wayland"`, so the core itself never maps libwayland-client.

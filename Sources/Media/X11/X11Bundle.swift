@@ -1,7 +1,6 @@
 import CBundleABI
 import Config
 import Kit
-import Support
 
 /// libopenclaw-x11.so is linked by the screen and canvas bundles and loaded by the core only for
 /// `presence.mode: "x11"`, so the core itself never maps Xlib.

@@ -1,8 +1,6 @@
 import Config
 import Glibc
-import HostPresence
 import Kit
-import Registry
 import Runtime
 import Store
 import Support

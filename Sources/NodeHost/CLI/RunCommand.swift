@@ -1,6 +1,5 @@
 import Config
 import Glibc
-import HostPresence
 import Kit
 import Registry
 import Runtime

@@ -1,6 +1,5 @@
 import Config
 import Kit
-import Support
 
 /// Forward-only schema migrations. Each entry moves the database from version i to i+1 inside one
 /// transaction; a database newer than this build is refused rather than guessed at.

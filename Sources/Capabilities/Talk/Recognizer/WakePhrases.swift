@@ -1,4 +1,3 @@
-import Kit
 import Support
 
 /// Which wake phrases the recognizer can spot: pocketsphinx's keyword search needs every word in

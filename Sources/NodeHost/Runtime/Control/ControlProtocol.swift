@@ -1,8 +1,4 @@
-import Config
-import HostPresence
 import Kit
-import Registry
-import Store
 import Support
 
 /// The local control socket speaks one JSON object per line each way:

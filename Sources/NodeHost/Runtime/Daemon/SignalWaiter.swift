@@ -1,9 +1,5 @@
-import Config
 import Dispatch
 import Glibc
-import HostPresence
-import Kit
-import Registry
 import Store
 import Support
 

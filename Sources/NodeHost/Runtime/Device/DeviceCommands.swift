@@ -1,8 +1,5 @@
 import Config
-import HostPresence
 import Kit
-import Registry
-import Store
 import Support
 
 /// The commands of the built-in `device` capability, named exactly as on the wire.

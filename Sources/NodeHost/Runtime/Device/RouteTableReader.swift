@@ -1,7 +1,5 @@
 import Config
-import HostPresence
 import Kit
-import Registry
 import Store
 import Support
 

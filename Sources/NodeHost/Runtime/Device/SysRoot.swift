@@ -1,8 +1,6 @@
 import Config
 import Glibc
-import HostPresence
 import Kit
-import Registry
 import Store
 import Support
 

@@ -1,9 +1,7 @@
 import CResolv
 import Config
 import Glibc
-import HostPresence
 import Kit
-import Registry
 import Store
 import Support
 

@@ -2,7 +2,6 @@ import Config
 import Glibc
 import HostPresence
 import Kit
-import Registry
 import Store
 import Support
 

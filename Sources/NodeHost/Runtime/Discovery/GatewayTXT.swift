@@ -1,5 +1,4 @@
 import Config
-import HostPresence
 import Kit
 import Registry
 import Store

@@ -1,8 +1,3 @@
-import Config
-import HostPresence
-import Kit
-import Registry
-import Store
 import Support
 
 /// Reconnect delays: exponential from 0.5 s to a 30 s cap with ±50 % jitter (so a fleet of nodes

@@ -24,8 +24,6 @@ public enum DeviceAuthPayload {
 
 import Config
 import Glibc
-import HostPresence
 import Kit
-import Registry
 import Store
 import Support

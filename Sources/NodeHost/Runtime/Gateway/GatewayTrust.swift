@@ -1,9 +1,5 @@
 import Config
-import HostPresence
 import Kit
-import Registry
-import Store
-import Support
 
 /// How the node decides to trust a wss:// gateway's certificate (docs/PROTOCOL.md §8.2), in order:
 ///   1. gateway.tlsFingerprint from the config — the person said so;

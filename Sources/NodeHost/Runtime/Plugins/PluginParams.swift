@@ -1,8 +1,4 @@
-import Config
-import HostPresence
 import Kit
-import Registry
-import Store
 import Support
 
 /// A plugin command's params: any JSON object, passed to the plugin as it came (the plugin

@@ -1,9 +1,7 @@
 import CSystemd
-import Config
 import Glibc
 import HostPresence
 import Kit
-import Registry
 import Store
 import Support
 

@@ -1,7 +1,3 @@
-import Config
-import HostPresence
-import Kit
-import Registry
 import Store
 import Support
 
