@@ -99,6 +99,30 @@ import Testing
         #expect(defaults?.tickIntervalMs == 30000)
     }
 
+    /// hello-ok and the error shape are decoded as structs, leniently: a field of another type
+    /// than the node expects costs its default, never the session; a bad token entry is skipped.
+    @Test func helloOkAndErrorsReadLeniently() {
+        let h = GatewayProtocol.HelloOk(["type": "hello-ok", "protocol": "4", "server": "x",
+                                         "policy": ["maxPayload": "big", "tickIntervalMs": 1.5],
+                                         "auth": ["deviceToken": 7, "scopes": ["a", 2, "b"], "issuedAtMs": 1_700_000_000_000,
+                                                  "deviceTokens": [["deviceToken": "op", "role": "operator", "scopes": ["operator.read"]],
+                                                                   ["deviceToken": "", "role": "operator"], ["role": "node"], "junk"]],
+                                         "pluginSurfaceUrls": ["canvas": "file:///etc", "other": 3, "web": "https://gw/w"],
+                                         "snapshot": ["sessionDefaults": "none"]])
+        #expect(h != nil)
+        #expect(h?.protocolVersion == nil && h?.serverVersion == nil && h?.deviceToken == nil)
+        #expect(h?.maxPayload == 25 * 1024 * 1024 && h?.tickIntervalMs == 30000)
+        #expect(h?.deviceTokenScopes == ["a", "b"] && h?.issuedAtMs == 1_700_000_000_000)
+        #expect(h?.extraDeviceTokens == [GatewayProtocol.IssuedToken(["deviceToken": "op", "role": "operator", "scopes": ["operator.read"]])!])
+        #expect(h?.pluginSurfaceUrls == ["web": "https://gw/w"])
+        #expect(h?.mainSessionKey == nil)
+        #expect(GatewayProtocol.HelloOk(["protocol": 4]) == nil)  // no type: not a hello-ok
+        let e = GatewayProtocol.GatewayError(["code": 5, "message": "m", "retryable": "yes",
+                                              "details": ["code": "RATE_LIMITED", "retryable": true, "retryAfterMs": 1500]])
+        #expect(e.code == "UNKNOWN" && e.specificCode == "RATE_LIMITED" && e.retryable && e.retryAfterMs == 1500)
+        #expect(GatewayProtocol.GatewayError(nil).description == "UNKNOWN: ")
+    }
+
     @Test func errorsPreferDetailCode() {
         let e = GatewayProtocol.GatewayError(["code": "INVALID_REQUEST", "message": "m", "details": ["code": "AUTH_TOKEN_MISMATCH"]])
         #expect(e.specificCode == "AUTH_TOKEN_MISMATCH")

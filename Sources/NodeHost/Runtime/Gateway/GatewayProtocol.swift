@@ -255,12 +255,37 @@ public enum GatewayProtocol {
         public let retryAfterMs: Int?
 
         init(_ v: JSONValue?) {
-            code = v?["code"]?.stringValue ?? "UNKNOWN"
-            message = v?["message"]?.stringValue ?? ""
-            details = v?["details"]
-            detailCode = details?["code"]?.stringValue
-            retryable = v?["retryable"]?.boolValue ?? details?["retryable"]?.boolValue ?? false
-            retryAfterMs = v?["retryAfterMs"]?.intValue ?? details?["retryAfterMs"]?.intValue
+            let w = v.flatMap { try? JSONValueDecoder.decode(Wire.self, from: $0) }
+            code = w?.code ?? "UNKNOWN"
+            message = w?.message ?? ""
+            details = w?.details
+            let d = w?.details.flatMap { try? JSONValueDecoder.decode(Details.self, from: $0) }
+            detailCode = d?.code
+            retryable = w?.retryable ?? d?.retryable ?? false
+            retryAfterMs = w?.retryAfterMs ?? d?.retryAfterMs
+        }
+
+        /// ErrorShape as sent; a field of the wrong type counts as absent.
+        struct Wire: Decodable {
+            let code: String?, message: String?, details: JSONValue?, retryable: Bool?, retryAfterMs: Int?
+            enum CodingKeys: String, CodingKey { case code, message, details, retryable, retryAfterMs }
+            init(from decoder: Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                code = c.lenient(String.self, .code); message = c.lenient(String.self, .message)
+                details = try c.raw(.details); retryable = c.lenient(Bool.self, .retryable)
+                retryAfterMs = c.lenient(Int.self, .retryAfterMs)
+            }
+        }
+
+        /// The parts of `details` the node reads (the gateway's own error code, retry hints).
+        struct Details: Decodable {
+            let code: String?, retryable: Bool?, retryAfterMs: Int?
+            enum CodingKeys: String, CodingKey { case code, retryable, retryAfterMs }
+            init(from decoder: Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                code = c.lenient(String.self, .code); retryable = c.lenient(Bool.self, .retryable)
+                retryAfterMs = c.lenient(Int.self, .retryAfterMs)
+            }
         }
 
         /// The most specific code: `details.code` (e.g. AUTH_TOKEN_MISMATCH) over `code` (INVALID_REQUEST).
@@ -397,25 +422,91 @@ public enum GatewayProtocol {
         }
 
         init?(_ p: JSONValue?) {
-            guard let p, p["type"]?.stringValue == "hello-ok" else { return nil }
-            protocolVersion = p["protocol"]?.intValue
-            serverVersion = p["server"]?["version"]?.stringValue
-            deviceToken = p["auth"]?["deviceToken"]?.stringValue
-            deviceTokenScopes = p["auth"]?["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            issuedAtMs = p["auth"]?["issuedAtMs"]?.intValue.map { Int64($0) }
-            extraDeviceTokens = (p["auth"]?["deviceTokens"]?.arrayValue ?? []).compactMap(IssuedToken.init)
-            let mp = p["policy"]?["maxPayload"]?.intValue ?? GatewayProtocol.defaultMaxPayload
+            guard let p, let w = try? JSONValueDecoder.decode(Wire.self, from: p), w.type == "hello-ok" else { return nil }
+            protocolVersion = w.protocolVersion
+            serverVersion = w.server?.version
+            deviceToken = w.auth?.deviceToken
+            deviceTokenScopes = w.auth?.scopes ?? []
+            issuedAtMs = w.auth?.issuedAtMs
+            extraDeviceTokens = (w.auth?.deviceTokens ?? []).compactMap(IssuedToken.init)
             // What the gateway accepts from us: results are fitted to it, however small. (The
             // limit on what we accept from it never drops below the pre-auth 64 KiB; see
             // GatewayConnection.)
-            maxPayload = max(mp, 1024)
+            maxPayload = max(w.policy?.maxPayload ?? GatewayProtocol.defaultMaxPayload, 1024)
             // A zero or absurd tick would make the liveness watchdog fire constantly.
-            tickIntervalMs = max(p["policy"]?["tickIntervalMs"]?.intValue ?? GatewayProtocol.defaultTickIntervalMs, 100)
+            tickIntervalMs = max(w.policy?.tickIntervalMs ?? GatewayProtocol.defaultTickIntervalMs, 100)
             // Surfaces the node's browser will load: web origins only (a file:/// "host" would turn
             // relative canvas targets into local files).
-            canvasHostUrl = p["canvasHostUrl"]?.stringValue.flatMap(Self.webURL)
-            pluginSurfaceUrls = (p["pluginSurfaceUrls"]?.objectValue ?? [:]).compactMapValues { $0.stringValue.flatMap(Self.webURL) }
-            mainSessionKey = p["snapshot"]?["sessionDefaults"]?["mainSessionKey"]?.stringValue
+            canvasHostUrl = w.canvasHostUrl.flatMap(Self.webURL)
+            pluginSurfaceUrls = (w.pluginSurfaceUrls ?? [:]).compactMapValues { $0.stringValue.flatMap(Self.webURL) }
+            mainSessionKey = w.snapshot?.sessionDefaults?.mainSessionKey
+        }
+
+        /// hello-ok as sent: the fields the node reads. Any of them of the wrong type counts as
+        /// absent (a newer gateway's change of shape costs a default, not the session).
+        struct Wire: Decodable {
+            let type: String
+            let protocolVersion: Int?
+            let server: Server?
+            let auth: Auth?
+            let policy: Policy?
+            let canvasHostUrl: String?
+            let pluginSurfaceUrls: [String: JSONValue]?
+            let snapshot: Snapshot?
+
+            enum CodingKeys: String, CodingKey {
+                case type, protocolVersion = "protocol", server, auth, policy, canvasHostUrl, pluginSurfaceUrls, snapshot
+            }
+            init(from decoder: Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                type = try c.decode(String.self, forKey: .type)
+                protocolVersion = c.lenient(Int.self, .protocolVersion)
+                server = c.lenient(Server.self, .server)
+                auth = c.lenient(Auth.self, .auth)
+                policy = c.lenient(Policy.self, .policy)
+                canvasHostUrl = c.lenient(String.self, .canvasHostUrl)
+                pluginSurfaceUrls = c.lenient([String: JSONValue].self, .pluginSurfaceUrls)
+                snapshot = c.lenient(Snapshot.self, .snapshot)
+            }
+
+            struct Server: Decodable {
+                let version: String?
+                enum CodingKeys: String, CodingKey { case version }
+                init(from decoder: Decoder) throws { version = try decoder.container(keyedBy: CodingKeys.self).lenient(String.self, .version) }
+            }
+            struct Auth: Decodable {
+                let deviceToken: String?, scopes: [String]?, issuedAtMs: Int64?, deviceTokens: [JSONValue]?
+                enum CodingKeys: String, CodingKey { case deviceToken, scopes, issuedAtMs, deviceTokens }
+                init(from decoder: Decoder) throws {
+                    let c = try decoder.container(keyedBy: CodingKeys.self)
+                    deviceToken = c.lenient(String.self, .deviceToken)
+                    scopes = c.lenient([JSONValue].self, .scopes)?.compactMap(\.stringValue)
+                    issuedAtMs = c.lenient(Int64.self, .issuedAtMs)
+                    deviceTokens = c.lenient([JSONValue].self, .deviceTokens)
+                }
+            }
+            struct Policy: Decodable {
+                let maxPayload: Int?, tickIntervalMs: Int?
+                enum CodingKeys: String, CodingKey { case maxPayload, tickIntervalMs }
+                init(from decoder: Decoder) throws {
+                    let c = try decoder.container(keyedBy: CodingKeys.self)
+                    maxPayload = c.lenient(Int.self, .maxPayload); tickIntervalMs = c.lenient(Int.self, .tickIntervalMs)
+                }
+            }
+            struct Snapshot: Decodable {
+                let sessionDefaults: SessionDefaults?
+                enum CodingKeys: String, CodingKey { case sessionDefaults }
+                init(from decoder: Decoder) throws {
+                    sessionDefaults = try decoder.container(keyedBy: CodingKeys.self).lenient(SessionDefaults.self, .sessionDefaults)
+                }
+            }
+            struct SessionDefaults: Decodable {
+                let mainSessionKey: String?
+                enum CodingKeys: String, CodingKey { case mainSessionKey }
+                init(from decoder: Decoder) throws {
+                    mainSessionKey = try decoder.container(keyedBy: CodingKeys.self).lenient(String.self, .mainSessionKey)
+                }
+            }
         }
     }
 
@@ -427,15 +518,30 @@ public enum GatewayProtocol {
         public let issuedAtMs: Int64?
 
         init?(_ v: JSONValue) {
-            guard let t = v["deviceToken"]?.stringValue, !t.isEmpty, let r = v["role"]?.stringValue, !r.isEmpty else { return nil }
+            guard let w = try? JSONValueDecoder.decode(Wire.self, from: v), let t = w.deviceToken, !t.isEmpty,
+                  let r = w.role, !r.isEmpty else { return nil }
             token = t; role = r
-            scopes = v["scopes"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            issuedAtMs = v["issuedAtMs"]?.intValue.map { Int64($0) }
+            scopes = w.scopes ?? []
+            issuedAtMs = w.issuedAtMs
+        }
+
+        struct Wire: Decodable {
+            let deviceToken: String?, role: String?, scopes: [String]?, issuedAtMs: Int64?
+            enum CodingKeys: String, CodingKey { case deviceToken, role, scopes, issuedAtMs }
+            init(from decoder: Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                deviceToken = c.lenient(String.self, .deviceToken); role = c.lenient(String.self, .role)
+                scopes = c.lenient([JSONValue].self, .scopes)?.compactMap(\.stringValue)
+                issuedAtMs = c.lenient(Int64.self, .issuedAtMs)
+            }
         }
     }
 }
 
 extension KeyedDecodingContainer {
+    /// A field the node reads leniently: nil when absent, null or of another type.
+    func lenient<T: Decodable>(_ type: T.Type, _ key: Key) -> T? { (try? decodeIfPresent(type, forKey: key)) ?? nil }
+
     /// A field kept as it was sent: nil when absent, `.null` when null. (Not `contains ? decode : nil`,
     /// where the `nil` would become JSONValue's `.null`.)
     func raw(_ key: Key) throws -> JSONValue? {
