@@ -114,7 +114,7 @@ import Testing
         var config = NodeConfig()
         for name in config.catalog.names { config.capabilities[name]?.enabled = true }
         config.stateDir = TestPaths.tempDir("fuzz-state")
-        let specs = try NodeRuntime.capabilities(config: config, presence: FixedPresenceGate(.foreground, reason: "test")).flatMap(\.commands)
+        let specs = try NodeRuntime.capabilities(config: config, presence: FixedPresenceSource(.foreground, reason: "test")).flatMap(\.commands)
         #expect(specs.count >= 25, "every bundle loaded: \(specs.map(\.name))")
         // Deep nesting and a 10 MB string, once per command.
         var deep: JSONValue = 1

@@ -9,7 +9,7 @@ struct HelloCapability: Capability, SelfDiagnosing {
     let manifest: BundleManifest
     let greeting: String
     let times: Int
-    let presence: any PresenceGate
+    let presence: any PresenceSource
     let clock: any NodeClock
     let loadedAt: ContinuousClock.Instant
     private let counter = Counter()

@@ -294,8 +294,8 @@ actor CanvasSession {
     /// or a page on this machine or the local network.
     private func isTrusted(origin: String) -> Bool {
         if origin.isEmpty || origin == "null" || origin == "://" { return page == .showing(.scaffold) }
-        guard let url = WebURLParts(string: origin), let host = url.host else { return false }
-        if let h = canvasHost.flatMap({ WebURLParts(string: $0) }), h.host == host,
+        guard let url = URLParts(string: origin), let host = url.host else { return false }
+        if let h = canvasHost.flatMap({ URLParts(string: $0) }), h.host == host,
            (h.port ?? Self.defaultPort(h.scheme)) == (url.port ?? Self.defaultPort(url.scheme)) { return true }
         return LocalHost.isLocal(host)
     }

@@ -19,14 +19,14 @@ public struct CapabilityContext: Sendable {
     /// The daemon's environment without the gateway secrets (NodeSecrets).
     public let environment: [String: String]
     /// Whether someone is at the device (the node's presence decision, override included).
-    public let presence: any PresenceGate
+    public let presence: any PresenceSource
     /// Monotonic and wall time.
     public let clock: any NodeClock
 
     public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
                 environment: [String: String] = NodeSecrets.environment,
-                presence: any PresenceGate = FixedPresenceGate(.foreground, reason: "no presence source (built outside a node)"),
+                presence: any PresenceSource = FixedPresenceSource(.foreground, reason: "no presence source (built outside a node)"),
                 clock: any NodeClock = SystemClock()) {
         self.manifest = manifest; self.section = section; self.stateDirectory = stateDirectory
         self.privateDirectories = privateDirectories; self.privateFiles = privateFiles; self.documents = documents; self.environment = environment

@@ -25,18 +25,10 @@ public struct FixedPresenceSource: PresenceSource {
     public func sample() async -> PresenceSample { value }
 }
 
-/// Whether someone is at the device as the node decides it (presence.mode, the manual override):
-/// the gate the dispatcher applies to foreground-only rows before a handler runs, and the one a
-/// bundle reads for work that outlives that check (a listener that runs only while someone is
-/// there, a result that says so). Handed to bundles in `CapabilityContext.presence`.
-public protocol PresenceGate: Sendable {
-    /// The current state and why (re-sampled when the last reading is stale).
-    func sample() async -> PresenceSample
-}
-
-extension PresenceGate {
-    /// Throws NODE_BACKGROUND_UNAVAILABLE when nobody is at the device, naming `what` needs it and
-    /// what to do; the dispatcher's refusal of a foreground-only command.
+extension PresenceSource {
+    /// Throws NODE_BACKGROUND_UNAVAILABLE when nobody is at the device, naming what needs someone
+    /// there and what to do: the dispatcher's refusal of a foreground-only command, asked of the
+    /// node's presence monitor (the source bundles get as `CapabilityContext.presence`).
     public func requireForeground(_ what: String) async throws(NodeError) {
         let s = await sample()
         guard s.presence == .background else { return }
@@ -44,11 +36,4 @@ extension PresenceGate {
                         "\(what) needs someone at the device, and presence is background (\(s.reason)). " +
                         "Run `openclaw-node presence foreground` or change presence.mode")
     }
-}
-
-/// A gate that never changes (unit tests, capabilities built outside a node).
-public struct FixedPresenceGate: PresenceGate {
-    let value: PresenceSample
-    public init(_ presence: Presence, reason: String) { value = PresenceSample(presence, reason) }
-    public func sample() async -> PresenceSample { value }
 }

@@ -102,7 +102,30 @@ private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-private struct Unkeyed: UnkeyedEncodingContainer {
+/// The primitive writes of the unkeyed and single-value containers, which differ only in `put`.
+private protocol PutsPrimitives {
+    func put(_ v: JSONValue)
+}
+
+extension PutsPrimitives {
+    func encodeNil() throws { put(.null) }
+    func encode(_ v: Bool) throws { put(.bool(v)) }
+    func encode(_ v: String) throws { put(.string(v)) }
+    func encode(_ v: Double) throws { put(.number(v)) }
+    func encode(_ v: Float) throws { put(number(v)) }
+    func encode(_ v: Int) throws { put(.number(Double(v))) }
+    func encode(_ v: Int8) throws { put(.number(Double(v))) }
+    func encode(_ v: Int16) throws { put(.number(Double(v))) }
+    func encode(_ v: Int32) throws { put(.number(Double(v))) }
+    func encode(_ v: Int64) throws { put(.number(Double(v))) }
+    func encode(_ v: UInt) throws { put(.number(Double(v))) }
+    func encode(_ v: UInt8) throws { put(.number(Double(v))) }
+    func encode(_ v: UInt16) throws { put(.number(Double(v))) }
+    func encode(_ v: UInt32) throws { put(.number(Double(v))) }
+    func encode(_ v: UInt64) throws { put(.number(Double(v))) }
+}
+
+private struct Unkeyed: UnkeyedEncodingContainer, PutsPrimitives {
     let slot: Slot
     let path: [CodingKey]
     var codingPath: [CodingKey] { path }
@@ -111,21 +134,6 @@ private struct Unkeyed: UnkeyedEncodingContainer {
 
     func put(_ v: JSONValue) { slot.array!.append(Slot(v)) }
 
-    mutating func encodeNil() throws { put(.null) }
-    mutating func encode(_ v: Bool) throws { put(.bool(v)) }
-    mutating func encode(_ v: String) throws { put(.string(v)) }
-    mutating func encode(_ v: Double) throws { put(.number(v)) }
-    mutating func encode(_ v: Float) throws { put(number(v)) }
-    mutating func encode(_ v: Int) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int8) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int16) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int32) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int64) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt8) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt16) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt32) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt64) throws { put(.number(Double(v))) }
     mutating func encode<T: Encodable>(_ v: T) throws { slot.array!.append(try child(v, path: next)) }
 
     mutating func nestedContainer<N: CodingKey>(keyedBy: N.Type) -> KeyedEncodingContainer<N> {
@@ -148,28 +156,13 @@ private struct Unkeyed: UnkeyedEncodingContainer {
     }
 }
 
-private struct Single: SingleValueEncodingContainer {
+private struct Single: SingleValueEncodingContainer, PutsPrimitives {
     let slot: Slot
     let path: [CodingKey]
     var codingPath: [CodingKey] { path }
 
     func put(_ v: JSONValue) { slot.value = v }
 
-    mutating func encodeNil() throws { put(.null) }
-    mutating func encode(_ v: Bool) throws { put(.bool(v)) }
-    mutating func encode(_ v: String) throws { put(.string(v)) }
-    mutating func encode(_ v: Double) throws { put(.number(v)) }
-    mutating func encode(_ v: Float) throws { put(number(v)) }
-    mutating func encode(_ v: Int) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int8) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int16) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int32) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: Int64) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt8) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt16) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt32) throws { put(.number(Double(v))) }
-    mutating func encode(_ v: UInt64) throws { put(.number(Double(v))) }
     mutating func encode<T: Encodable>(_ v: T) throws {
         if let j = v as? JSONValue { put(j); return }
         try v.encode(to: TreeEncoder(slot: slot, path: path))

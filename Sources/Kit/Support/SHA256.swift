@@ -32,13 +32,16 @@ public enum SHA256 {
         return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - UInt32($0) * 8)) } }
     }
 
-    /// The message with FIPS 180-4's padding for 64-byte blocks (SHA-1 and SHA-256): a 1 bit, zeros,
-    /// and the length in bits as a big-endian 64-bit number.
-    static func padded(_ data: some Collection<UInt8>) -> [UInt8] {
+    /// The message with FIPS 180-4's padding: a 1 bit, zeros, and the length in bits as a big-endian
+    /// number filling the last eighth of a block — 64-byte blocks for SHA-1 and SHA-256, 128-byte
+    /// ones (a 128-bit length, its upper half zero for any message held in memory) for SHA-512.
+    static func padded(_ data: some Collection<UInt8>, blockSize: Int = 64) -> [UInt8] {
         var message = Array(data)
         let bitLength = UInt64(message.count) * 8
+        let lengthBytes = blockSize / 8
         message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
+        while message.count % blockSize != blockSize - lengthBytes { message.append(0) }
+        message.append(contentsOf: repeatElement(0, count: lengthBytes - 8))
         for i in (0..<8).reversed() { message.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
         return message
     }

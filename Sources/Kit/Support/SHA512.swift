@@ -5,7 +5,7 @@
 public enum SHA512 {
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
         var h: [UInt64] = [0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1, 0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179]
-        let message = padded(data)
+        let message = SHA256.padded(data, blockSize: 128)
         var w = [UInt64](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: message.count, by: 128) {
             for i in 0..<16 {
@@ -31,18 +31,6 @@ public enum SHA512 {
             h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
         }
         return h.flatMap { v in (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - UInt64($0) * 8)) } }
-    }
-
-    /// FIPS 180-4's padding for 128-byte blocks: a 1 bit, zeros, the length in bits as a
-    /// big-endian 128-bit number (the upper 64 bits are zero for any message held in memory).
-    static func padded(_ data: some Collection<UInt8>) -> [UInt8] {
-        var message = Array(data)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 128 != 112 { message.append(0) }
-        message.append(contentsOf: [UInt8](repeating: 0, count: 8))
-        for i in (0..<8).reversed() { message.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
-        return message
     }
 
     private static func rotr(_ x: UInt64, _ n: UInt64) -> UInt64 { (x >> n) | (x << (64 - n)) }

@@ -5,7 +5,7 @@ import Support
 /// Owns the current foreground/background state: samples the configured source (fresh when a
 /// foreground-only command asks, and on a timer so transitions are logged), and holds the manual
 /// override set by `openclaw-node presence foreground|background|auto`.
-public actor PresenceMonitor: PresenceGate {
+public actor PresenceMonitor: PresenceSource {
     public let mode: PresenceMode
     private let source: any PresenceSource
     private var override: Presence?
@@ -44,7 +44,7 @@ public actor PresenceMonitor: PresenceGate {
         return s
     }
 
-    /// The gate's reading: the same as `refresh()`.
+    /// As a `PresenceSource` (what bundles and the dispatcher ask): the same as `refresh()`.
     public func sample() async -> PresenceSample { await refresh() }
 
     /// `presence foreground|background` pins the state; nil (`presence auto`) returns to the source.

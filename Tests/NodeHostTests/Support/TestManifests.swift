@@ -17,7 +17,7 @@ enum TestManifests {
     }
 
     static func context(_ name: String, _ config: NodeConfig) -> CapabilityContext {
-        NodeRuntime.context(named(name), config: config, presence: FixedPresenceGate(.foreground, reason: "test"))
+        NodeRuntime.context(named(name), config: config, presence: FixedPresenceSource(.foreground, reason: "test"))
     }
 }
 

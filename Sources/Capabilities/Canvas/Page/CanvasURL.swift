@@ -35,12 +35,12 @@ enum CanvasURL {
         }
         // The gateway names the host; only a web origin may be one (a file:/// "host" would make
         // every relative target a local file, readable back through canvas.eval).
-        guard hostScheme == "http" || hostScheme == "https", var base = WebURLParts(string: host) else {
+        guard hostScheme == "http" || hostScheme == "https", var base = URLParts(string: host) else {
             throw NodeError.invalidRequest("the gateway's canvas host \"\(host)\" is not an http or https URL; refusing to resolve \"\(s)\" against it")
         }
         let path = s.hasPrefix("/") ? s : "/__openclaw__/canvas/" + s
         // The request's own path, query and fragment, then the host's (capability token) query.
-        guard let own = WebURLParts(string: "http://x" + path) else {
+        guard let own = URLParts(string: "http://x" + path) else {
             throw NodeError.invalidRequest("cannot build a URL from \"\(s)\" (escape spaces and other characters a URL cannot hold)")
         }
         let prefix = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
@@ -70,11 +70,5 @@ enum CanvasURL {
         return u
     }
 
-    private static func scheme(of s: String) -> String? {
-        guard let colon = s.firstIndex(of: ":") else { return nil }
-        let candidate = s[..<colon]
-        guard let first = candidate.first, first.isLetter,
-              candidate.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else { return nil }
-        return candidate.lowercased()
-    }
+    private static func scheme(of s: String) -> String? { URLParts.scheme(of: s) }
 }

@@ -35,7 +35,7 @@ public final class NodeRuntime: Sendable {
     }
 
     /// Builds the capability list for a config and the node's presence gate (tests may pass their own).
-    public typealias CapabilityFactory = @Sendable (NodeConfig, any PresenceGate) throws(ConfigLoader.Failure) -> [any Capability]
+    public typealias CapabilityFactory = @Sendable (NodeConfig, any PresenceSource) throws(ConfigLoader.Failure) -> [any Capability]
 
     /// Every capability of this installation: the built-in device capability, one per installed
     /// bundle manifest — its library opened only when its section is enabled, so a disabled camera
@@ -43,7 +43,7 @@ public final class NodeRuntime: Sendable {
     /// and the enabled out-of-process plugins. In that order: on a name or command clash the
     /// registry keeps the first, so a plugin cannot take over a built-in command. The config was
     /// already checked against the manifests' keys when it was read.
-    public static func capabilities(config: NodeConfig, presence: any PresenceGate) throws(ConfigLoader.Failure) -> [any Capability] {
+    public static func capabilities(config: NodeConfig, presence: any PresenceSource) throws(ConfigLoader.Failure) -> [any Capability] {
         var out: [any Capability] = [DeviceCapability(storagePath: config.stateDir)]
         for manifest in config.catalog.bundles {
             out.append(bundleCapability(manifest, config: config, presence: presence))
@@ -53,7 +53,7 @@ public final class NodeRuntime: Sendable {
 
     /// The capability of one bundle: loaded and built from its context when enabled, otherwise an
     /// unloaded one that answers for it.
-    public static func bundleCapability(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceGate) -> any Capability {
+    public static func bundleCapability(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceSource) -> any Capability {
         guard config.isEnabled(manifest.name) else {
             return UnloadedCapability(manifest: manifest, reason: "disabled in config")
         }
@@ -69,7 +69,7 @@ public final class NodeRuntime: Sendable {
     }
 
     /// All a bundle is given of `config` (CapabilityContext): its own section, directory and documents.
-    public static func context(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceGate) -> CapabilityContext {
+    public static func context(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceSource) -> CapabilityContext {
         var section = config.capability(manifest.name)
         section.enabled = true
         return CapabilityContext(

@@ -392,9 +392,9 @@ public enum GatewayProtocol {
                 let c = try decoder.container(keyedBy: CodingKeys.self)
                 id = try c.decode(String.self, forKey: .id)
                 command = try c.decode(String.self, forKey: .command)
-                paramsJSON = (try? c.decodeIfPresent(String.self, forKey: .paramsJSON)) ?? nil
+                paramsJSON = c.lenient(String.self, .paramsJSON)
                 params = try c.raw(.params)
-                timeoutMs = (try? c.decodeIfPresent(Int.self, forKey: .timeoutMs)) ?? nil
+                timeoutMs = c.lenient(Int.self, .timeoutMs)
             }
         }
     }

@@ -44,8 +44,7 @@ public final class SleepMonitor: @unchecked Sendable {
 
     /// logind's signals come over the system bus; its socket is where sd-bus would look.
     static var systemBusExists: Bool {
-        let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
-        return address != nil || access("/run/dbus/system_bus_socket", F_OK) == 0
+        ProcessEnvironment.value("DBUS_SYSTEM_BUS_ADDRESS") != nil || FileSystem.exists("/run/dbus/system_bus_socket")
     }
 
     private func loop() {

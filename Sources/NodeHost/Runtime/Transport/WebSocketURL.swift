@@ -1,6 +1,6 @@
 import Support
 
-/// A gateway URL (`ws://host:port/path?query`, `wss://…`), parsed by RFC 3986's generic syntax:
+/// A gateway URL (`ws://host:port/path?query`, `wss://…`), split by Support's URLParts (RFC 3986):
 /// what the node needs of Foundation's URL, without linking Foundation. The host comes without
 /// IPv6 brackets and with percent-escapes decoded (`[fe80::1%25eth0]` → `fe80::1%eth0`, which
 /// is what getaddrinfo takes). User information (`user:pass@`) is refused: a gateway credential
@@ -21,58 +21,31 @@ public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
     public var description: String { absoluteString }
 
     public init?(string text: String) {
-        guard let sep = text.firstRange(of: "://") else { return nil }
-        let scheme = text[..<sep.lowerBound]
-        guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
-        var rest = text[sep.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard !authority.contains("@"), let (host, port) = Self.hostAndPort(authority) else { return nil }
-        let tail = rest[authorityEnd...]
-        let path: Substring, query: Substring?
-        if let q = tail.firstIndex(of: "?") { path = tail[..<q]; query = tail[tail.index(after: q)...] } else { path = tail; query = nil }
-        guard !(path + (query ?? "")).contains(where: { $0.isWhitespace || ($0.asciiValue ?? 0x20) < 0x20 }) else { return nil }
-        self.scheme = scheme.lowercased()
+        guard let parts = URLParts(string: text), !parts.authority.contains("@"), let written = parts.hostText,
+              let host = Self.percentDecoded(written),
+              !host.contains(where: { $0.isWhitespace || ($0.asciiValue ?? 0x20) < 0x20 || "/?#[]@".contains($0) }) else { return nil }
+        let bracketed = parts.authority.hasPrefix("[")
+        // The authority is exactly host[:port]: a colon inside an unbracketed host, or anything but
+        // a port after a bracketed one, is malformed.
+        guard bracketed || !written.contains(":"),
+              parts.authority == (bracketed ? "[\(written)]" : String(written)) + (parts.portText.map { ":" + $0 } ?? "") else { return nil }
+        var port: Int?
+        if let p = parts.portText, !p.isEmpty {
+            guard p.count <= 5, p.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(p), n <= 65535 else { return nil }
+            port = n
+        }
+        scheme = parts.scheme
         self.host = host
         self.port = port
-        self.path = String(path)
-        self.query = query.map(String.init)
-        self.authority = String(authority)
-        self.absoluteString = String(text[..<rest.endIndex])
+        path = parts.path
+        query = parts.query
+        authority = parts.authority
+        absoluteString = String(text.prefix { $0 != "#" })
     }
 
     /// The same URL with another scheme (`ws://` learnt from discovery, connected as `wss://`).
     public func with(scheme: String) -> WebSocketURL {
         WebSocketURL(string: scheme + "://" + authority + path + (query.map { "?" + $0 } ?? ""))!
-    }
-
-    /// Splits `host[:port]` or `[v6]:port`; nil when either part is malformed.
-    private static func hostAndPort(_ authority: Substring) -> (String, Int?)? {
-        var hostText: Substring, portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            hostText = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.isEmpty { portText = nil }
-            else if after.hasPrefix(":") { portText = after.dropFirst() }
-            else { return nil }
-        } else if let colon = authority.firstIndex(of: ":") {
-            hostText = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            hostText = authority
-            portText = nil
-        }
-        guard !hostText.isEmpty, let host = percentDecoded(hostText),
-              !host.contains(where: { $0.isWhitespace || ($0.asciiValue ?? 0x20) < 0x20 || "/?#[]@".contains($0) }) else { return nil }
-        var port: Int?
-        if let p = portText, !p.isEmpty {
-            guard p.count <= 5, p.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(p), n <= 65535 else { return nil }
-            port = n
-        }
-        return (host, port)
     }
 
     private static func percentDecoded(_ s: Substring) -> String? {
