@@ -17,12 +17,13 @@ let cx11 = Target.Dependency.product(name: "CX11", package: "Media")
 let wayland = Target.Dependency.product(name: "openclaw-wayland", package: "Media")
 let cwayland = Target.Dependency.product(name: "CWaylandProtocols", package: "Media")
 let video = Target.Dependency.product(name: "openclaw-video", package: "Video")
+let testSupport = Target.Dependency.product(name: "openclaw-test-support", package: "TestSupport")
 
 /// The capability bundles, one row each: the folder under Sources/Capabilities (its lower-cased
 /// name is the bundle's), and what it links besides the kit and the bundle contract. Each row makes
 /// a target `<Folder>Capability`, a dynamic product `openclaw-<name>` (libopenclaw-<name>.so) and a
 /// dependency of the tests; the bundle's manifest (libopenclaw-<name>.manifest.json5, beside its
-/// sources) is what the node reads about it.
+/// sources) is what the node reads about it. Its tests are `Tests/<Folder>CapabilityTests`.
 let bundles: [(folder: String, links: [Target.Dependency])] = [
     ("Camera", [media, "CV4L2"]),
     ("Canvas", [media, x11, cx11]),
@@ -51,7 +52,8 @@ let package = Package(
     // The core, the shared libraries on it, and the video library: each its own package so that
     // it is linked as one shared copy (docs/ARCHITECTURE.md).
     dependencies: [.package(path: "Sources/Kit"), .package(path: "Sources/NodeHost"),
-                   .package(path: "Sources/Media"), .package(path: "Sources/Video")],
+                   .package(path: "Sources/Media"), .package(path: "Sources/Video"),
+                   .package(path: "Tests/TestSupport")],
     targets: [
         // Shims only the bundles use (the core's and Media's live in their packages' Shims folders).
         .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes",
@@ -76,11 +78,18 @@ let package = Package(
         .executableTarget(name: "openclaw-node", dependencies: [core], path: "Sources/openclaw-node",
                           linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/openclaw-node"])]),
 
-        // The kit's own tests (JSON5, config, manifests, JSON writing): built with the kit alone.
+        // Tests are split by module, so that a module's tests build without the others: the kit's
+        // own (JSON5, config, manifests, JSON writing) with the kit alone; the core's (runtime, CLI,
+        // gateway, store, discovery, plugins, the trust-boundary attacks on the daemon) without any
+        // bundle; each bundle's with that bundle only (one `<Folder>CapabilityTests` per row of
+        // `bundles`); Media's with Media and the video library. Shared helpers: Tests/TestSupport.
         .testTarget(name: "KitTests", dependencies: [kit], path: "Tests/KitTests"),
-        .testTarget(name: "NodeHostTests",
-                    dependencies: [kit, core, media, x11, cx11, video, "openclaw-node", "CX11Capture"]
-                        + bundles.map { .target(name: "\($0.folder)Capability") },
+        .testTarget(name: "NodeHostTests", dependencies: [kit, core, testSupport, x11, cx11, "openclaw-node"],
                     path: "Tests/NodeHostTests"),
-    ] + bundleTargets
+        .testTarget(name: "MediaTests", dependencies: [kit, media, video, testSupport], path: "Tests/MediaTests"),
+    ] + bundleTargets + bundles.map { b in
+        .testTarget(name: "\(b.folder)CapabilityTests",
+                    dependencies: [kit, core, testSupport, "openclaw-node", .target(name: "\(b.folder)Capability")] + b.links,
+                    path: "Tests/\(b.folder)CapabilityTests")
+    }
 )

@@ -7,30 +7,14 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The real `openclaw-node` binary, end to end.
 @Suite struct CLITests {
-    struct Env {
-        let dir: String
-        let config: String
-        var vars: [String: String] {
-            ["HOME": dir, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "XDG_CONFIG_HOME": dir + "/xdg",
-             "TMPDIR": NSTemporaryDirectory()]
-        }
-        init(_ body: String = "") {
-            dir = TestPaths.tempDir("cli")
-            config = dir + "/config.json5"
-            let text = "{ node: { stateDir: '\(dir)/state' }, presence: { mode: 'manual' }, \(body) }"
-            _ = FileManager.default.createFile(atPath: config, contents: Data(text.utf8))
-        }
-        func run(_ args: [String]) throws -> ProcessResult { try runProcess(TestPaths.nodeBinary, args, env: vars) }
-        func cleanup() { try? FileManager.default.removeItem(atPath: dir) }
-    }
-
     /// A reader that is gone (`| true`, `| head`) must not crash the CLI (FileHandle.write raised).
     @Test func outputToAClosedPipeIsDroppedQuietly() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let script = "'\(TestPaths.nodeBinary)' caps --config '\(e.config)' | true; exit ${PIPESTATUS[0]}"
         let r = try runProcess("/bin/bash", ["-c", script], env: e.vars)
         #expect(r.code == 0, "\(r.stderr)")
@@ -38,7 +22,7 @@ import Testing
     }
 
     @Test func invokeDeviceInfoPrintsRealValues() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let r = try e.run(["invoke", "device.info", "--config", e.config])
         #expect(r.code == 0, "\(r.stderr)")
         let v = try #require(JSONValue.parse(r.stdout))
@@ -49,7 +33,7 @@ import Testing
     }
 
     @Test func invokeDeviceStatusPrintsRealValues() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let r = try e.run(["invoke", "device.status", "--config", e.config])
         #expect(r.code == 0, "\(r.stderr)")
         let v = try #require(JSONValue.parse(r.stdout))
@@ -60,7 +44,7 @@ import Testing
     }
 
     @Test func unknownCommandExitsOneWithInvalidRequest() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let r = try e.run(["invoke", "nope.nope", "--config", e.config])
         #expect(r.code == 1)
         let v = try #require(JSONValue.parse(r.stdout))
@@ -69,7 +53,7 @@ import Testing
     }
 
     @Test func disabledCapabilityThroughCLI() throws {
-        let e = Env("capabilities: { device: { enabled: false } }"); defer { e.cleanup() }
+        let e = CLIEnv("capabilities: { device: { enabled: false } }"); defer { e.cleanup() }
         let r = try e.run(["invoke", "device.info", "--config", e.config])
         #expect(r.code == 1)
         #expect(JSONValue.parse(r.stdout)?["code"] == "DEVICE_DISABLED")
@@ -79,7 +63,7 @@ import Testing
     /// rows (device.apps belongs to computer, chat.push to talk) — never "unknown command".
     @Test func everyCommandOfADisabledBundleSaysItIsDisabled() throws {
         let off = BundleCatalog.current.bundles
-        let e = Env("capabilities: { \(off.map { "\($0.name): { enabled: false }" }.joined(separator: ", ")) }"); defer { e.cleanup() }
+        let e = CLIEnv("capabilities: { \(off.map { "\($0.name): { enabled: false }" }.joined(separator: ", ")) }"); defer { e.cleanup() }
         var checked = 0
         for m in off {
             for c in m.commands {
@@ -94,14 +78,14 @@ import Testing
     }
 
     @Test func badParamsJSONIsInvalidRequest() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let r = try e.run(["invoke", "device.info", "--params", "{oops", "--config", e.config])
         #expect(r.code == 1)
         #expect(JSONValue.parse(r.stdout)?["code"] == "INVALID_REQUEST")
     }
 
     @Test func statusKeepsTheSameDeviceIdAndDatabaseIs0600() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let a = try e.run(["status", "--json", "--config", e.config])
         let b = try e.run(["status", "--json", "--config", e.config])
         #expect(a.code == 0 && b.code == 0, "\(a.stderr)\(b.stderr)")
@@ -116,7 +100,7 @@ import Testing
     }
 
     @Test func capsJSONIsDerivedFromTheTable() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let r = try e.run(["caps", "--json", "--config", e.config])
         #expect(r.code == 0)
         let v = try #require(JSONValue.parse(r.stdout))
@@ -131,7 +115,7 @@ import Testing
     }
 
     @Test func configCheckExitCodes() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let ok = try e.run(["config", "check", TestPaths.repoRoot + "/config.json5"])
         #expect(ok.code == 0, "\(ok.stderr)")
         let syntax = e.dir + "/syntax.json5"
@@ -151,7 +135,7 @@ import Testing
     }
 
     @Test func helpOnEveryCommand() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         for cmd in [["--help"], ["run", "--help"], ["invoke", "--help"], ["caps", "--help"], ["status", "--help"],
                     ["config", "--help"], ["presence", "--help"]] {
             let r = try e.run(cmd)
@@ -164,7 +148,7 @@ import Testing
     }
 
     @Test func invalidConfigStopsWithClearMessage() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let bad = e.dir + "/bad.json5"
         _ = FileManager.default.createFile(atPath: bad, contents: Data("{ presence: { mode: 'sometimes' } }".utf8))
         let r = try e.run(["invoke", "device.info", "--config", bad])
@@ -175,7 +159,7 @@ import Testing
     /// The daemon: control socket (0600), presence switching, invoke through the socket, status,
     /// refusal of a second daemon on the same stateDir, clean SIGTERM.
     @Test func daemonServesControlSocket() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let daemon = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", e.config], env: e.vars)
         defer { daemon.stop() }
         let sock = e.dir + "/state/control.sock"
@@ -210,7 +194,7 @@ import Testing
     }
 
     @Test func presenceWithoutDaemonSaysSo() throws {
-        let e = Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let r = try e.run(["presence", "foreground", "--config", e.config])
         #expect(r.code == 1)
         #expect(r.stderr.contains("no running daemon"))
@@ -219,7 +203,7 @@ import Testing
     /// A typo in a bundle's section is a config error like any other, whether or not the
     /// capability is enabled: its keys come from its manifest, read without loading the bundle.
     @Test func typoInABundleSectionIsAConfigError() throws {
-        let e = Env("capabilities: { camera: { devcie: '/dev/video0' }, location: { enabled: false, gpsdd: 'x' } }")
+        let e = CLIEnv("capabilities: { camera: { devcie: '/dev/video0' }, location: { enabled: false, gpsdd: 'x' } }")
         defer { e.cleanup() }
         let caps = try e.run(["caps", "--config", e.config])
         #expect(caps.code == 1)
@@ -249,7 +233,7 @@ import Testing
     /// Hostile configs found from outside: an integer past 2^63 and a byte that is not UTF-8 are
     /// config errors with a position, never a crash.
     @Test func hugeIntegerAndInvalidUTF8AreConfigErrors() throws {
-        let e = Env("capabilities: { location: { enabled: true, significantChangeMeters: 1e19, significantChangeMinIntervalMs: 1e19 } }")
+        let e = CLIEnv("capabilities: { location: { enabled: true, significantChangeMeters: 1e19, significantChangeMinIntervalMs: 1e19 } }")
         defer { e.cleanup() }
         let check = try e.run(["config", "check", e.config])
         #expect(check.code == 3, "\(check.stdout)\(check.stderr)")

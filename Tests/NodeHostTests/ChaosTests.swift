@@ -3,6 +3,7 @@ import Foundation
 @testable import Kit
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The fault campaign of issue #16 on the real daemon: gateway churn, power cuts while state is

@@ -3,6 +3,7 @@ import Foundation
 @testable import Kit
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// SIGHUP (`systemctl reload`) on the real daemon, against the test gateway and a stand-in

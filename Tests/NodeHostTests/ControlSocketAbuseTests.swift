@@ -3,6 +3,7 @@ import Foundation
 @testable import Kit
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// Local clients that misbehave on the control socket: silent, garbage, too many. The daemon stays

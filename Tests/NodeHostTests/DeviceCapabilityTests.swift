@@ -7,6 +7,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// A throwaway directory tree standing in for "/" (procfs, sysfs, /etc), removed when released.

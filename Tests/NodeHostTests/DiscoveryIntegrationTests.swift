@@ -7,6 +7,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 private func discoverJSON(_ node: NodeUnderTest, _ extra: [String] = []) throws -> (ProcessResult, JSONValue) {

@@ -7,6 +7,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// TXT parsing, DNS-SD name escapes, the DNS wire parser, selection and trust rules.

@@ -7,12 +7,13 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 @Suite(.serialized) struct DoctorTests {
     @Test func missingPrerequisitesAreClearFindings() throws {
         let port = try freeLoopbackPort()
-        let e = CLITests.Env("gateway: { url: 'ws://127.0.0.1:\(port)' }, capabilities: { location: { enabled: true, gpsd: '127.0.0.1:\(port)' }, screen: { display: ':977' } }")
+        let e = CLIEnv("gateway: { url: 'ws://127.0.0.1:\(port)' }, capabilities: { location: { enabled: true, gpsd: '127.0.0.1:\(port)' }, screen: { display: ':977' } }")
         defer { e.cleanup() }
         let r = try e.run(["doctor", "--json", "--config", e.config])
         #expect(r.code == 1)
@@ -29,7 +30,7 @@ import Testing
     /// No gateway.url means discovery, which doctor says (not "local only"); a kiosk canvas
     /// without a display is a failure with the key to set.
     @Test func discoveryAndKioskFindings() throws {
-        let e = CLITests.Env("gateway: { name: 'office', discovery: { wideAreaDomain: 'openclaw.internal.' } }, capabilities: { canvas: { window: true } }")
+        let e = CLIEnv("gateway: { name: 'office', discovery: { wideAreaDomain: 'openclaw.internal.' } }, capabilities: { canvas: { window: true } }")
         defer { e.cleanup() }
         var vars = e.vars
         vars["DISPLAY"] = nil
@@ -45,7 +46,7 @@ import Testing
     @Test func healthyConfigAndAllowlistSnippet() throws {
         let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
         defer { gw.stop() }
-        let e = CLITests.Env("gateway: { url: '\(gw.url)' }, capabilities: { screen: { enabled: false }, camera: { enabled: false }, canvas: { enabled: false } }")
+        let e = CLIEnv("gateway: { url: '\(gw.url)' }, capabilities: { screen: { enabled: false }, camera: { enabled: false }, canvas: { enabled: false } }")
         defer { e.cleanup() }
         _ = try e.run(["status", "--config", e.config])  // creates the state database
         let r = try e.run(["doctor", "--config", e.config])
@@ -67,7 +68,7 @@ import Testing
     /// Per command, what the newest gateway's Linux policy does (docs/PROTOCOL.md §5): the snippet
     /// holds only what needs an allow entry, and the text says how to get the rest approved.
     @Test func doctorSpeaksTheGatewayPolicy() throws {
-        let e = CLITests.Env("""
+        let e = CLIEnv("""
             capabilities: { screen: { enabled: false }, camera: { enabled: false }, canvas: { enabled: false },
                             system: { enabled: true } },
             plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { 'system-notify': { enabled: true }, sensors: { enabled: true } } }
@@ -101,7 +102,7 @@ import Testing
     }
 
     @Test func looseStatePermissionsFail() throws {
-        let e = CLITests.Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         _ = try e.run(["status", "--config", e.config])
         chmod(e.dir + "/state/state.db", 0o644)
         let r = try e.run(["doctor", "--config", e.config])
@@ -113,7 +114,7 @@ import Testing
 @Suite struct ServiceInstallTests {
     @Test(arguments: [false, true])
     func installWritesAVerifiableUnit(system: Bool) throws {
-        let e = CLITests.Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let unitDir = e.dir + "/units"
         let r = try e.run(["service", "install", system ? "--system" : "--user", "--unit-dir", unitDir, "--config", e.config])
         #expect(r.code == 0, "\(r.stderr)")
@@ -139,7 +140,7 @@ import Testing
     /// The package's units come from the same generator as `service install`; the system one runs
     /// as the dedicated account with systemd managing its state directory.
     @Test func packagedUnitsAreHardenedAndVerify() throws {
-        let e = CLITests.Env(); defer { e.cleanup() }
+        let e = CLIEnv(); defer { e.cleanup() }
         let system = try runProcess(TestPaths.nodeBinary, ["service", "unit", "--packaged"])
         #expect(system.code == 0, "\(system.stderr)")
         for line in ["ExecStart=/usr/bin/openclaw-node run --config /etc/openclaw-node/config.json5", "Type=notify",

@@ -2,6 +2,7 @@
 import Foundation
 @testable import Kit
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The example bundle (Examples/hello-bundle), built as a package of its own, dropped beside a copy

@@ -7,6 +7,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// GatewayClient in-process, with slow and large test commands, against the test gateway.

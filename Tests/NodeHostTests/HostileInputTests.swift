@@ -3,6 +3,7 @@ import Foundation
 @testable import Kit
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// #16's hostile input: random and mutated WebSocket frames into the frame decoder, gateway

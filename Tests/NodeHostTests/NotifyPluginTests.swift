@@ -7,6 +7,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// system.notify (Plugins/system-notify) against a notification daemon on a private bus, invoked
@@ -43,7 +44,7 @@ import Testing
 
     @Test func noNotificationDaemonIsNotifyUnavailableWithAHint() throws {
         let bus = try PrivateBus(); defer { bus.stop() }
-        let e = CLITests.Env("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { 'system-notify': { enabled: true } } }")
+        let e = CLIEnv("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { 'system-notify': { enabled: true } } }")
         defer { e.cleanup() }
         var env = e.vars
         env["DBUS_SESSION_BUS_ADDRESS"] = bus.address

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The Debian package, installed with apt into a fresh minimal Debian root (debootstrap, prepared

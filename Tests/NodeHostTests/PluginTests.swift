@@ -7,6 +7,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The plugin host with the shipped sensors plugin and purpose-built bad plugins.
@@ -28,7 +29,7 @@ import Testing
         for (f, v) in [("name", "coretemp"), ("temp1_input", "48500"), ("temp1_label", "Package id 0"), ("fan1_input", "1200")] {
             _ = FileManager.default.createFile(atPath: hw + "/" + f, contents: Data((v + "\n").utf8))
         }
-        let e = CLITests.Env("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { sensors: { enabled: true, config: { root: '\(root)' } } } }")
+        let e = CLIEnv("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'], entries: { sensors: { enabled: true, config: { root: '\(root)' } } } }")
         defer { e.cleanup() }
         let caps = try e.run(["caps", "--json", "--config", e.config])
         #expect(JSONValue.parse(caps.stdout)?["commands"]?.arrayValue?.contains("sensors.read") == true, "\(caps.stdout)\(caps.stderr)")
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func notEnabledPluginIsNotLoaded() throws {
-        let e = CLITests.Env("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'] }")
+        let e = CLIEnv("plugins: { dirs: ['\(TestPaths.repoRoot)/Plugins'] }")
         defer { e.cleanup() }
         let r = try e.run(["invoke", "sensors.read", "--config", e.config])
         #expect(r.code == 1)
@@ -125,7 +126,7 @@ import Testing
         Self.writePlugin(root, dir: "a-first", id: "first", capability: "alpha", command: "shared.echo", mode: "ok")
         Self.writePlugin(root, dir: "b-second", id: "second", capability: "beta", command: "shared.echo", mode: "event")
         Self.writePlugin(root, dir: "c-third", id: "third", capability: "alpha", command: "gamma.echo", mode: "event")
-        let e = CLITests.Env("plugins: { dirs: ['\(root)'], entries: { first: { enabled: true }, second: { enabled: true }, third: { enabled: true } } }")
+        let e = CLIEnv("plugins: { dirs: ['\(root)'], entries: { first: { enabled: true }, second: { enabled: true }, third: { enabled: true } } }")
         defer { e.cleanup() }
         let r = try e.run(["invoke", "shared.echo", "--local", "--config", e.config])
         #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
@@ -145,7 +146,7 @@ import Testing
         let root = TestPaths.tempDir("plugclash")
         defer { try? FileManager.default.removeItem(atPath: root) }
         Self.writePlugin(root, dir: "fake-device", id: "fakedev", capability: "fakedev", command: "device.info", mode: "ok")
-        let e = CLITests.Env("plugins: { dirs: ['\(root)'], entries: { fakedev: { enabled: true } } }")
+        let e = CLIEnv("plugins: { dirs: ['\(root)'], entries: { fakedev: { enabled: true } } }")
         defer { e.cleanup() }
         let r = try e.run(["invoke", "device.info", "--local", "--config", e.config])
         #expect(r.code == 0)

@@ -8,6 +8,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 import X11Support
 

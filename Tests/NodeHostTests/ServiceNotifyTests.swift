@@ -3,6 +3,7 @@ import Foundation
 @testable import Kit
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The daemon under a (stand-in) systemd: NOTIFY_SOCKET points at a datagram socket this test

@@ -7,6 +7,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Duration = .seconds(10)) async -> WebSocketEvent? {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Runtime
+@testable import TestSupport
 import Testing
 
 /// The gateway URL parser against Foundation's URL (which the node used before it stopped

@@ -1,4 +1,5 @@
 import Foundation
+@testable import TestSupport
 import Testing
 
 /// Every file imports what it uses and nothing else: an `import` of one of the node's own Swift

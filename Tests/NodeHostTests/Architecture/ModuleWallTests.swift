@@ -1,6 +1,7 @@
 @testable import Config
 import Foundation
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The walls between the core and the bundles, checked on the source: a bundle imports only what
@@ -53,6 +54,26 @@ struct ModuleWallTests {
         var bad: [String] = []
         for f in files { for i in Self.imports(f) where Self.bundleModules.contains(i.module) { bad.append("\(f):\(i.line): import \(i.module)") } }
         #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+    }
+
+    /// Tests are split by module: a bundle's tests (Tests/<Folder>CapabilityTests) import no other
+    /// bundle, and the core's tests, Media's and the shared helpers import none, so each builds
+    /// without the others (Package.swift gives each test target only its own bundle).
+    @Test func eachModulesTestsImportNoOtherBundle() throws {
+        var bad: [String] = []
+        for dir in try FileManager.default.contentsOfDirectory(atPath: TestPaths.repoRoot + "/Tests") {
+            let own = dir.hasSuffix("CapabilityTests") ? String(dir.dropLast("Tests".count)) : nil
+            for f in Self.swiftFiles(under: "Tests/" + dir) {
+                for i in Self.imports(f) where Self.bundleModules.contains(i.module) && i.module != own {
+                    bad.append("\(f):\(i.line): import \(i.module)")
+                }
+            }
+        }
+        #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+        let bundleFolders = try FileManager.default.contentsOfDirectory(atPath: TestPaths.repoRoot + "/Sources/Capabilities")
+        for folder in bundleFolders {
+            #expect(FileSystem.isDirectory(TestPaths.repoRoot + "/Tests/\(folder)CapabilityTests"), "no Tests/\(folder)CapabilityTests")
+        }
     }
 
     /// No string literal of the core holds a bundle's name, a command of one, or a key of its section.

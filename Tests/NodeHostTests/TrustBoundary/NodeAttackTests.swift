@@ -1,5 +1,6 @@
 import Foundation
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The trust boundary outside system.run (docs/SECURITY.md): the canvas, plugins, what children
@@ -53,7 +54,7 @@ import Testing
     }
 
     static func invokeProbe(_ root: String) throws -> (result: JSONValue?, stderr: String) {
-        let e = CLITests.Env("plugins: { dirs: ['\(root)'], entries: { probe: { enabled: true } } }")
+        let e = CLIEnv("plugins: { dirs: ['\(root)'], entries: { probe: { enabled: true } } }")
         defer { e.cleanup() }
         var env = e.vars
         env["OPENCLAW_GATEWAY_TOKEN"] = "secret-token-for-the-gateway"
@@ -122,7 +123,7 @@ import Testing
             ("a state directory under a directory others can write", { s in chmod(PathName.directory(s), 0o777) }, "is writable by group or others (mode 0777), who could replace it"),
         ]
         for (what, spoil, says) in attacks {
-            let e = CLITests.Env("")
+            let e = CLIEnv("")
             defer { e.cleanup() }
             let state = e.dir + "/state"
             #expect(try runProcess(TestPaths.nodeBinary, ["status", "--config", e.config], env: e.vars).code == 0, "a fresh state works")
@@ -151,7 +152,7 @@ import Testing
 
     // Also: doctor warns about a config others can read that holds the token.
     @Test func doctorWarnsAboutAReadableConfigWithSecrets() throws {
-        let e = CLITests.Env("")
+        let e = CLIEnv("")
         defer { e.cleanup() }
         try Data("{ gateway: { url: 'ws://127.0.0.1:9', token: 'abc' }, node: { stateDir: '\(e.dir)/state' } }".utf8).write(to: URL(fileURLWithPath: e.config))
         chmod(e.config, 0o644)

@@ -1,0 +1,150 @@
+@testable import Config
+import Foundation
+@testable import HostPresence
+@testable import Kit
+import Media
+@testable import NodeCLI
+@testable import Registry
+@testable import Runtime
+@testable import ScreenCapability
+@testable import Store
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// screen.record against a real Xvfb whose picture changes while recording; the MP4 is checked
+/// with ffprobe/ffmpeg (duration, frame count, codec, and that the frames show the changes).
+@Suite(.serialized) struct ScreenRecordTests {
+    static func write(_ payload: JSONValue) throws -> String {
+        guard let b64 = payload["base64"]?.stringValue, let data = Data(base64Encoded: b64) else {
+            throw TestFailure("no base64 in \(payload)")
+        }
+        let path = TestPaths.tempDir("rec") + "/clip.mp4"
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func recordsAChangingScreenToH264MP4() async throws {
+        let x = try Xvfb(screens: ["320x240x24"])
+        defer { x.stop() }
+        let painter = try XPainter(x.display)
+        painter.fill(x: 0, y: 0, width: 320, height: 240, rgb: 0xff0000)
+        // Repaint from another thread while the node records: red → green after ~0.7 s → blue after ~1.4 s.
+        let display = x.display
+        let changer = Thread {
+            guard let p = try? XPainter(display) else { return }
+            usleep(700_000)
+            p.fill(x: 0, y: 0, width: 320, height: 240, rgb: 0x00ff00)
+            usleep(700_000)
+            p.fill(x: 0, y: 0, width: 320, height: 240, rgb: 0x0000ff)
+        }
+        changer.start()
+        let cap = ScreenTest.capability(display: x.display)
+        let started = ContinuousClock.now
+        let payload = try await ScreenTest.invoke(cap, .record, #"{"durationMs": 2000, "fps": 10}"#, timeoutMs: 30_000)
+        let elapsed = ContinuousClock.now - started
+        #expect(payload["format"] == "mp4")
+        #expect(payload["durationMs"] == 2000)
+        #expect(payload["fps"] == 10)
+        #expect(payload["screenIndex"] == 0)
+        #expect(payload["hasAudio"] == false)
+        #expect(elapsed >= .milliseconds(1900) && elapsed < .seconds(10), "recording is paced in real time (\(elapsed))")
+
+        let file = try Self.write(payload)
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        let probe = try ImageChecks.ffprobe(file)
+        let stream = probe["streams"]?.arrayValue?.first
+        #expect(stream?["codec_name"] == "h264")
+        #expect(stream?["width"] == 320 && stream?["height"] == 240)
+        let frames = Int(stream?["nb_read_frames"]?.stringValue ?? "") ?? 0
+        #expect((14...20).contains(frames), "frames: \(frames)")
+        let duration = Double(probe["format"]?["duration"]?.stringValue ?? "") ?? 0
+        #expect(abs(duration - 2.0) < 0.15, "duration: \(duration)")
+
+        #expect(ImageChecks.near(try ImageChecks.frame(of: file, at: 0).pixel(x: 60, y: 60), 0xff0000, tolerance: 40))
+        #expect(ImageChecks.near(try ImageChecks.frame(of: file, at: 1.0).pixel(x: 60, y: 60), 0x00ff00, tolerance: 40))
+        #expect(ImageChecks.near(try ImageChecks.frame(of: file, at: -0.2).pixel(x: 60, y: 60), 0x0000ff, tolerance: 40))
+    }
+
+    @Test func recordingFitsASmallPayload() async throws {
+        let x = try Xvfb(screens: ["640x480x24"])
+        defer { x.stop() }
+        let painter = try XPainter(x.display)
+        let display = x.display
+        // A busy screen: a moving pattern, so the encoder has real work every frame.
+        let changer = Thread {
+            guard let p = try? XPainter(display) else { return }
+            for i in 0..<30 {
+                p.fill(x: 0, y: 0, width: 640, height: 480, rgb: UInt32(i * 0x050301) & 0xffffff)
+                for k in 0..<40 { p.fill(x: (k * 53 + i * 17) % 600, y: (k * 29 + i * 11) % 440, width: 40, height: 40, rgb: UInt32(k * 0x0a1b2c) & 0xffffff) }
+                usleep(50_000)
+            }
+        }
+        changer.start()
+        _ = painter
+        let limit = 120_000
+        let payload = try await ScreenTest.invoke(ScreenTest.capability(display: x.display), .record,
+                                                  #"{"durationMs": 1500, "fps": 15}"#, maxPayload: limit, timeoutMs: 30_000)
+        let b64 = payload["base64"]?.stringValue ?? ""
+        #expect(b64.count <= limit - PayloadBudget.envelopeReserve)
+        let file = try Self.write(payload)
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        let probe = try ImageChecks.ffprobe(file)
+        #expect(probe["streams"]?.arrayValue?.first?["codec_name"] == "h264")
+    }
+
+    @Test func cancellingStopsTheRecordingPromptly() async throws {
+        let x = try Xvfb(screens: ["320x240x24"])
+        defer { x.stop() }
+        let cap = ScreenTest.capability(display: x.display)
+        try await ScreenTest.expectRecordingCancelsPromptly(cap, #"{"durationMs": 20000, "fps": 5}"#)
+    }
+
+    @Test func aRecordingLongerThanTheDeadlineIsRefusedUpFront() async throws {
+        let cap = ScreenCapability(settings: ScreenSettings(backend: .x11, display: ":4321"))
+        do throws(NodeError) {
+            _ = try await ScreenTest.invoke(cap, .record, #"{"durationMs": 20000}"#, timeoutMs: 5000)
+            Issue.record("expected INVALID_REQUEST")
+        } catch {
+            #expect(error.code == "INVALID_REQUEST")
+            #expect(error.message.contains("22000 ms"))
+        }
+    }
+
+    @Test func planKeepsFullSizeWhenThereIsRoomAndShrinksWhenThereIsNot() throws {
+        let roomy = try RecordPlan.make(sourceWidth: 1920, sourceHeight: 1080, fps: 10, durationMs: 10_000,
+                                        maxPayloadBytes: 25 * 1024 * 1024)
+        #expect(roomy.video.width == 1920 && roomy.video.height == 1080)
+        #expect(roomy.video.maxBitrate == RecordPlan.maxBitrate)
+
+        let uhd = try RecordPlan.make(sourceWidth: 3840, sourceHeight: 2160, fps: 10, durationMs: 10_000,
+                                      maxPayloadBytes: 25 * 1024 * 1024)
+        #expect(uhd.video.width == 1920 && uhd.video.height == 1080)
+
+        let tight = try RecordPlan.make(sourceWidth: 1920, sourceHeight: 1080, fps: 10, durationMs: 10_000,
+                                        maxPayloadBytes: 512 * 1024)
+        #expect(tight.video.width < 1920 && tight.video.width >= RecordPlan.minWidth)
+        #expect(tight.video.width % 2 == 0 && tight.video.height % 2 == 0)
+        // The bitrate cap times the duration (plus the buffer second) stays inside the budget.
+        #expect(Double(tight.video.maxBitrate) / 8 * 11 <= Double(tight.maxBytes))
+
+        #expect(throws: NodeError.self) {
+            try RecordPlan.make(sourceWidth: 640, sourceHeight: 480, fps: 10, durationMs: 1000, maxPayloadBytes: 8000)
+        }
+    }
+
+    @Test func pacerSkipsSlotsThatPassedAndAlwaysEndsOnTheLastOne() {
+        let pacer = FramePacer(fps: 10, durationMs: 1000, startNs: 1_000_000_000)
+        #expect(pacer.slots == 10)
+        #expect(pacer.timestampMs(3) == 300)
+        // On time: the next slot.
+        #expect(pacer.next(after: 0, nowNs: 1_050_000_000) == 1)
+        // Late by 3.5 frames: skip to the newest due slot.
+        #expect(pacer.next(after: 1, nowNs: 1_550_000_000) == 5)
+        // Far too late: still the last slot, then done.
+        #expect(pacer.next(after: 5, nowNs: 9_000_000_000) == 9)
+        #expect(pacer.next(after: 9, nowNs: 9_000_000_000) == nil)
+        #expect(FramePacer(fps: 1, durationMs: 250).slots == 1)
+        #expect(FramePacer(fps: 30, durationMs: 60_000).slots == 1800)
+    }
+}

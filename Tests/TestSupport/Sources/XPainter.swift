@@ -1,0 +1,45 @@
+import CX11
+
+/// A tiny X client for the screen tests: paints known rectangles on root windows, moves the
+/// pointer and defines RandR monitors. Owns its Display; one test thread at a time.
+final class XPainter {
+    let display: OpaquePointer
+
+    init(_ name: String) throws {
+        guard let d = XOpenDisplay(name) else { throw TestFailure("cannot open \(name)") }
+        display = d
+    }
+
+    deinit { XCloseDisplay(display) }
+
+    func root(_ screen: Int32? = nil) -> Window {
+        cx11_root_window(display, screen ?? cx11_default_screen(display))
+    }
+
+    /// Fills a rectangle of `screen`'s root window with 0xRRGGBB (a TrueColor pixel at depth 24).
+    func fill(screen: Int32? = nil, x: Int, y: Int, width: Int, height: Int, rgb: UInt32) {
+        let window = root(screen)
+        let gc = XCreateGC(display, window, 0, nil)
+        XSetForeground(display, gc, UInt(rgb))
+        XFillRectangle(display, window, gc, Int32(x), Int32(y), UInt32(width), UInt32(height))
+        XFreeGC(display, gc)
+        XSync(display, 0)
+    }
+
+    func warpPointer(screen: Int32? = nil, x: Int, y: Int) {
+        XWarpPointer(display, 0, root(screen), 0, 0, 0, 0, Int32(x), Int32(y))
+        XSync(display, 0)
+    }
+
+    /// Defines a RandR 1.5 monitor without outputs (like `xrandr --setmonitor NAME geometry none`).
+    func setMonitor(_ name: String, x: Int, y: Int, width: Int, height: Int) {
+        guard let m = XRRAllocateMonitor(display, 0) else { return }
+        m.pointee.name = XInternAtom(display, name, 0)
+        m.pointee.x = Int32(x); m.pointee.y = Int32(y)
+        m.pointee.width = Int32(width); m.pointee.height = Int32(height)
+        m.pointee.mwidth = Int32(width / 4); m.pointee.mheight = Int32(height / 4)
+        XRRSetMonitor(display, root(), m)
+        XRRFreeMonitors(m)
+        XSync(display, 0)
+    }
+}
