@@ -37,12 +37,14 @@ let package = Package(
         .systemLibrary(name: "CAvahi", path: "Shims/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         .systemLibrary(name: "CResolv", path: "Shims/CResolv"),
         .systemLibrary(name: "CMalloc", path: "Shims/CMalloc"),
+        // SIGTERM/SIGINT/SIGHUP as bytes on a pipe, read by a thread of the daemon (no Dispatch).
+        .systemLibrary(name: "CSignals", path: "Shims/CSignals"),
 
         .target(name: "Store", dependencies: [kit, "CSQLite", "COpenSSL"], path: "Store"),
         .target(name: "HostPresence", dependencies: [kit, "CSystemd"], path: "Presence"),
         .target(name: "Registry", dependencies: [kit, "HostPresence"], path: "Registry"),
         .target(name: "Runtime",
-                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CAvahi", "CResolv", "CMalloc"],
+                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CAvahi", "CResolv", "CMalloc", "CSignals"],
                 path: "Runtime"),
         .target(name: "NodeCLI", dependencies: [kit, "Store", "HostPresence", "Registry", "Runtime"], path: "CLI"),
     ]

@@ -8,6 +8,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The pure parts of the camera capability: format/size choice, quality scale, MJPEG checks, params.

@@ -1,10 +1,7 @@
-import Dispatch
-import Glibc
-import Store
 import Support
 
-/// The first of some signals, caught from the moment this is made (handled on a dispatch queue,
-/// not in a signal handler): a SIGTERM during start-up is kept and answered once the daemon
+/// The first of some signals, caught from the moment this is made (on the signals thread, not in
+/// a signal handler: SignalRouter): a SIGTERM during start-up is kept and answered once the daemon
 /// waits for it, instead of killing the process half-started.
 final class SignalLatch: Sendable {
     private struct State {
@@ -14,16 +11,7 @@ final class SignalLatch: Sendable {
     private let state = Locked(State())
 
     init(_ signals: [Int32]) {
-        let queue = DispatchQueue(label: "signals")
-        var sources: [DispatchSourceSignal] = []
-        for s in signals {
-            Glibc.signal(s, SIG_IGN)
-            let src = DispatchSource.makeSignalSource(signal: s, queue: queue)
-            src.setEventHandler { [weak self] in self?.fire(s) }
-            src.resume()
-            sources.append(src)
-        }
-        SignalSources.keep(sources)
+        for s in signals { SignalRouter.route(s) { [weak self] in self?.fire($0) } }
     }
 
     private func fire(_ s: Int32) {
@@ -56,19 +44,7 @@ extension SignalWaiter {
     /// process-killing default before this returns.
     static func stream(for signal: Int32) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        Glibc.signal(signal, SIG_IGN)
-        let src = DispatchSource.makeSignalSource(signal: signal, queue: DispatchQueue(label: "signal \(signal)"))
-        src.setEventHandler { continuation.yield() }
-        src.resume()
-        SignalSources.keep([src])
+        SignalRouter.route(signal) { _ in continuation.yield() }
         return stream
     }
 }
-
-/// Keeps signal sources alive for the process lifetime.
-enum SignalSources {
-    private static let held = Locked<[DispatchSourceSignal]>([])
-    static func keep(_ s: [DispatchSourceSignal]) { held.withLock { $0 += s } }
-}
-
-

@@ -1,0 +1,35 @@
+import CSignals
+import Glibc
+import Support
+
+/// The process's signals as ordinary calls on a thread of the daemon: a C handler writes each
+/// signal's number to a pipe (CSignals), and the "signals" loop reads it and calls whoever routed
+/// that signal. Nothing runs in signal context but the write, every thread may take the signal
+/// (no mask to keep in step across threads), and there is no Dispatch.
+enum SignalRouter {
+    private static let handlers = Locked<[Int32: [@Sendable (Int32) -> Void]]>([:])
+
+    /// The pipe and its reader, made on first use.
+    private static let reader: Void = {
+        let readEnd = csignals_open_pipe()
+        guard readEnd >= 0 else { fatalError("signals: pipe failed, errno \(errno)") }
+        BlockingExecutor.startLoop(name: "signals") {
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n < 0 && errno == EINTR { continue }
+                guard n == 1 else { return }
+                let signal = Int32(byte)
+                for handler in handlers.withLock({ $0[signal] ?? [] }) { handler(signal) }
+            }
+        }
+    }()
+
+    /// Calls `handler` on the signals thread each time `signal` arrives, from now on. The signal no
+    /// longer has its default action (ending the process) once this returns.
+    static func route(_ signal: Int32, to handler: @escaping @Sendable (Int32) -> Void) {
+        _ = reader
+        handlers.withLock { $0[signal, default: []].append(handler) }
+        guard csignals_route(signal) == 0 else { fatalError("signals: sigaction(\(signal)) failed, errno \(errno)") }
+    }
+}
