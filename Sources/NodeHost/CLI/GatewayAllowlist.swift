@@ -25,7 +25,7 @@ public enum GatewayAllowlist {
         public var heading: String {
             switch self {
             case .allowedByDefault: return "allowed by default"
-            case .canvasPlugin: return "allowed by the gateway's Canvas plugin (when enabled)"
+            case .canvasPlugin: return "allowed by the gateway's Canvas plugin when it is enabled (in the snippet for when it is not)"
             case .afterSurfaceApproval: return "allowed once an operator approves this node's command surface (openclaw nodes pending / approve)"
             case .allowlistDangerous: return "dangerous: only with gateway.nodes.commands.allow"
             case .allowlist: return "not in the Linux defaults: needs gateway.nodes.commands.allow"
@@ -49,9 +49,11 @@ public enum GatewayAllowlist {
         specs.map { ($0.name, policy($0)) }
     }
 
-    /// What a current gateway needs in `gateway.nodes.commands.allow` for this node.
+    /// What a current gateway needs in `gateway.nodes.commands.allow` for this node. The Canvas
+    /// plugin's commands are in it too: the plugin can be off (`plugins.entries.canvas`), and then
+    /// nothing else allows them on Linux, while an allow entry is harmless when it is on.
     public static func needsAllow(_ specs: [CommandSpec]) -> [String] {
-        classify(specs).filter { [.allowlist, .allowlistDangerous].contains($0.policy) }.map(\.command)
+        classify(specs).filter { [.allowlist, .allowlistDangerous, .canvasPlugin].contains($0.policy) }.map(\.command)
     }
 
     /// What an older gateway (before 2026.7.2, `gateway.nodes.allowCommands`) needs: it knows
