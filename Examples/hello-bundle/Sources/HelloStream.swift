@@ -1,5 +1,4 @@
 import Kit
-import Support
 
 /// hello.stream: the smallest long-running command, to show the Kit's duplex API
 /// (InvocationContext.duplex): it streams text while it runs, reads what the caller sends, and

@@ -1,5 +1,4 @@
 import Glibc
-import Kit
 import Support
 
 /// The `node.host.stats` payload (docs/PROTOCOL.md "Host stats"): a closed object, so exactly

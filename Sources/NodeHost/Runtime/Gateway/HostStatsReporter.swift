@@ -34,7 +34,7 @@ struct HostStatsReporter: Sendable {
             }
             if let problem, !complained {
                 complained = true
-                log.info("node.host.stats \(problem); not retried (the next one goes out in \(period))")
+                log.info("node.host.stats: \(problem); not retried (the next one goes out in \(period))")
             }
             do { try await clock.sleep(for: period) } catch { return }
         }
