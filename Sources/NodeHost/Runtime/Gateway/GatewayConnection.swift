@@ -214,7 +214,7 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
         log.debug("invoke \(req.command) [\(req.id)]")
         // Its progress goes out as node.invoke.progress; its input comes in through `channels`.
         let progress = InvokeProgress(invokeId: req.id, nodeId: nodeId, log: log) { [weak self] params in
-            guard let self else { return .failure(.init(["code": "UNAVAILABLE", "message": "connection gone"])) }
+            guard let self else { return .failure(.init(["code": .string(NodeError.Code.connectionLost.rawValue), "message": "connection gone"])) }
             return await self.call("node.invoke.progress", params: params, timeout: .seconds(30))
         }
         let channel = DuplexChannel { chunk in await progress.send(chunk) }
