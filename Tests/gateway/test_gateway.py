@@ -138,7 +138,8 @@ class Gateway:
         self.schema = Schema(args.schema)
         self.newest = NewestSchemas(args.newest_schema)
         self.progress = {}        # invoke id -> {"next": seq expected, "count", "bytes", "heartbeats", "gaps", "quiet", "ignoreAfter"}
-        self.event_answer = {"handled": True, "reason": "persisted"}
+        self.event_answer = {"handled": False, "reason": args.event_unhandled} if args.event_unhandled else \
+            {"handled": True, "reason": "persisted"}
         self.state = State(args.state)
         self.sessions = {}        # deviceId -> ws (node sessions)
         self.operators = {}       # deviceId -> ws (operator sessions)
@@ -650,6 +651,7 @@ async def main():
     ap.add_argument("--fail-code")
     ap.add_argument("--silent", action="store_true", help="send no ticks")
     ap.add_argument("--oversize-before-challenge", type=int, default=0, help="send a frame of N bytes instead of the challenge")
+    ap.add_argument("--event-unhandled", metavar="REASON", help="answer every node.event handled:false with this reason")
     ap.add_argument("--canvas-host")
     ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
     args = ap.parse_args()
