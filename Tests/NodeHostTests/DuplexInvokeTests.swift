@@ -1,4 +1,5 @@
 import Foundation
+@testable import Kit
 @testable import Support
 import Testing
 
@@ -153,5 +154,42 @@ import Testing
         // system.run is not a duplex command: its output streams, no heartbeats.
         #expect(!chunks.contains { $0["chunk"] == "" })
         #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+}
+
+/// The fragment framing end to end: hello.stream with `framed` says it is ready, takes a message
+/// of several fragments (only after the caller's ready), answers it reversed, and a frame that
+/// breaks the rules fails the invoke.
+@Suite(.serialized) struct DuplexFramingTests {
+    @Test func binaryMessagesTravelAsFragmentsBothWays() throws {
+        let r = try DuplexInvokeTests.Rig(); defer { r.stop() }
+        r.start("hello.stream", id: "bin", ["blocks": 0, "framed": true])
+        // The node's ready comes first.
+        #expect(waitUntil(timeout: 20) { r.progress("bin").contains { $0["chunk"]?.stringValue == DuplexFrame.ready.text } }, "\(r.node.log.suffix(3000))")
+        let message = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var seq = 0
+        r.input("bin", seq: seq, DuplexFrame.ready.text); seq += 1
+        for frame in DuplexFrame.fragments(of: message, message: 0) { r.input("bin", seq: seq, frame.text); seq += 1 }
+        for frame in DuplexFrame.fragments(of: [], message: 1) { r.input("bin", seq: seq, frame.text); seq += 1 }
+        let res = try r.result("bin")
+        #expect(res["ok"] == true && res["payload"]?["inputs"] == ["20000"], "\(res)")
+        // What came back: the ready, then message 0 in three fragments, reversed.
+        var back = DuplexReassembler()
+        var echoed: [UInt8]?
+        for chunk in r.progress("bin").compactMap({ $0["chunk"]?.stringValue }) where !chunk.isEmpty {
+            let frame = try DuplexFrame.parse(chunk)
+            if frame != .ready, let m = try back.accept(frame) { echoed = m }
+        }
+        #expect(echoed == Array(message.reversed()))
+        #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+
+    @Test func aFrameThatBreaksTheRulesFailsTheInvoke() throws {
+        let r = try DuplexInvokeTests.Rig(); defer { r.stop() }
+        r.start("hello.stream", id: "bad", ["blocks": 0, "framed": true])
+        // Data before the caller's ready.
+        r.input("bad", seq: 0, DuplexFrame.data(message: 0, index: 0, last: true, bytes: [1, 2, 3]).text)
+        let res = try r.result("bad")
+        #expect(res["ok"] == false && res["error"]?["code"] == "DUPLEX_FRAMING", "\(res)")
     }
 }

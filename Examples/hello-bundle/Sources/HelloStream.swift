@@ -10,12 +10,14 @@ enum HelloStream {
         var blockChars: Int?
         var echo: Bool?
         var holdMs: Int?
+        var framed: Bool?
 
         func validated() throws(NodeError) -> Params {
             try ParamCheck.range(blocks, "blocks", 0...10_000)
             try ParamCheck.range(blockChars, "blockChars", 1...100_000)
             try ParamCheck.range(holdMs, "holdMs", 0...60_000)
-            return Params(blocks: blocks ?? 3, blockChars: blockChars ?? 40, echo: echo ?? false, holdMs: holdMs ?? 0)
+            return Params(blocks: blocks ?? 3, blockChars: blockChars ?? 40, echo: echo ?? false, holdMs: holdMs ?? 0,
+                          framed: framed ?? false)
         }
     }
 
@@ -46,6 +48,7 @@ enum HelloStream {
         }
         if ctx.isCancelled { throw NodeError(.cancelled, "hello.stream was cancelled") }
         var inputs: [String] = []
+        if p.framed == true { return try await echoFramed(ctx, streamed: bytes) }
         if p.echo == true {
             if let ms = p.holdMs, ms > 0 {
                 do { try await Task.sleep(for: .milliseconds(ms)) } catch { throw NodeError(.cancelled, "hello.stream was cancelled") }
@@ -57,5 +60,18 @@ enum HelloStream {
             }
         }
         return Result(bytes: bytes, inputs: inputs, streaming: ctx.duplex.isOpen)
+    }
+
+    /// Binary messages over the fragment framing (FramedChannel): each message the caller sends
+    /// comes back reversed, until an empty one. `inputs` lists the sizes received.
+    static func echoFramed(_ ctx: InvocationContext, streamed: Int) async throws(NodeError) -> Result {
+        let channel = FramedChannel(ctx.duplex)
+        guard await channel.open() else { return Result(bytes: streamed, inputs: [], streaming: false) }
+        var sizes: [String] = []
+        while let message = try await channel.receive(), !message.isEmpty {
+            sizes.append(String(message.count))
+            guard try await channel.send(message.reversed()) else { break }
+        }
+        return Result(bytes: streamed, inputs: sizes, streaming: ctx.duplex.isOpen)
     }
 }
