@@ -21,3 +21,20 @@ import Testing
         #expect(late.code == .nodeNotReady && late.retryable, "\(late.message)")
     }
 }
+
+/// A cancel that comes right behind its request, before the invoke's task reached the dispatcher,
+/// is not lost: the invoke answers CANCELLED without running.
+@Suite struct EarlyCancelTests {
+    @Test func aCancelBeforeTheStartIsKeptForTheInvoke() async {
+        let (d, _) = await makeDispatcher()
+        await d.cancel(id: "soon", arrived: true)
+        guard case .failure(let e) = await d.invoke(id: "soon", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil) else {
+            Issue.record("ran after its cancel"); return
+        }
+        #expect(e.code == .cancelled, "\(e.message)")
+        // Used once: the same id later runs, and a cancel for an invoke nobody announced is dropped.
+        #expect((try? await d.invoke(id: "soon", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil).get()) != nil)
+        await d.cancel(id: "never")
+        #expect((try? await d.invoke(id: "never", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil).get()) != nil)
+    }
+}

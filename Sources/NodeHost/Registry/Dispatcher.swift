@@ -21,6 +21,9 @@ public actor Dispatcher {
     /// Set by `cancelAll` (the node is stopping): invokes that arrive afterwards are refused with
     /// NODE_NOT_READY before anything of them runs, so the gateway may send them again elsewhere.
     private var stopping: String?
+    /// Cancels that came for an invoke whose request arrived but which is not running yet (its
+    /// task had not reached `invoke`): it answers CANCELLED as soon as it gets here. A few only.
+    private var cancelledEarly: [String] = []
     private let log: Logger
 
     public init(registry: CommandRegistry, presence: PresenceMonitor, maxInFlight: Int = 8,
@@ -45,6 +48,10 @@ public actor Dispatcher {
     /// `duplex`: the invoke's progress and input channel (a gateway invoke's; detached otherwise).
     public func invoke(id: String, command: String, params: InvokeParams, timeoutMs: Int?,
                        maxPayloadBytes: Int, duplex: DuplexChannel = .detached()) async -> Result<JSONValue, NodeError> {
+        if let early = cancelledEarly.firstIndex(of: id) {
+            cancelledEarly.remove(at: early)
+            return .failure(NodeError(.cancelled, "cancelled by the gateway before it started"))
+        }
         if let stopping {
             return .failure(NodeError(.nodeNotReady, "\(stopping); nothing of \(command) ran", retryable: true))
         }
@@ -108,8 +115,13 @@ public actor Dispatcher {
     /// Aborts a running invoke (gateway `node.invoke.cancel`); it answers "CANCELLED", or `error`
     /// (a duplex invoke whose input overflowed). Its task's cancellation ends what the handler
     /// started (a process tree, a held key, a stream) through its CancelFlag and waits.
-    public func cancel(id: String, error: NodeError = NodeError(.cancelled, "cancelled by the gateway")) {
-        guard let running = inFlight[id] else { return }
+    /// `arrived`: the caller knows the invoke's request came in, so a cancel that finds it not
+    /// running yet is kept for it.
+    public func cancel(id: String, error: NodeError = NodeError(.cancelled, "cancelled by the gateway"), arrived: Bool = false) {
+        guard let running = inFlight[id] else {
+            if arrived, !cancelledEarly.contains(id) { cancelledEarly = Array((cancelledEarly + [id]).suffix(16)) }
+            return
+        }
         if running.reply.resolve(.failure(error)) { running.task.cancel() }
     }
 

@@ -161,19 +161,23 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
         case .event("node.invoke.request", let p):
             guard let dispatcher else { return }
             guard let req = GatewayProtocol.InvokeRequest(p) else { log.warn("ignoring a node.invoke.request without id/command"); return }
+            // Registered here, on the reader, so input that follows the request at once finds it.
+            let duplex = openChannel(req.id, nodeId: nodeId)
             // Made under the lock its own end takes, so it is registered before it can leave.
             invokes.withLock { i in
                 i.next += 1
                 let key = i.next
                 i.running[key] = Task {
-                    await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher)
+                    await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher, duplex: duplex)
                     self.invokes.withLock { _ = $0.running.removeValue(forKey: key) }
                 }
             }
         case .event("node.invoke.cancel", let p):
             if let dispatcher, let id = GatewayProtocol.cancelledInvokeId(p) {
                 log.info("the gateway cancelled invoke [\(id)]")
-                Task { await dispatcher.cancel(id: id) }
+                // Its request may have arrived with the invoke not started yet: then it is kept.
+                let arrived = channels.withLock { $0[id] != nil }
+                Task { await dispatcher.cancel(id: id, arrived: arrived) }
             }
         case .event("node.invoke.input", let p):
             guard let input = GatewayProtocol.InvokeInput.read(p) else { log.info("dropping a malformed node.invoke.input"); return }
@@ -210,28 +214,36 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
         }
     }
 
-    private func runInvoke(_ req: GatewayProtocol.InvokeRequest, nodeId: String, dispatcher: Dispatcher) async {
-        log.debug("invoke \(req.command) [\(req.id)]")
-        // Its progress goes out as node.invoke.progress; its input comes in through `channels`.
-        let progress = InvokeProgress(invokeId: req.id, nodeId: nodeId, log: log) { [weak self] params in
+    /// An invoke's progress sender and channel, registered for its input; nil when an invoke with
+    /// this id already runs (the dispatcher refuses the second one; the first keeps its channel).
+    private func openChannel(_ invokeId: String, nodeId: String) -> (channel: DuplexChannel, progress: InvokeProgress)? {
+        let progress = InvokeProgress(invokeId: invokeId, nodeId: nodeId, log: log) { [weak self] params in
             guard let self else { return .failure(.init(["code": .string(NodeError.Code.connectionLost.rawValue), "message": "connection gone"])) }
             return await self.call("node.invoke.progress", params: params, timeout: .seconds(30))
         }
         let channel = DuplexChannel { chunk in await progress.send(chunk) }
-        // A second invoke with a running one's id is refused by the dispatcher; its channel stays.
-        let registered = channels.withLock { c -> Bool in
-            guard c[req.id] == nil else { return false }
-            c[req.id] = channel
-            return true
+        return channels.withLock { c in
+            guard c[invokeId] == nil else { return nil }
+            c[invokeId] = channel
+            return (channel, progress)
         }
-        let beats = registered && dispatcher.registry.spec(req.command)?.duplex == true
-            ? InvokeProgress.heartbeats(progress, channel) : nil
+    }
+
+    private func runInvoke(_ req: GatewayProtocol.InvokeRequest, nodeId: String, dispatcher: Dispatcher,
+                           duplex: (channel: DuplexChannel, progress: InvokeProgress)?) async {
+        log.debug("invoke \(req.command) [\(req.id)]")
+        // Its progress goes out as node.invoke.progress; its input comes in through `channels`.
+        let beats = duplex.flatMap { d in
+            dispatcher.registry.spec(req.command)?.duplex == true ? InvokeProgress.heartbeats(d.progress, d.channel) : nil
+        }
         var result = await dispatcher.invoke(id: req.id, command: req.command, params: req.params, timeoutMs: req.timeoutMs,
-                                             maxPayloadBytes: maxPayload, duplex: registered ? channel : .detached())
+                                             maxPayloadBytes: maxPayload, duplex: duplex?.channel ?? .detached())
         // No progress after this: the result is the invoke's last word.
         beats?.cancel()
-        channel.end()
-        if registered { channels.withLock { _ = $0.removeValue(forKey: req.id) } }
+        if let duplex {
+            duplex.channel.end()
+            channels.withLock { _ = $0.removeValue(forKey: req.id) }
+        }
         if case .failure(let e) = result, e.code == .timeout, (req.timeoutMs ?? 0) > 0 {
             // The dispatcher's deadline is the gateway's timeoutMs: the gateway has already answered
             // the caller with a timeout, so a result now is noise.
