@@ -91,6 +91,8 @@ public final class DuplexChannel: Sendable {
     /// CANCELLED when the invoke is cancelled, INPUT_BUFFER_OVERFLOW when the caller sent more than
     /// 64 KiB the handler did not read.
     public func nextInput() async throws(NodeError) -> String? {
+        // This call's place among the waiters, so a cancel wakes this one and no other reader.
+        let me = state.withLock { s in s.nextWaiter += 1; return s.nextWaiter }
         let next: Next = await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Next, Never>) in
                 let ready: Next? = state.withLock { s in
@@ -102,15 +104,17 @@ public final class DuplexChannel: Sendable {
                     }
                     if s.ended { return .ended }
                     if Task.isCancelled { return .cancelled }
-                    s.nextWaiter += 1
-                    s.waiters.append((s.nextWaiter, c))
+                    s.waiters.append((me, c))
                     return nil
                 }
                 if let ready { c.resume(returning: ready) }
             }
         } onCancel: {
-            let woken = state.withLock { s in defer { s.waiters = [] }; return s.waiters.map(\.resume) }
-            for w in woken { w.resume(returning: .cancelled) }
+            let mine = state.withLock { s -> CheckedContinuation<Next, Never>? in
+                guard let i = s.waiters.firstIndex(where: { $0.id == me }) else { return nil }
+                return s.waiters.remove(at: i).resume
+            }
+            mine?.resume(returning: .cancelled)
         }
         switch next {
         case .input(let text): return text
