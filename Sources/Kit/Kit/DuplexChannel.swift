@@ -38,6 +38,10 @@ public final class DuplexChannel: Sendable {
     /// Input the node keeps unread for a handler (before it first listens, or while it is busy).
     public static let inputBufferBytes = 64 * 1024
 
+    /// What an invoke whose unread input overflowed answers.
+    public static let overflowError = NodeError(.inputBufferOverflow,
+        "more than \(inputBufferBytes / 1024) KiB of input arrived before the command read it")
+
     private struct State {
         /// False once the gateway said `ignored`, or the invoke ended.
         var open: Bool
@@ -119,7 +123,7 @@ public final class DuplexChannel: Sendable {
         switch next {
         case .input(let text): return text
         case .ended: return nil
-        case .overflow: throw NodeError(.inputBufferOverflow, "more than \(Self.inputBufferBytes / 1024) KiB of input arrived before the command read it")
+        case .overflow: throw Self.overflowError
         case .cancelled: throw NodeError(.cancelled, "the invoke was cancelled")
         }
     }

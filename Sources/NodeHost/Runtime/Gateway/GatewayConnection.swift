@@ -191,7 +191,7 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
             case .overflow:
                 log.warn("invoke [\(input.id)]: the gateway sent more than \(DuplexChannel.inputBufferBytes / 1024) KiB of input the command did not read; failing it")
                 if let dispatcher {
-                    Task { await dispatcher.cancel(id: input.id, error: NodeError(.inputBufferOverflow, "more than \(DuplexChannel.inputBufferBytes / 1024) KiB of input arrived before the command read it")) }
+                    Task { await dispatcher.cancel(id: input.id, error: DuplexChannel.overflowError) }
                 }
             }
         case .event("shutdown", let p):
