@@ -30,7 +30,7 @@ import Testing
         let t = try Self.tree(); defer { t.cleanup() }
         let caps = try Self.json(try t.run(["caps", "--json"]))
         let rows = caps["table"]?.arrayValue?.filter { $0["capability"] == "hello" } ?? []
-        #expect(rows.compactMap { $0["name"]?.stringValue } == ["hello.greet", "hello.count"], "\(caps)")
+        #expect(rows.compactMap { $0["name"]?.stringValue } == ["hello.greet", "hello.count", "hello.stream"], "\(caps)")
         #expect(rows.allSatisfy { $0["advertised"] == false })
         #expect(caps["notAdvertised"]?.arrayValue?.contains("hello: disabled in config (capabilities.hello.enabled)") == true)
         for command in ["hello.greet", "hello.count"] {

@@ -8,13 +8,22 @@ validate; so does this one.
 
 Talks to the test over stdio, one JSON object per line.
   stdout: {"event": "listening", "port": N, "fingerprint": hex|null} first, then events such as
-          connect, pairing_requested, hello, invoke_result, node_event, schema_error, disconnect.
+          connect, pairing_requested, hello, invoke_result, node_event, schema_error, disconnect,
+          progress (one per node.invoke.progress unless the invoke was sent with "quietProgress").
+Duplex invokes (docs/PROTOCOL.md): node.invoke.progress is checked against the 2026.8 schemas in
+newest-node-schemas.json and as the gateway checks it (nodeId, 16 KiB of UTF-8, seq from 0 without
+gaps), answered {ok, ignored}; node.host.stats payloads are checked against NodeHostStatsPayload
+(and free <= total); every input/cancel event sent is checked against its schema too.
   stdin:  {"cmd": "approve", "requestId": id} | {"cmd": "approve_all"} | {"cmd": "reject", "requestId": id}
           {"cmd": "chat_reply", "text": s} (the agent's reply to chat.send)
           {"cmd": "speak", "audioFile": path, "outputFormat"?, "mimeType"?, "fileExtension"?, "delayMs"?} |
           {"cmd": "speak", "error": {"reason": r, "fallbackEligible": b}} (what talk.speak returns)
-          {"cmd": "invoke", "id": id, "command": c, "paramsJSON": s|null, "timeoutMs": n}
+          {"cmd": "invoke", "id": id, "command": c, "paramsJSON": s|null, "timeoutMs": n,
+           "quietProgress"?: b, "ignoreProgressAfter"?: n}
           {"cmd": "cancel", "id": id} | {"cmd": "raw", "text": s} | {"cmd": "close", "code": n}
+          {"cmd": "input", "id": id, "seq": n, "payloadJSON": s} (node.invoke.input of a running invoke)
+          {"cmd": "ignore_progress", "id": id, "after": n} (answer ignored:true after n accepted chunks)
+          {"cmd": "event_answer", "handled": b, "reason": r|null} (how node.event is answered from now on)
           {"cmd": "shutdown", "restartExpectedMs": n} | {"cmd": "revoke_tokens"} | {"cmd": "stats"}
           {"cmd": "bench", "command": c, "paramsJSON": s|null, "n": n, "concurrency": n, "seconds": s}
 State (paired devices and their roles, device tokens per role, pending requests) persists in
@@ -76,6 +85,19 @@ class Schema:
         return errs
 
 
+class NewestSchemas:
+    """The 2026.8 node-facing definitions (newest-node-schemas.json), by name."""
+    def __init__(self, path):
+        with open(path) as f:
+            doc = json.load(f)
+        defs = doc["definitions"]
+        self.by_name = {name: jsonschema.Draft7Validator({"$ref": "#/definitions/" + name, "definitions": defs})
+                        for name in defs}
+
+    def errors(self, name, value):
+        return ["%s: %s" % (name, e.message) for e in self.by_name[name].iter_errors(value)]
+
+
 class State:
     def __init__(self, path):
         self.path = path
@@ -114,6 +136,10 @@ class Gateway:
     def __init__(self, args):
         self.args = args
         self.schema = Schema(args.schema)
+        self.newest = NewestSchemas(args.newest_schema)
+        self.progress = {}        # invoke id -> {"next": seq expected, "count", "bytes", "heartbeats", "gaps", "quiet", "ignoreAfter"}
+        self.event_answer = {"handled": False, "reason": args.event_unhandled} if args.event_unhandled else \
+            {"handled": True, "reason": "persisted"}
         self.state = State(args.state)
         self.sessions = {}        # deviceId -> ws (node sessions)
         self.operators = {}       # deviceId -> ws (operator sessions)
@@ -141,6 +167,68 @@ class Gateway:
             self.counts["schema_errors"] += 1
             emit({"event": "schema_error", "frame": frame, "errors": errs})
         return errs
+
+    def validate_newest(self, frame):
+        """The 2026.8 frames: node.invoke.progress params, node.host.stats payloads."""
+        if frame.get("type") != "req" or not isinstance(frame.get("params"), dict):
+            return []
+        method, p = frame.get("method"), frame["params"]
+        errs = []
+        if method == "node.invoke.progress":
+            errs = self.newest.errors("NodeInvokeProgressParams", p)
+        elif method == "node.event" and p.get("event") == "node.host.stats":
+            try:
+                payload = json.loads(p.get("payloadJSON") or "null")
+                errs = self.newest.errors("NodeHostStatsPayload", payload)
+                if not errs and payload["memoryFreeBytes"] > payload["memoryTotalBytes"]:
+                    errs.append("NodeHostStatsPayload: memoryFreeBytes > memoryTotalBytes")
+                if not errs and "diskTotalBytes" in payload and payload["diskAvailableBytes"] > payload["diskTotalBytes"]:
+                    errs.append("NodeHostStatsPayload: diskAvailableBytes > diskTotalBytes")
+            except ValueError as e:
+                errs = ["payloadJSON is not JSON: %s" % e]
+        if errs:
+            self.counts["schema_errors"] += 1
+            emit({"event": "schema_error", "frame": frame, "errors": errs})
+        return errs
+
+    async def send_checked(self, ws, event, payload, schema):
+        """A gateway event of the 2026.8 train, checked against its own schema first."""
+        errs = self.newest.errors(schema, payload)
+        if errs:
+            emit({"event": "gateway_schema_error", "errors": errs})
+        await self.send(ws, {"type": "event", "event": event, "payload": payload})
+
+    async def handle_progress(self, ws, device_id, rid, p):
+        """As the gateway's node.invoke.progress handler: nodeId, byte size, then ignored or not."""
+        if p["nodeId"] != device_id:
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "nodeId mismatch"))
+            return
+        chunk = p["chunk"]
+        if len(chunk.encode("utf-8")) > 16384:
+            emit({"event": "schema_error", "frame": {"method": "node.invoke.progress", "bytes": len(chunk.encode())},
+                  "errors": ["progress chunk too large"]})
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "progress chunk too large"))
+            return
+        iid = p["invokeId"]
+        st = self.progress.get(iid)
+        live = st is not None and iid in self.pending_invokes
+        if st is not None:
+            if p["seq"] != st["next"]:
+                st["gaps"] += 1
+                emit({"event": "progress_gap", "id": iid, "expected": st["next"], "seq": p["seq"]})
+            st["next"] = max(st["next"], p["seq"] + 1)
+            if st["ignoreAfter"] is not None and st["count"] >= st["ignoreAfter"]:
+                live = False
+            if live:
+                st["count"] += 1
+                st["bytes"] += len(chunk.encode("utf-8"))
+                st["heartbeats"] += 1 if chunk == "" else 0
+            else:
+                st["ignoredAnswers"] += 1
+        if st is not None and not st["quiet"]:
+            emit({"event": "progress", "id": iid, "seq": p["seq"], "chunk": chunk, "bytes": len(chunk.encode("utf-8")),
+                  "ignored": not live})
+        await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True, "ignored": not live}})
 
     async def handler(self, ws, path=None):
         nonce = secrets.token_urlsafe(16)
@@ -387,7 +475,7 @@ class Gateway:
         except ValueError:
             emit({"event": "schema_error", "frame": raw[:200], "errors": ["not JSON"]})
             return
-        if self.validate(frame):
+        if self.validate(frame) or self.validate_newest(frame):
             await self.send(ws, self.error(frame.get("id", "?"), "INVALID_REQUEST", "invalid request frame"))
             return
         if frame["type"] != "req":
@@ -408,15 +496,26 @@ class Gateway:
                 await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True}})
                 return
             known = self.pending_invokes.pop(params["id"], None) is not None
+            st = self.progress.get(params["id"], {})
             emit({"event": "invoke_result", "id": params["id"], "ok": params["ok"],
                   "payload": json.loads(params["payloadJSON"]) if "payloadJSON" in params else None,
-                  "error": params.get("error"), "known": known})
+                  "error": params.get("error"), "known": known,
+                  "progress": {k: st[k] for k in ("count", "bytes", "heartbeats", "gaps", "next", "ignoredAnswers")} if st else None})
             await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True} if known else {"ok": True, "ignored": True}})
+        elif method == "node.invoke.progress":
+            await self.handle_progress(ws, device_id, rid, params)
         elif method == "node.event":
             payload = json.loads(params["payloadJSON"]) if "payloadJSON" in params else params.get("payload")
             emit({"event": "node_event", "name": params["event"], "payload": payload})
-            await self.send(ws, {"type": "res", "id": rid, "ok": True,
-                                 "payload": {"ok": True, "event": params["event"], "handled": True, "reason": "persisted"}})
+            answer = {"ok": True, "event": params["event"], "handled": self.event_answer["handled"]}
+            if params["event"] == "node.host.stats" and self.event_answer["handled"]:
+                answer["reason"] = "updated"
+            elif self.event_answer.get("reason"):
+                answer["reason"] = self.event_answer["reason"]
+            errs = self.newest.errors("NodeEventResult", answer)
+            if errs:
+                emit({"event": "gateway_schema_error", "errors": errs})
+            await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": answer})
         elif method == "node.canvas.capability.refresh" and self.args.canvas_refresh_host:
             # Older gateways: a new scoped canvas URL (the token in it has a sliding 10 min TTL).
             emit({"event": "canvas_refresh"})
@@ -484,6 +583,8 @@ class Gateway:
         elif cmd == "invoke":
             for d, ws in list(self.sessions.items()):
                 self.pending_invokes[c["id"]] = True
+                self.progress[c["id"]] = {"next": 0, "count": 0, "bytes": 0, "heartbeats": 0, "gaps": 0, "ignoredAnswers": 0,
+                                          "quiet": bool(c.get("quietProgress")), "ignoreAfter": c.get("ignoreProgressAfter")}
                 ev = {"id": c["id"], "nodeId": d, "command": c["command"]}
                 if "paramsJSON" in c and c["paramsJSON"] is not None:
                     ev["paramsJSON"] = c["paramsJSON"]
@@ -491,8 +592,19 @@ class Gateway:
                     ev["timeoutMs"] = c["timeoutMs"]
                 await self.send(ws, {"type": "event", "event": "node.invoke.request", "payload": ev})
         elif cmd == "cancel":
-            for ws in list(self.sessions.values()):
-                await self.send(ws, {"type": "event", "event": "node.invoke.cancel", "payload": {"invokeId": c["id"], "nodeId": "x"}})
+            for d, ws in list(self.sessions.items()):
+                await self.send_checked(ws, "node.invoke.cancel", {"invokeId": c["id"], "nodeId": d}, "NodeInvokeCancelEvent")
+        elif cmd == "input":
+            for d, ws in list(self.sessions.items()):
+                await self.send_checked(ws, "node.invoke.input", {"id": c["id"], "nodeId": d, "seq": c["seq"], "payloadJSON": c["payloadJSON"]},
+                                        "NodeInvokeInputEvent")
+            emit({"event": "input_sent", "id": c["id"], "seq": c["seq"]})
+        elif cmd == "ignore_progress":
+            self.progress[c["id"]]["ignoreAfter"] = c.get("after", 0)
+            emit({"event": "ignore_set", "id": c["id"]})
+        elif cmd == "event_answer":
+            self.event_answer = {"handled": c["handled"], "reason": c.get("reason")}
+            emit({"event": "event_answer_set"})
         elif cmd == "raw":
             for ws in list(self.sessions.values()):
                 await ws.send(c["text"])
@@ -524,6 +636,8 @@ async def main():
     ap.add_argument("--host", default="127.0.0.1", help="address to listen on (a test network namespace's veth)")
     ap.add_argument("--state")
     ap.add_argument("--schema", default=os.path.join(HERE, "protocol.schema.json"))
+    ap.add_argument("--newest-schema", default=os.path.join(HERE, "newest-node-schemas.json"),
+                    help="the 2026.8 node-facing schemas (progress, input, cancel, host stats, node.event answers)")
     ap.add_argument("--tick-ms", type=int, default=30000)
     ap.add_argument("--max-payload", type=int, default=25 * 1024 * 1024)
     ap.add_argument("--cert"); ap.add_argument("--key")
@@ -537,6 +651,7 @@ async def main():
     ap.add_argument("--fail-code")
     ap.add_argument("--silent", action="store_true", help="send no ticks")
     ap.add_argument("--oversize-before-challenge", type=int, default=0, help="send a frame of N bytes instead of the challenge")
+    ap.add_argument("--event-unhandled", metavar="REASON", help="answer every node.event handled:false with this reason")
     ap.add_argument("--canvas-host")
     ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
     args = ap.parse_args()

@@ -3,7 +3,7 @@ import Kit
 import Support
 import Synchronization
 
-/// The code half of the manifest's two rows. Everything else — the gate on hello.count, the
+/// The code half of the manifest's three rows. Everything else — the gate on hello.count, the
 /// config keys and their defaults, the docs — is in libopenclaw-hello.manifest.json5.
 struct HelloCapability: Capability, SelfDiagnosing {
     let manifest: BundleManifest
@@ -44,7 +44,8 @@ struct HelloCapability: Capability, SelfDiagnosing {
          },
          CommandHandler("hello.count", params: NoParams.self) { [counter, clock, loadedAt] _, _ in
              CountResult(count: counter.next(), sinceLoadMs: (clock.now - loadedAt).milliseconds)
-         }]
+         },
+         CommandHandler("hello.stream", params: HelloStream.Params.self, handler: HelloStream.run)]
     }
 
     func availability() async -> Availability { .available }

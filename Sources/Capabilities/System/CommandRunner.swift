@@ -29,6 +29,9 @@ struct CommandRunner {
     let timeout: Duration?
     /// Descriptors the child gets at these numbers (the sandbox's seccomp filter); ours are closed after the spawn.
     var extraFDs: [Int32: Int32] = [:]
+    /// Every read of stdout (0) or stderr (1), as it happens, also past the cap (the progress
+    /// stream of a gateway invoke); called on the runner's thread and must not block.
+    var onOutput: (@Sendable (Int, ArraySlice<UInt8>) -> Void)? = nil
 
     func run() async -> Outcome {
         let job = self
@@ -86,6 +89,7 @@ struct CommandRunner {
                     if n == 0 || (errno != EINTR && errno != EAGAIN) { open[index] = false }
                     continue
                 }
+                onOutput?(index, buf[0..<n])
                 let room = max(0, Self.outputCap - total)
                 if n > room { outcome.truncated = true }
                 if room > 0 { captured[index] += buf[0..<min(n, room)]; total += min(n, room) }

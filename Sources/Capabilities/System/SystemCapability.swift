@@ -134,8 +134,16 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
                 if let seccomp { close(seccomp) }
                 throw await deny("SYSTEM_RUN_DENIED: sandbox: \(refused.message)", reason: "sandbox-path")
             }
-            outcome = await CommandRunner(executable: boxed.executable, argv: boxed.argv, environment: env, cwd: p.cwd,
-                                          timeout: timeout, extraFDs: seccomp.map { [3: $0] } ?? [:]).run()
+            // Over a gateway, the output also streams as progress while the command runs.
+            let stream = ctx.duplex.isOpen ? OutputProgress(ctx.duplex) : nil
+            let pump: Task<Void, Never>? = stream.map { s in Task { await s.run() } }
+            var runner = CommandRunner(executable: boxed.executable, argv: boxed.argv, environment: env, cwd: p.cwd,
+                                       timeout: timeout, extraFDs: seccomp.map { [3: $0] } ?? [:])
+            if let stream { runner.onOutput = { @Sendable (fd: Int, bytes: ArraySlice<UInt8>) in stream.append(fd, bytes) } }
+            outcome = await runner.run()
+            stream?.finish()
+            // Cancelled: the caller has its answer; what was not streamed yet is not waited for.
+            if ctx.isCancelled { pump?.cancel() } else { await pump?.value }
             if p.approvalDecision == "allow-always", approved, outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
                 rememberAlways(commandText: commandText, executable: executable, agent: p.effectiveAgent, runId: runId)
             }

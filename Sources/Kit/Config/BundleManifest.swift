@@ -24,13 +24,16 @@ public struct BundleManifest: Sendable {
         public let gateway: GatewayPolicy
         /// What an older gateway (`gateway.nodes.allowCommands`) does with it.
         public let olderGateway: GatewayPolicy
+        /// A long-running command that streams progress and takes input while it runs (a duplex
+        /// invoke): the node keeps it alive with heartbeats while it is quiet.
+        public let duplex: Bool
 
         public init(name: String, summary: String, params: [Param] = [], requiresForeground: Bool = false,
                     dangerous: Bool = false, permission: String? = nil, gateway: GatewayPolicy = .allowlist,
-                    olderGateway: GatewayPolicy = .allowlist) {
+                    olderGateway: GatewayPolicy = .allowlist, duplex: Bool = false) {
             self.name = name; self.summary = summary; self.params = params
             self.requiresForeground = requiresForeground; self.dangerous = dangerous; self.permission = permission
-            self.gateway = gateway; self.olderGateway = olderGateway
+            self.gateway = gateway; self.olderGateway = olderGateway; self.duplex = duplex
         }
     }
 

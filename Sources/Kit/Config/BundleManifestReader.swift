@@ -55,7 +55,8 @@ public enum BundleManifestReader {
                 dangerous: value("dangerous", row)?.boolValue ?? false,
                 permission: value("permission", row)?.stringValue,
                 gateway: value("gateway", row)?.stringValue.flatMap(BundleManifest.GatewayPolicy.init(rawValue:)) ?? .allowlist,
-                olderGateway: value("olderGateway", row)?.stringValue.flatMap(BundleManifest.GatewayPolicy.init(rawValue:)) ?? .allowlist))
+                olderGateway: value("olderGateway", row)?.stringValue.flatMap(BundleManifest.GatewayPolicy.init(rawValue:)) ?? .allowlist,
+                duplex: value("duplex", row)?.boolValue ?? false))
         }
         if let commandsNode, commands.isEmpty, value("cli", top) == nil {
             fail(commandsNode, "commands", "a bundle must declare at least one command")
@@ -172,6 +173,7 @@ public enum BundleManifestReader {
                 ConfigField("permission", .string, "the connect frame's permissions key it needs"),
                 ConfigField("gateway", .enumeration(policies), "the policy of gateways 2026.7.2 and later"),
                 ConfigField("olderGateway", .enumeration(policies), "the policy of older gateways"),
+                ConfigField("duplex", .bool, "a long-running command that streams progress and takes input (heartbeats while quiet)"),
             ])), "the command rows"),
             ConfigField("doctor", .map(.string), "the checks doctor runs: id → what it checks"),
             ConfigField("cli", .map(.object([

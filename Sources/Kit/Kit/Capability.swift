@@ -17,11 +17,19 @@ public struct InvocationContext: Sendable {
     public let deadline: ContinuousClock.Instant?
     /// Largest JSON payload the current transport accepts (gateway `policy.maxPayload`).
     public let maxPayloadBytes: Int
+    /// Progress out and input in while the invoke runs (DuplexChannel); detached when the caller
+    /// is not a gateway.
+    public let duplex: DuplexChannel
 
-    public init(invokeId: String, command: String, deadline: ContinuousClock.Instant?, maxPayloadBytes: Int) {
+    public init(invokeId: String, command: String, deadline: ContinuousClock.Instant?, maxPayloadBytes: Int,
+                duplex: DuplexChannel = .detached()) {
         self.invokeId = invokeId; self.command = command; self.deadline = deadline
-        self.maxPayloadBytes = maxPayloadBytes
+        self.maxPayloadBytes = maxPayloadBytes; self.duplex = duplex
     }
+
+    /// Whether the invoke was cancelled (`node.invoke.cancel`, its deadline, its caller gone, the
+    /// node stopping): the handler's task is, and every wait of the node's that it is in ends.
+    public var isCancelled: Bool { Task.isCancelled }
 }
 
 /// A capability (the built-in device one, a bundle's, a plugin's) as the registry loads it. What it

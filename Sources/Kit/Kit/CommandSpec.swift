@@ -69,6 +69,7 @@ public struct CommandSpec: Sendable {
     public var summary: String { row.summary }
     public var requiresForeground: Bool { row.requiresForeground }
     public var dangerous: Bool { row.dangerous }
+    public var duplex: Bool { row.duplex }
     public var permission: String? { row.permission }
     public var paramsDoc: [(String, String)] { row.params.map { ($0.name, $0.doc) } }
 }

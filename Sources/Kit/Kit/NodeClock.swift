@@ -7,6 +7,12 @@ public protocol NodeClock: Sendable {
     var now: ContinuousClock.Instant { get }
     /// Milliseconds since 1970-01-01 UTC.
     var wallMilliseconds: Int64 { get }
+    /// Waits `duration` of this clock's time (periodic work: host stats); throws when cancelled.
+    func sleep(for duration: Duration) async throws
+}
+
+extension NodeClock {
+    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
 
 /// The system's clocks.

@@ -30,6 +30,13 @@ public struct NodeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let micBusy: Code = "MIC_BUSY"
         /// A gateway call's connection ended before its reply came.
         public static let connectionLost: Code = "CONNECTION_LOST"
+        /// The node refused an invoke before doing anything of it (it is stopping); the gateway may
+        /// retry it. Never after progress or a handler start (docs/PROTOCOL.md "Duplex invokes").
+        public static let nodeNotReady: Code = "NODE_NOT_READY"
+        /// A duplex invoke's gateway input piled up past what the node buffers unread (64 KiB).
+        public static let inputBufferOverflow: Code = "INPUT_BUFFER_OVERFLOW"
+        /// A duplex invoke's binary channel broke the fragment framing rules.
+        public static let duplexFraming: Code = "DUPLEX_FRAMING"
         /// `<CAP>_DISABLED`: the capability is off in config.
         public static func disabled(_ capability: String) -> Code { Code(rawValue: capability.uppercased() + "_DISABLED") }
         /// `<CAP>_UNAVAILABLE`: the capability cannot serve on this device now.

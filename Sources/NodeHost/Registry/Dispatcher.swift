@@ -18,6 +18,12 @@ public actor Dispatcher {
     /// Used when the request carries no timeoutMs (the gateway's own default).
     public nonisolated let defaultTimeoutMs: Int
     private var inFlight: [String: (task: Task<Void, Never>, reply: ReplyOnce)] = [:]
+    /// Set by `cancelAll` (the node is stopping): invokes that arrive afterwards are refused with
+    /// NODE_NOT_READY before anything of them runs, so the gateway may send them again elsewhere.
+    private var stopping: String?
+    /// Cancels that came for an invoke whose request arrived but which is not running yet (its
+    /// task had not reached `invoke`): it answers CANCELLED as soon as it gets here. A few only.
+    private var cancelledEarly: [String] = []
     private let log: Logger
 
     public init(registry: CommandRegistry, presence: PresenceMonitor, maxInFlight: Int = 8,
@@ -39,8 +45,16 @@ public actor Dispatcher {
     /// the control socket's own limit): handlers fit media to it; the transport checks the frame.
     /// The deadline (`timeoutMs`, else `defaultTimeoutMs`) is enforced here and only here: a call
     /// still running then is cancelled and answers TIMEOUT.
+    /// `duplex`: the invoke's progress and input channel (a gateway invoke's; detached otherwise).
     public func invoke(id: String, command: String, params: InvokeParams, timeoutMs: Int?,
-                       maxPayloadBytes: Int) async -> Result<JSONValue, NodeError> {
+                       maxPayloadBytes: Int, duplex: DuplexChannel = .detached()) async -> Result<JSONValue, NodeError> {
+        if let early = cancelledEarly.firstIndex(of: id) {
+            cancelledEarly.remove(at: early)
+            return .failure(NodeError(.cancelled, "cancelled by the gateway before it started"))
+        }
+        if let stopping {
+            return .failure(NodeError(.nodeNotReady, "\(stopping); nothing of \(command) ran", retryable: true))
+        }
         let spec: CommandSpec
         switch gate(command) {
         case .failure(let e): return .failure(e)
@@ -64,7 +78,8 @@ public actor Dispatcher {
 
         let timeout = timeoutMs ?? defaultTimeoutMs
         let deadline: ContinuousClock.Instant? = timeout > 0 ? .now + .milliseconds(timeout) : nil
-        let context = InvocationContext(invokeId: id, command: command, deadline: deadline, maxPayloadBytes: maxPayloadBytes)
+        let context = InvocationContext(invokeId: id, command: command, deadline: deadline, maxPayloadBytes: maxPayloadBytes,
+                                        duplex: duplex)
         let reply = ReplyOnce()
 
         let work = Task {
@@ -97,16 +112,27 @@ public actor Dispatcher {
         return result
     }
 
-    /// Aborts a running invoke (gateway `node.invoke.cancel`); it answers "CANCELLED".
-    public func cancel(id: String) {
-        guard let running = inFlight[id] else { return }
-        if running.reply.resolve(.failure(NodeError(.cancelled, "cancelled by the gateway"))) { running.task.cancel() }
+    /// Aborts a running invoke (gateway `node.invoke.cancel`); it answers "CANCELLED", or `error`
+    /// (a duplex invoke whose input overflowed). Its task's cancellation ends what the handler
+    /// started (a process tree, a held key, a stream) through its CancelFlag and waits.
+    /// `arrived`: the caller knows the invoke's request came in, so a cancel that finds it not
+    /// running yet is kept for it.
+    public func cancel(id: String, error: NodeError = NodeError(.cancelled, "cancelled by the gateway"), arrived: Bool = false) {
+        guard let running = inFlight[id] else {
+            if arrived, !cancelledEarly.contains(id) { cancelledEarly = Array((cancelledEarly + [id]).suffix(16)) }
+            return
+        }
+        if running.reply.resolve(.failure(error)) { running.task.cancel() }
     }
+
+    /// Whether an invoke with this id is running (a `node.invoke.cancel` for another is ignored).
+    public func isRunning(_ id: String) -> Bool { inFlight[id] != nil }
 
     /// Cancels every running invoke (the daemon is stopping): each answers CANCELLED, and its
     /// task's cancellation raises the CancelFlag its blocking job waits on, so a long system.run,
     /// a held key or a recording ends now instead of holding up the shutdown.
     public func cancelAll(_ why: String) {
+        stopping = why
         for (_, running) in inFlight where running.reply.resolve(.failure(NodeError(.cancelled, why))) {
             running.task.cancel()
         }

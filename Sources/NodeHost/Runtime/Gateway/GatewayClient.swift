@@ -232,7 +232,8 @@ public actor GatewayClient {
         if session.isNode { Task { await self.announcePresence(conn, trigger: "connect") } }
         let connectedAt = ContinuousClock.now
         let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId,
-                                   dispatcher: session.isNode ? dispatcher : nil)
+                                   dispatcher: session.isNode ? dispatcher : nil,
+                                   hostStats: session.isNode ? HostStatsReporter(stateDirectory: config.stateDir) : nil)
         onDisconnect?()
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)

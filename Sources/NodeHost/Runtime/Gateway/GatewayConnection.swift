@@ -31,6 +31,10 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
     /// The invokes this connection started and that still run: cancelled when it ends, so work
     /// whose answer nobody can receive stops (and its CancelFlag ends its waits).
     private let invokes = Locked<(next: UInt64, running: [UInt64: Task<Void, Never>])>((0, [:]))
+    /// The progress/input channels of the invokes running on this connection, by invoke id.
+    private let channels = Locked<[String: DuplexChannel]>([:])
+    /// `node.event` answers already logged as not handled (event + reason): said once, readable.
+    private let unhandledLogged = Locked<Set<String>>([])
     private var restartExpectedMs: Int?
     private var maxPayload = GatewayProtocol.preAuthMaxPayload
     /// Gateway events other than the ones handled here (chat, voicewake.changed, …), for capabilities.
@@ -106,8 +110,13 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
 
     /// Serves until the connection ends. Invokes run concurrently; the reader never waits on one.
     /// `dispatcher` nil: an operator session, which serves no invokes.
-    func serve(tickIntervalMs: Int, nodeId: String, dispatcher: Dispatcher?) async -> End {
+    /// `hostStats`: the node session's `node.host.stats` reporter, run while the session lasts.
+    func serve(tickIntervalMs: Int, nodeId: String, dispatcher: Dispatcher?, hostStats: HostStatsReporter? = nil) async -> End {
         lastFrame.touch()
+        let stats = hostStats.map { reporter in
+            Task { [log] in await reporter.run(log: log) { params in await self.call("node.event", params: params) } }
+        }
+        defer { stats?.cancel() }
         let tick = Duration.milliseconds(tickIntervalMs)
         let watchdog = Task { [ws, lastFrame, log] in
             while !Task.isCancelled {
@@ -146,22 +155,45 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
             return
         }
         switch frame {
-        case .event("node.invoke.request", _) where dispatcher == nil, .event("node.invoke.cancel", _) where dispatcher == nil:
+        case .event("node.invoke.request", _) where dispatcher == nil, .event("node.invoke.cancel", _) where dispatcher == nil,
+             .event("node.invoke.input", _) where dispatcher == nil:
             log.debug("ignoring an invoke on the operator session")
         case .event("node.invoke.request", let p):
             guard let dispatcher else { return }
             guard let req = GatewayProtocol.InvokeRequest(p) else { log.warn("ignoring a node.invoke.request without id/command"); return }
+            // Registered here, on the reader, so input that follows the request at once finds it.
+            let duplex = openChannel(req.id, nodeId: nodeId)
             // Made under the lock its own end takes, so it is registered before it can leave.
             invokes.withLock { i in
                 i.next += 1
                 let key = i.next
                 i.running[key] = Task {
-                    await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher)
+                    await self.runInvoke(req, nodeId: nodeId, dispatcher: dispatcher, duplex: duplex)
                     self.invokes.withLock { _ = $0.running.removeValue(forKey: key) }
                 }
             }
         case .event("node.invoke.cancel", let p):
-            if let dispatcher, let id = p?["invokeId"]?.stringValue ?? p?["id"]?.stringValue { Task { await dispatcher.cancel(id: id) } }
+            if let dispatcher, let id = GatewayProtocol.cancelledInvokeId(p) {
+                log.info("the gateway cancelled invoke [\(id)]")
+                // Its request may have arrived with the invoke not started yet: then it is kept.
+                let arrived = channels.withLock { $0[id] != nil }
+                Task { await dispatcher.cancel(id: id, arrived: arrived) }
+            }
+        case .event("node.invoke.input", let p):
+            guard let input = GatewayProtocol.InvokeInput.read(p) else { log.info("dropping a malformed node.invoke.input"); return }
+            guard let channel = channels.withLock({ $0[input.id] }) else {
+                log.debug("node.invoke.input for invoke [\(input.id)], which is not running here; ignored")
+                return
+            }
+            switch channel.deliver(seq: input.seq, payload: input.payloadJSON) {
+            case .queued, .ended: break
+            case .duplicate: log.debug("duplicate node.invoke.input seq \(input.seq) for [\(input.id)]; ignored")
+            case .overflow:
+                log.warn("invoke [\(input.id)]: the gateway sent more than \(DuplexChannel.inputBufferBytes / 1024) KiB of input the command did not read; failing it")
+                if let dispatcher {
+                    Task { await dispatcher.cancel(id: input.id, error: DuplexChannel.overflowError) }
+                }
+            }
         case .event("shutdown", let p):
             restartExpectedMs = p?["restartExpectedMs"]?.intValue
             log.info("gateway is shutting down (\(p?["reason"]?.stringValue ?? "no reason"))\(restartExpectedMs.map { "; back in about \($0) ms" } ?? "")")
@@ -182,10 +214,36 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
         }
     }
 
-    private func runInvoke(_ req: GatewayProtocol.InvokeRequest, nodeId: String, dispatcher: Dispatcher) async {
+    /// An invoke's progress sender and channel, registered for its input; nil when an invoke with
+    /// this id already runs (the dispatcher refuses the second one; the first keeps its channel).
+    private func openChannel(_ invokeId: String, nodeId: String) -> (channel: DuplexChannel, progress: InvokeProgress)? {
+        let progress = InvokeProgress(invokeId: invokeId, nodeId: nodeId, log: log) { [weak self] params in
+            guard let self else { return .failure(.init(["code": .string(NodeError.Code.connectionLost.rawValue), "message": "connection gone"])) }
+            return await self.call("node.invoke.progress", params: params, timeout: .seconds(30))
+        }
+        let channel = DuplexChannel { chunk in await progress.send(chunk) }
+        return channels.withLock { c in
+            guard c[invokeId] == nil else { return nil }
+            c[invokeId] = channel
+            return (channel, progress)
+        }
+    }
+
+    private func runInvoke(_ req: GatewayProtocol.InvokeRequest, nodeId: String, dispatcher: Dispatcher,
+                           duplex: (channel: DuplexChannel, progress: InvokeProgress)?) async {
         log.debug("invoke \(req.command) [\(req.id)]")
+        // Its progress goes out as node.invoke.progress; its input comes in through `channels`.
+        let beats = duplex.flatMap { d in
+            dispatcher.registry.spec(req.command)?.duplex == true ? InvokeProgress.heartbeats(d.progress, d.channel) : nil
+        }
         var result = await dispatcher.invoke(id: req.id, command: req.command, params: req.params, timeoutMs: req.timeoutMs,
-                                             maxPayloadBytes: maxPayload)
+                                             maxPayloadBytes: maxPayload, duplex: duplex?.channel ?? .detached())
+        // No progress after this: the result is the invoke's last word.
+        beats?.cancel()
+        if let duplex {
+            duplex.channel.end()
+            channels.withLock { _ = $0.removeValue(forKey: req.id) }
+        }
         if case .failure(let e) = result, e.code == .timeout, (req.timeoutMs ?? 0) > 0 {
             // The dispatcher's deadline is the gateway's timeoutMs: the gateway has already answered
             // the caller with a timeout, so a result now is noise.
@@ -218,9 +276,18 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
         return false
     }
 
-    /// Sends `node.event`; returns the gateway's reply payload (nil on error/timeout).
+    /// Sends `node.event`; returns the gateway's reply payload (nil on error/timeout). An answer of
+    /// `handled: false` is the gateway's decision, not a failure: it is returned like any answer
+    /// (so nothing sends the event again) and logged once per event and reason.
     func sendEvent(_ event: String, payload: JSONValue, timeout: Duration = .seconds(10)) async -> JSONValue? {
-        await request("node.event", params: GatewayProtocol.nodeEvent(event, payload: payload), what: "node.event \(event)", timeout: timeout)
+        let reply = await request("node.event", params: GatewayProtocol.nodeEvent(event, payload: payload), what: "node.event \(event)", timeout: timeout)
+        if let reply, case let answer = GatewayProtocol.NodeEventAnswer(reply), !answer.handled {
+            let key = event + "|" + (answer.reason ?? "")
+            if unhandledLogged.withLock({ $0.insert(key).inserted }) {
+                log.info("the gateway received \(event) but did not use it (\(answer.reason ?? "no reason given")); not sent again for that")
+            }
+        }
+        return reply
     }
 
     /// Calls a gateway method a node may call (§4.8); the reply payload, or nil on error/timeout.

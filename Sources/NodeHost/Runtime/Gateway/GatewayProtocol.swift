@@ -86,6 +86,19 @@ public enum GatewayProtocol {
         let error: ErrorShape?
     }
 
+    /// `node.invoke.progress` params (closed): one chunk of a running invoke, `seq` from 0 per
+    /// invoke without gaps, `chunk` ≤ 16 KiB UTF-8, "" = heartbeat.
+    struct ProgressParams: Encodable, Sendable {
+        let invokeId: String
+        let nodeId: String
+        let seq: Int
+        let chunk: String
+    }
+
+    static func progress(invokeId: String, nodeId: String, seq: Int, chunk: String) -> JSONValue {
+        frame(ProgressParams(invokeId: invokeId, nodeId: nodeId, seq: seq, chunk: chunk))
+    }
+
     /// `node.event` params.
     struct NodeEventParams: Encodable, Sendable {
         let event: String
@@ -396,6 +409,47 @@ public enum GatewayProtocol {
                 params = try c.raw(.params)
                 timeoutMs = c.lenient(Int.self, .timeoutMs)
             }
+        }
+    }
+
+    /// A `node.invoke.input` event payload `{id, nodeId, seq, payloadJSON}`, read leniently (extra
+    /// keys ignored) but with each field of its type: anything else is dropped.
+    struct InvokeInput: Sendable, Decodable {
+        let id: String
+        let seq: Int
+        let payloadJSON: String
+        enum CodingKeys: String, CodingKey { case id, seq, payloadJSON }
+
+        /// nil for a malformed one, or one over the 16 KiB the gateway sends at most.
+        static func read(_ p: JSONValue?) -> InvokeInput? {
+            guard let p, let v = try? JSONValueDecoder.decode(InvokeInput.self, from: p), !v.id.isEmpty, v.seq >= 0,
+                  p["seq"]?.doubleValue == Double(v.seq), v.payloadJSON.utf8.count <= ProgressText.maxChunkBytes else { return nil }
+            return v
+        }
+    }
+
+    /// The invoke id of a `node.invoke.cancel` (`invokeId`; `id` from hosts that use that name).
+    static func cancelledInvokeId(_ p: JSONValue?) -> String? {
+        guard let id = p?["invokeId"]?.stringValue ?? p?["id"]?.stringValue, !id.isEmpty else { return nil }
+        return id
+    }
+
+    /// The answer to a `node.invoke.progress`: `{ok:true, ignored:true}` means stop sending.
+    static func progressDelivery(_ reply: Result<JSONValue, GatewayError>) -> DuplexChannel.Delivery {
+        switch reply {
+        case .success(let p): return p["ignored"]?.boolValue == true ? .ignored : .accepted
+        case .failure: return .failed
+        }
+    }
+
+    /// The answer to a `node.event` (closed `NodeEventResult`): `handled:false` with a reason is an
+    /// answer, not an error (the gateway saw the event and chose not to use it).
+    struct NodeEventAnswer: Sendable, Equatable {
+        let handled: Bool
+        let reason: String?
+        init(_ p: JSONValue) {
+            handled = p["handled"]?.boolValue ?? true  // older gateways answer {ok:true}
+            reason = p["reason"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         }
     }
 
