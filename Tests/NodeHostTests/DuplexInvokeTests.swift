@@ -1,6 +1,7 @@
 import Foundation
 @testable import Kit
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// Duplex invokes through the real daemon and the test gateway, which checks every progress frame

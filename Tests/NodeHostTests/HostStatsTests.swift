@@ -1,6 +1,7 @@
 import Foundation
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// node.host.stats through the real daemon and the test gateway (which checks each payload against

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// A node.event answered `{handled: false, reason}` (PROTOCOL.md §4.6) is the gateway's answer, not

@@ -2,6 +2,7 @@ import Foundation
 @testable import Kit
 @testable import Registry
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// NODE_NOT_READY means "refused before doing anything" (the gateway may retry it elsewhere): the
