@@ -17,7 +17,7 @@ import Testing
 
         init() throws {
             gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
-            tree = try ExampleBundleTests.tree("capabilities: { hello: { enabled: true }, system: { enabled: true } }")
+            tree = try ExampleBundleTests.tree("capabilities: { hello: { enabled: true }, system: { enabled: true, streamOutput: true } }")
             var env = tree.env
             env["OPENCLAW_GATEWAY_URL"] = gw.url
             env["OPENCLAW_NODE_LOG"] = "debug"

@@ -134,8 +134,9 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
                 if let seccomp { close(seccomp) }
                 throw await deny("SYSTEM_RUN_DENIED: sandbox: \(refused.message)", reason: "sandbox-path")
             }
-            // Over a gateway, the output also streams as progress while the command runs.
-            let stream = ctx.duplex.isOpen ? OutputProgress(ctx.duplex) : nil
+            // Over a gateway, and when configured (streamOutput), the output also streams as progress
+            // while the command runs.
+            let stream = settings.streamOutput && ctx.duplex.isOpen ? OutputProgress(ctx.duplex) : nil
             let pump: Task<Void, Never>? = stream.map { s in Task { await s.run() } }
             var runner = CommandRunner(executable: boxed.executable, argv: boxed.argv, environment: env, cwd: p.cwd,
                                        timeout: timeout, extraFDs: seccomp.map { [3: $0] } ?? [:])

@@ -14,6 +14,9 @@ struct SystemSettings: Sendable {
     var allowlistCeiling: [String]? = nil
     /// Environment keys a request may set besides terminal and locale settings.
     var envAllow: Set<String> = []
+    /// Over a gateway, stream the output as progress while the command runs (off: upstream's
+    /// hosts send system.run's output in the result only).
+    var streamOutput = false
 
     init() {}
 
@@ -26,5 +29,6 @@ struct SystemSettings: Sendable {
         sandbox.network = section.bool("sandboxNetwork") ?? true
         allowlistCeiling = section.settings["allowlistCeiling"]?.arrayValue?.compactMap(\.stringValue)
         envAllow = Set(section.settings["envAllow"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        streamOutput = section.bool("streamOutput") ?? false
     }
 }
