@@ -64,6 +64,10 @@ enum StatusCommand {
             Out.line("Daemon:       running, pid \(daemon["pid"]?.intValue ?? 0)")
             if let p = daemon["presence"]?.stringValue { Out.line("Presence:     \(p) (\(daemon["presenceReason"]?.stringValue ?? ""))") }
             if let c = daemon["connection"]?.stringValue { Out.line("Connection:   \(c)") }
+            if let g = daemon["gateway"], g["state"] == "paused" || g["state"] == "pendingApproval" {
+                if let r = g["requestId"]?.stringValue { Out.line("Request:      \(r) (approve: openclaw devices approve \(r))") }
+                if let h = g["remediationHint"]?.stringValue { Out.line("Gateway says: \(h)") }
+            }
             if let c = daemon["operatorConnection"]?.stringValue, c != "not used" { Out.line("Operator:     \(c)") }
         }
         return ExitCode.ok.rawValue

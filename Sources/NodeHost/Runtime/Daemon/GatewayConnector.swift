@@ -69,8 +69,25 @@ actor GatewayConnector {
         await operatorHandle.stop()
     }
 
+    /// Resumes the sessions whose reconnect is paused (SIGHUP, `openclaw-node reconnect`) and cuts
+    /// backoff waits short; returns the roles that were paused.
+    func resumePaused(_ why: String) async -> [String] {
+        var resumed: [String] = []
+        if await handle.resume(why) { resumed.append("node") }
+        if operatorRunning, await operatorHandle.resume(why) { resumed.append("operator") }
+        return resumed
+    }
+
+    /// A pairing decision one session heard: every session of this device may be waiting for it
+    /// (the operator session's role upgrade is resolved while the node session is connected).
+    func pairResolved(_ payload: JSONValue) async {
+        await handle.pairResolved(payload)
+        await operatorHandle.pairResolved(payload)
+    }
+
     private func start(_ config: NodeConfig, tlsHint: String?) async throws(GatewayClient.ConfigError) {
         let c = try client(config, tlsHint: tlsHint)
+        await c.setOnPairResolved { [weak self] p in Task { await self?.pairResolved(p) } }
         chosen = (config, tlsHint)
         await handle.start(c)
         await refreshOperator()
@@ -96,6 +113,7 @@ actor GatewayConnector {
             let c = try GatewayClient(config: chosen.config, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
                                       deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator,
                                       onlyWithToken: use == .whenTokenHeld)
+            await c.setOnPairResolved { [weak self] p in Task { await self?.pairResolved(p) } }
             operatorRunning = true
             if await !operatorHandle.start(c) {
                 if gen == generation { operatorRunning = false }
