@@ -34,7 +34,7 @@ its own token. Operator sessions may call chat.send and talk.speak and receive e
 node sessions may not. --bootstrap-operator makes a setup-code bootstrap hand over an operator
 token too (hello-ok.auth.deviceTokens).
 """
-import argparse, asyncio, base64, hashlib, json, os, secrets, ssl, sys, time
+import argparse, asyncio, base64, hashlib, http, json, os, secrets, ssl, sys, time
 import websockets
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.exceptions import InvalidSignature
@@ -398,8 +398,10 @@ class Gateway:
         payload = self.join_codes.pop(code, None)
         emit({"event": "join_fetch", "code": code, "found": payload is not None})
         if payload is None:
-            return (404, [("Content-Type", "application/json")], b'{"error":"not_found"}')
-        return (200, [("Content-Type", "application/json")], json.dumps(payload).encode())
+            body = b'{"error":"not_found"}'
+            return (http.HTTPStatus.NOT_FOUND, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body)
+        body = json.dumps(payload).encode()
+        return (http.HTTPStatus.OK, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body)
 
     async def invoke_once(self, ws, device_id, command, n, params_json=None):
         iid = "bench-%d" % n

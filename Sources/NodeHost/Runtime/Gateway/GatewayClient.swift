@@ -68,12 +68,14 @@ public actor GatewayClient {
     /// chosen gateway's URL in `config.gateway.url`, with its advertised fingerprint as `tlsHint`).
     public init(config: NodeConfig, store: StateStore, identity: DeviceIdentity, dispatcher: Dispatcher,
                 deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus(), tlsHint: String? = nil,
-                session: GatewayProtocol.SessionRole = .node, onlyWithToken: Bool = false) throws(ConfigError) {
-        var code: SetupCode?
-        if let sc = config.gateway.setupCode {
-            do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: error.description) }
+                session: GatewayProtocol.SessionRole = .node, onlyWithToken: Bool = false,
+                setupCode resolved: SetupCode? = nil) throws(ConfigError) {
+        // `resolved`: a pairing link already decoded or fetched (a join URL answers only once).
+        var code = resolved
+        if code == nil, let sc = config.gateway.setupCode {
+            do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: "gateway.setupCode: \(error.description)") }
         }
-        guard let text = config.gateway.url ?? code?.url ?? code?.urls.first else {
+        guard let text = config.gateway.url ?? code?.url else {
             throw ConfigError(description: "no gateway: set gateway.url (or OPENCLAW_GATEWAY_URL) or gateway.setupCode")
         }
         guard let u = WebSocketURL(string: text), u.scheme == "ws" || u.scheme == "wss" else {

@@ -36,7 +36,32 @@ public actor GatewayStatus {
 
     public init(_ initial: State = .idle("not started")) { state = initial }
 
-    func set(_ s: State) { state = s }
+    func set(_ s: State) {
+        state = s
+        let due = waiters.filter { $0.value.wanted(s) }
+        for (id, w) in due { waiters[id] = nil; w.resume.resume(returning: s) }
+    }
+
+    private var waiters: [Int: (wanted: @Sendable (State) -> Bool, resume: CheckedContinuation<State, Never>)] = [:]
+    private var nextWaiter = 0
+
+    /// The first state (the current one included) that `wanted` accepts, or the state at
+    /// `timeout` (`openclaw-node pair` waits for connected, paused or stopped).
+    public func first(where wanted: @escaping @Sendable (State) -> Bool, timeout: Duration) async -> State {
+        if wanted(state) { return state }
+        nextWaiter += 1
+        let id = nextWaiter
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.expire(id)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { c in waiters[id] = (wanted, c) }
+    }
+
+    private func expire(_ id: Int) {
+        waiters.removeValue(forKey: id)?.resume.resume(returning: state)
+    }
 
     func setHello(_ h: GatewayProtocol.HelloOk) {
         canvasHostUrl = h.canvasHostUrl
