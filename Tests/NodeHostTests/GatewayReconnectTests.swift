@@ -112,7 +112,7 @@ import Testing
                     #expect(g?["requestId"] == "req-pause-1" && g?["remediationHint"]?.stringValue == Self.hint, "\(g ?? nil)")
                     #expect(newLog().contains("openclaw devices approve req-pause-1") && newLog().contains(Self.hint), "\(newLog())")
                     let human = try node.cli(["status"]).stdout
-                    #expect(human.contains("Connection:   paused:") && human.contains("Request:      req-pause-1")
+                    #expect(human.contains("Connection:   pending approval (request req-pause-1), reconnect paused:") && human.contains("Request:      req-pause-1")
                             && human.contains("Gateway says: \(Self.hint)"), "\(human)")
                 }
                 if !checkedDoctor {

@@ -78,6 +78,9 @@ public actor GatewayStatus {
             return "pending approval (request \(id ?? "unknown")): run `openclaw devices approve \(id ?? "<requestId>")` on the gateway" +
                 (hint.map { " — gateway: \($0)" } ?? "")
         case .waiting(let reason, let ms): return "\(reason); retrying in \(ms / 1000) s"
+        case .paused(let p) where p.kind == "pairing":
+            // Read first what a person is asked to do, as for a pending approval that still retries.
+            return "pending approval (request \(p.requestId ?? "unknown")), reconnect paused: \(p.reason); \(Pause.resumeHint)"
         case .paused(let p): return "paused: \(p.reason); \(Pause.resumeHint)"
         case .stopped(let why): return "stopped: \(why)"
         }
