@@ -166,6 +166,46 @@ import Testing
         #expect(gw.schemaErrors.isEmpty, "\(gw.schemaErrors)")
     }
 
+    /// A local pause rule: a challenge without a nonce is a protocol fault no retry fixes. The
+    /// node pauses, and `openclaw-node reconnect` makes exactly one new attempt (paused again).
+    @Test func malformedChallengePausesUntilReconnect() throws {
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--challenge-without-nonce"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url)
+        node.extraEnv = Self.fastEnv
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 10) { gatewayState(node)?["state"] == "paused" }, "\(node.log)")
+        #expect(gatewayState(node)?["pauseKind"] == "protocol")
+        #expect(node.log.contains("does not speak the protocol as expected"), "\(node.log)")
+        _ = try #require(gw.waitFor("disconnect"))
+        let r = try node.cli(["reconnect"])
+        #expect(r.code == 0 && r.stdout.contains("resumed the paused node session"), "\(r.stdout)\(r.stderr)")
+        _ = try #require(gw.waitFor("disconnect", timeout: 20), "\(node.log)")
+        #expect(waitUntil(timeout: 10) { gatewayState(node)?["state"] == "paused" }, "\(node.log)")
+        #expect(gw.all("disconnect").count == 2)
+    }
+
+    /// A TLS pin mismatch pauses (configuration); `openclaw-node reconnect` tries once more and the
+    /// same certificate pauses it again.
+    @Test func pinMismatchPausesUntilReconnect() throws {
+        let cert = try TestCertificate(); defer { cert.remove() }
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve", "--cert", cert.certPath, "--key", cert.keyPath])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extraGateway: "tlsFingerprint: 'sha256:\(String(repeating: "00", count: 32))'")
+        node.extraEnv = Self.fastEnv
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 15) { gatewayState(node)?["state"] == "paused" }, "\(node.log)")
+        #expect(gatewayState(node)?["pauseKind"] == "configuration")
+        let pauses = { node.log.components(separatedBy: "reconnect paused for").count - 1 }
+        #expect(pauses() == 1)
+        #expect(try node.cli(["reconnect"]).code == 0)
+        #expect(waitUntil(timeout: 15) { pauses() == 2 }, "\(node.log)")
+        #expect(gatewayState(node)?["state"] == "paused")
+        #expect(gw.all("connect").isEmpty)
+    }
+
     /// A rejection on the waiting socket keeps the node paused and says so.
     @Test func rejectedPairingStaysPaused() throws {
         let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--pairing-wait"])

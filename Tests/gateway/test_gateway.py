@@ -160,7 +160,8 @@ class Gateway:
             await ws.send("x" * self.args.oversize_before_challenge)
             await asyncio.sleep(30)
             return
-        await self.send(ws, {"type": "event", "event": "connect.challenge", "payload": {"nonce": nonce, "ts": int(time.time() * 1000)}})
+        challenge = {"ts": int(time.time() * 1000)} if self.args.challenge_without_nonce else {"nonce": nonce, "ts": int(time.time() * 1000)}
+        await self.send(ws, {"type": "event", "event": "connect.challenge", "payload": challenge})
         device_id = None
         try:
             raw = await asyncio.wait_for(ws.recv(), timeout=15)
@@ -618,6 +619,7 @@ async def main():
     ap.add_argument("--fail-code")
     ap.add_argument("--silent", action="store_true", help="send no ticks")
     ap.add_argument("--oversize-before-challenge", type=int, default=0, help="send a frame of N bytes instead of the challenge")
+    ap.add_argument("--challenge-without-nonce", action="store_true", help="a broken gateway: connect.challenge has no nonce")
     ap.add_argument("--pairing-wait", action="store_true", help="keep a node's pairing refusal open for the decision (waitForResolution)")
     ap.add_argument("--canvas-host")
     ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
