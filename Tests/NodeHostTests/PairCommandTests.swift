@@ -57,6 +57,8 @@ import Testing
         let out = try #require(JSONValue.parse(r.stdout))
         #expect(out["ok"] == true && out["urls"]?.arrayValue?.count == 2 && out["tlsFingerprint"]?.stringValue == fp, "\(out)")
         #expect(out["bootstrapTokenStored"] == false && out["deviceTokenStored"] == true)
+        let st = try #require(try node.status())
+        #expect(st["pairedGateway"]?["url"]?.stringValue == gw.url && st["pairedGateway"]?["urls"]?.arrayValue?.count == 2, "\(st)")
         #expect(gw.waitFor("hello")?["auth"] == ["bootstrapToken"])
     }
 
