@@ -193,34 +193,6 @@ import Testing
     }
 }
 
-@Suite struct AuthFailurePolicyTests {
-    func e(_ code: String, details: JSONValue? = nil) -> GatewayProtocol.GatewayError {
-        var o: [String: JSONValue] = ["code": "INVALID_REQUEST", "message": "m"]
-        var d = details?.objectValue ?? [:]
-        d["code"] = .string(code)
-        o["details"] = .object(d)
-        return GatewayProtocol.GatewayError(.object(o))
-    }
-
-    @Test func decisions() {
-        #expect(AuthFailurePolicy.decide(e("PAIRING_REQUIRED", details: ["requestId": "r1"]), signatureVersion: .v3, usedDeviceToken: false)
-                == .pendingApproval(requestId: "r1"))
-        #expect(AuthFailurePolicy.decide(e("DEVICE_AUTH_SIGNATURE_INVALID"), signatureVersion: .v3, usedDeviceToken: false) == .retryWithV2Signature)
-        if case .stop = AuthFailurePolicy.decide(e("DEVICE_AUTH_SIGNATURE_INVALID"), signatureVersion: .v2, usedDeviceToken: false) {} else { Issue.record("v2 failure must stop") }
-        #expect(AuthFailurePolicy.decide(e("AUTH_DEVICE_TOKEN_MISMATCH"), signatureVersion: .v3, usedDeviceToken: true) == .dropDeviceToken)
-        for code in ["AUTH_TOKEN_MISMATCH", "AUTH_BOOTSTRAP_TOKEN_INVALID", "AUTH_TOKEN_NOT_CONFIGURED", "DEVICE_AUTH_SIGNATURE_EXPIRED",
-                     "PROTOCOL_MISMATCH", "AUTH_PASSWORD_MISMATCH", "AUTH_TOKEN_MISSING"] {
-            guard case .stop(let why) = AuthFailurePolicy.decide(e(code), signatureVersion: .v3, usedDeviceToken: false) else {
-                Issue.record("\(code) must stop"); continue
-            }
-            #expect(!why.isEmpty)
-        }
-        #expect(AuthFailurePolicy.decide(e("AUTH_RATE_LIMITED"), signatureVersion: .v3, usedDeviceToken: false) == .retry(afterMs: 60_000))
-        let startup = GatewayProtocol.GatewayError(["code": "UNAVAILABLE", "message": "gateway starting", "retryable": true, "retryAfterMs": 750])
-        #expect(AuthFailurePolicy.decide(startup, signatureVersion: .v3, usedDeviceToken: false) == .retry(afterMs: 750))
-    }
-}
-
 @Suite struct BackoffAndSetupCodeTests {
     @Test func backoffGrowsWithJitterAndIsCapped() {
         var b = Backoff()

@@ -66,7 +66,7 @@ import Testing
         usleep(1_500_000)
         #expect(gw.all("connect").isEmpty)
         let st = try #require(try node.status())
-        #expect(st["daemon"]?["connection"]?.stringValue?.hasPrefix("stopped:") == true)
+        #expect(st["daemon"]?["connection"]?.stringValue?.hasPrefix("paused:") == true)
         #expect(node.isRunning)
     }
 

@@ -26,6 +26,14 @@ gaps), answered {ok, ignored}; node.host.stats payloads are checked against Node
           {"cmd": "event_answer", "handled": b, "reason": r|null} (how node.event is answered from now on)
           {"cmd": "shutdown", "restartExpectedMs": n} | {"cmd": "revoke_tokens"} | {"cmd": "stats"}
           {"cmd": "bench", "command": c, "paramsJSON": s|null, "n": n, "concurrency": n, "seconds": s}
+          {"cmd": "refuse", "error": {code, message, details?, retryable?, retryAfterMs?}, "times": n} (the next n
+          connects get exactly this error: any pairing/auth refusal of docs/PROTOCOL.md §3.8; with
+          details.waitForResolution the socket stays open until an approve/reject) | {"cmd": "refuse", "clear": true}
+          {"cmd": "join_code", "code": c, "payload": {...}} (served once at GET /j/<code>, then 404 not_found)
+          {"cmd": "pair_resolved", "requestId": id, "decision": d} (node.pair.resolved to every session)
+Approving or rejecting a request sends node.pair.resolved {nodeId, requestId, decision} to every
+connected session and to sockets kept open for the decision (--pairing-wait: node pairing refusals
+carry waitForResolution and keep the socket open, as a newest gateway may).
 State (paired devices and their roles, device tokens per role, pending requests) persists in
 --state so a restarted gateway remembers them, like the real one.
 
@@ -35,7 +43,7 @@ its own token. Operator sessions may call chat.send and talk.speak and receive e
 node sessions may not. --bootstrap-operator makes a setup-code bootstrap hand over an operator
 token too (hello-ok.auth.deviceTokens).
 """
-import argparse, asyncio, base64, hashlib, json, os, secrets, ssl, sys, time
+import argparse, asyncio, base64, hashlib, http, json, os, secrets, ssl, sys, time
 import websockets
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.exceptions import InvalidSignature
@@ -149,6 +157,9 @@ class Gateway:
         self.pending_invokes = {}
         self.waiters = {}         # invoke id -> future (benchmark)
         self.counts = {"connects": 0, "frames": 0, "schema_errors": 0, "invoke_results": 0}
+        self.refusal = None       # {"error": {...}, "times": n}: scripted connect refusals
+        self.waiting = {}         # requestId -> ws kept open after a pairing refusal (waitForResolution)
+        self.join_codes = {}      # one-time join codes -> setup payload (GET /j/<code>)
 
     async def send(self, ws, obj):
         await ws.send(json.dumps(obj))
@@ -237,7 +248,8 @@ class Gateway:
             await ws.send("x" * self.args.oversize_before_challenge)
             await asyncio.sleep(30)
             return
-        await self.send(ws, {"type": "event", "event": "connect.challenge", "payload": {"nonce": nonce, "ts": int(time.time() * 1000)}})
+        challenge = {"ts": int(time.time() * 1000)} if self.args.challenge_without_nonce else {"nonce": nonce, "ts": int(time.time() * 1000)}
+        await self.send(ws, {"type": "event", "event": "connect.challenge", "payload": challenge})
         device_id = None
         try:
             raw = await asyncio.wait_for(ws.recv(), timeout=15)
@@ -292,6 +304,17 @@ class Gateway:
 
         if self.args.fail_code:
             return await refuse("forced failure", self.args.fail_code, "test")
+        if self.refusal and self.refusal["times"] > 0:
+            self.refusal["times"] -= 1
+            err = self.refusal["error"]
+            emit({"event": "refused", "error": err, "left": self.refusal["times"]})
+            await self.send(ws, {"type": "res", "id": rid, "ok": False, "error": err})
+            details = err.get("details") or {}
+            if details.get("waitForResolution") and details.get("requestId"):
+                await self.hold_for_decision(ws, details["requestId"])
+                return None
+            await ws.close(1008, err.get("message", "refused")[:100])
+            return None
         try:
             pub = b64url_decode(dev["publicKey"])
             assert len(pub) == 32
@@ -378,12 +401,18 @@ class Gateway:
                            "deviceId": d, "requestedRole": role, "requestedScopes": p.get("scopes", [])}
                 if role == "node":
                     details.update({"recommendedNextStep": "wait_then_retry", "retryable": True, "pauseReconnect": False})
+                if role == "node" and self.args.pairing_wait:
+                    details.update({"waitForResolution": True, "pauseReconnect": True})
+                    del details["recommendedNextStep"]
                 if upgrade:
                     details["approvedRoles"] = roles
                 message = "pairing required: device is asking for a higher role than currently approved" if upgrade \
                     else "pairing required: device is not approved yet"
                 await self.send(ws, {"type": "res", "id": rid, "ok": False,
                                      "error": {"code": "NOT_PAIRED", "message": message, "details": details}})
+                if details.get("waitForResolution"):
+                    await self.hold_for_decision(ws, req_id)
+                    return None
                 await ws.close(1008, "pairing required: %s (requestId: %s)" % (details["reason"], req_id))
                 return None
         if self.state.paired[d]["publicKey"] != dev["publicKey"]:
@@ -419,6 +448,49 @@ class Gateway:
         emit({"event": "hello", "deviceId": d, "role": role, "sigVersion": version, "auth": sorted(auth.keys()),
               "issuedToken": "deviceToken" in auth_out})
         return d
+
+    async def hold_for_decision(self, ws, req_id):
+        """Keeps a refused socket open until the operator decides (or the node closes it)."""
+        self.waiting[req_id] = ws
+        emit({"event": "waiting_for_decision", "requestId": req_id})
+        try:
+            await ws.wait_closed()
+        finally:
+            if self.waiting.get(req_id) is ws:
+                del self.waiting[req_id]
+
+    async def resolved(self, req_id, decision, device_id=None):
+        """node.pair.resolved to every session, and to the socket waiting for this request."""
+        ev = {"type": "event", "event": "node.pair.resolved",
+              "payload": {"requestId": req_id, "decision": decision, "ts": int(time.time() * 1000)}}
+        if device_id:
+            ev["payload"]["nodeId"] = device_id
+        for ws in list(self.sessions.values()) + list(self.operators.values()):
+            try:
+                await self.send(ws, ev)
+            except websockets.ConnectionClosed:
+                pass
+        waiter = self.waiting.pop(req_id, None)
+        if waiter is not None:
+            try:
+                await self.send(waiter, ev)
+                await waiter.close(1008, "pairing %s" % decision)
+            except websockets.ConnectionClosed:
+                pass
+        emit({"event": "pair_resolved_sent", "requestId": req_id, "decision": decision, "waiting": waiter is not None})
+
+    async def http(self, path, headers):
+        """GET /j/<code>: a one-time join URL's setup payload, once; anything else is the WebSocket."""
+        if not path.startswith("/j/"):
+            return None
+        code = path[3:].split("?", 1)[0]
+        payload = self.join_codes.pop(code, None)
+        emit({"event": "join_fetch", "code": code, "found": payload is not None})
+        if payload is None:
+            body = b'{"error":"not_found"}'
+            return (http.HTTPStatus.NOT_FOUND, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body)
+        body = json.dumps(payload).encode()
+        return (http.HTTPStatus.OK, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body)
 
     async def invoke_once(self, ws, device_id, command, n, params_json=None):
         iid = "bench-%d" % n
@@ -574,6 +646,8 @@ class Gateway:
             ids = list(self.state.pending) if cmd == "approve_all" else [c["requestId"]]
             for r in ids:
                 req = self.state.pending.pop(r, None)
+                asyncio.ensure_future(self.resolved(r, "rejected" if cmd == "reject" else "approved",
+                                                    req["deviceId"] if req else None))
                 if req and cmd != "reject":
                     entry = self.state.paired.get(req["deviceId"]) or {k: req[k] for k in ("publicKey", "platform", "deviceFamily")}
                     entry["roles"] = sorted(set(entry.get("roles", ["node"] if req["deviceId"] in self.state.paired else []) + [req.get("role", "node")]))
@@ -626,6 +700,14 @@ class Gateway:
             emit({"event": "speak_set"})
         elif cmd == "bench":
             await self.bench(c)
+        elif cmd == "refuse":
+            self.refusal = None if c.get("clear") else {"error": c["error"], "times": c.get("times", 1)}
+            emit({"event": "refuse_set"})
+        elif cmd == "join_code":
+            self.join_codes[c["code"]] = c["payload"]
+            emit({"event": "join_code_set", "code": c["code"]})
+        elif cmd == "pair_resolved":
+            await self.resolved(c["requestId"], c.get("decision", "approved"))
         elif cmd == "stats":
             emit({"event": "stats", **self.counts, "sessions": len(self.sessions)})
 
@@ -652,6 +734,8 @@ async def main():
     ap.add_argument("--silent", action="store_true", help="send no ticks")
     ap.add_argument("--oversize-before-challenge", type=int, default=0, help="send a frame of N bytes instead of the challenge")
     ap.add_argument("--event-unhandled", metavar="REASON", help="answer every node.event handled:false with this reason")
+    ap.add_argument("--challenge-without-nonce", action="store_true", help="a broken gateway: connect.challenge has no nonce")
+    ap.add_argument("--pairing-wait", action="store_true", help="keep a node's pairing refusal open for the decision (waitForResolution)")
     ap.add_argument("--canvas-host")
     ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
     args = ap.parse_args()
@@ -663,7 +747,7 @@ async def main():
         ctx.load_cert_chain(args.cert, args.key)
         fp = hashlib.sha256(ssl.PEM_cert_to_DER_cert(open(args.cert).read())).hexdigest()
     async with websockets.serve(gw.handler, args.host, args.port, ssl=ctx, max_size=args.max_payload,
-                                compression=None, ping_interval=None, reuse_address=True) as server:
+                                compression=None, ping_interval=None, reuse_address=True, process_request=gw.http) as server:
         emit({"event": "listening", "port": server.sockets[0].getsockname()[1], "fingerprint": fp})
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=64 * 1024 * 1024)

@@ -88,7 +88,7 @@ public enum ConfigSchema {
             ConfigField("name", .string, "with no url: connect to the discovered gateway with this DNS-SD instance name (or unambiguous display name)"),
             ConfigField("token", .string, "shared gateway token. Env OPENCLAW_GATEWAY_TOKEN wins"),
             ConfigField("password", .string, "shared gateway password. Env OPENCLAW_GATEWAY_PASSWORD wins"),
-            ConfigField("setupCode", .string, "setup code from `openclaw qr` (carries url + bootstrap token)"),
+            ConfigField("setupCode", .string, "pairing link: a setup code from `openclaw qr`, oc-pair://<code>, or a one-time join URL https://<gateway>/j/<code> (carries url + bootstrap token; see `openclaw-node pair --help`)"),
             ConfigField("tlsFingerprint", .string, "expected SHA-256 of the gateway's leaf certificate (\"sha256:ab12…\")"),
             ConfigField("allowTOFU", .bool, default: "true", "pin the certificate seen on the first wss:// connect when no fingerprint is set"),
             ConfigField("allowInsecure", .bool, default: "false", "allow plain ws:// to a public address"),

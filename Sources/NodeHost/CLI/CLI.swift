@@ -30,6 +30,8 @@ public enum CLI {
         ("discover", "list the gateways found on the LAN (avahi) and by wide-area DNS-SD", DiscoverCommand.help),
         ("config check", "validate a config file", ConfigCommand.help),
         ("presence", "set foreground/background on the running daemon", PresenceCommand.help),
+        ("pair", "pair with a gateway from a setup code, oc-pair:// link or one-time join URL", PairCommand.help),
+        ("reconnect", "make the running daemon connect again now (resumes a paused reconnect)", ReconnectCommand.help),
         ("doctor", "check config, state, capabilities and the gateway; say what the gateway allows", DoctorCommand.help),
         ("service", "install or remove a systemd unit that runs the node", ServiceCommand.help),
         ("completion", "print the bash completion script (source <(openclaw-node completion bash))", CompletionCommand.help),
@@ -58,6 +60,8 @@ public enum CLI {
             case "discover": return try await DiscoverCommand.main(rest)
             case "config": return try ConfigCommand.main(rest)
             case "presence": return try PresenceCommand.main(rest)
+            case "reconnect": return try ReconnectCommand.main(rest)
+            case "pair": return try await PairCommand.main(rest, capabilities: capabilities)
             case "doctor": return try await DoctorCommand.main(rest, capabilities: capabilities)
             case "service": return try ServiceCommand.main(rest)
             case "completion": return try CompletionCommand.main(rest)

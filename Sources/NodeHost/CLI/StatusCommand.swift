@@ -47,6 +47,10 @@ enum StatusCommand {
             "database": .string(store.path), "schemaVersion": .number(Double(try store.schemaVersion())),
             "gateways": .array(gateways), "daemon": daemon, "version": .string(NodeVersion.version),
         ]
+        if let url = PairingLink.rememberedURL(store) {
+            // What `openclaw-node pair` (or a gateway.setupCode join URL) stored.
+            out["pairedGateway"] = ["url": .string(url), "urls": .array(PairingLink.rememberedURLs(store).map { .string($0) })]
+        }
         if let mode { out["databaseMode"] = .string(mode) }
         if let aside = store.movedAside { out["movedAside"] = .string(aside) }
         if a.flag("json") { Out.json(.object(out)); return ExitCode.ok.rawValue }
@@ -58,12 +62,20 @@ enum StatusCommand {
         if let aside = store.movedAside { Out.line("Warning:      a damaged state database was moved to \(aside)") }
         if gateways.isEmpty { Out.line("Gateways:     none yet") }
         for g in try store.gateways() { Out.line("Gateway:      \(g.url) — \(g.pairingDescription)") }
+        if let url = PairingLink.rememberedURL(store) {
+            let more = PairingLink.rememberedURLs(store).filter { $0 != url }
+            Out.line("Paired via:   a pairing link for \(url)\(more.isEmpty ? "" : " (also \(more.joined(separator: ", ")))") (used when the config has no gateway.url)")
+        }
         if daemon["running"]?.boolValue == false {
             Out.line("Daemon:       not running (start it with `openclaw-node run`)")
         } else {
             Out.line("Daemon:       running, pid \(daemon["pid"]?.intValue ?? 0)")
             if let p = daemon["presence"]?.stringValue { Out.line("Presence:     \(p) (\(daemon["presenceReason"]?.stringValue ?? ""))") }
             if let c = daemon["connection"]?.stringValue { Out.line("Connection:   \(c)") }
+            if let g = daemon["gateway"], g["state"] == "paused" || g["state"] == "pendingApproval" {
+                if let r = g["requestId"]?.stringValue { Out.line("Request:      \(r) (approve: openclaw devices approve \(r))") }
+                if let h = g["remediationHint"]?.stringValue { Out.line("Gateway says: \(h)") }
+            }
             if let c = daemon["operatorConnection"]?.stringValue, c != "not used" { Out.line("Operator:     \(c)") }
         }
         return ExitCode.ok.rawValue

@@ -6,6 +6,7 @@ import Support
 ///     → {"ok":true,"payload":…} | {"ok":false,"error":{"code":…,"message":…}}
 ///   {"op":"presence","set":"foreground"|"background"|"auto"} → {"ok":true,"presence":…,"reason":…}
 ///   {"op":"status"} → {"ok":true,"status":{…}}
+///   {"op":"reconnect"} → {"ok":true,"reconnect":{"resumed":["node"|"operator"…],"connection":…}}
 public enum ControlProtocol {
     /// Invoke params and payloads can be large (photos): 64 MiB per line.
     static let maxLineBytes = 64 * 1024 * 1024

@@ -28,6 +28,8 @@ public final class ControlServer: Sendable {
     public let path: String
     private let runtime: NodeRuntime
     private let statusProvider: @Sendable () async -> JSONValue
+    /// `{"op":"reconnect"}`: resumes a paused gateway reconnect (nil: the op is refused).
+    private let reconnect: (@Sendable () async -> JSONValue)?
     private let listener = Locked<UnixSocket?>(nil)
     private let log = Logger(component: "control")
     static let maxClients = 64
@@ -35,8 +37,10 @@ public final class ControlServer: Sendable {
     let idleSeconds = Int(ProcessEnvironment.current["OPENCLAW_NODE_CONTROL_IDLE_SECONDS"] ?? "") ?? 30
     private let clients = ClientTable()
 
-    public init(runtime: NodeRuntime, statusProvider: @escaping @Sendable () async -> JSONValue) {
+    public init(runtime: NodeRuntime, reconnect: (@Sendable () async -> JSONValue)? = nil,
+                statusProvider: @escaping @Sendable () async -> JSONValue) {
         self.runtime = runtime
+        self.reconnect = reconnect
         self.path = runtime.controlSocketPath
         self.statusProvider = statusProvider
     }
@@ -148,6 +152,9 @@ public final class ControlServer: Sendable {
                     "mode": .string(runtime.config.presence.mode.rawValue)]
         case "status":
             return ["ok": true, "status": await statusProvider()]
+        case "reconnect":
+            guard let reconnect else { return ControlProtocol.errorReply(.invalidRequest("this process has no gateway session")) }
+            return ["ok": true, "reconnect": await reconnect()]
         default:
             return ControlProtocol.errorReply(.invalidRequest("unknown op \(req["op"]?.jsonString() ?? "null")"))
         }

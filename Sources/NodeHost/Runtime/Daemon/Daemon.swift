@@ -84,13 +84,20 @@ public enum Daemon {
             }
         }
         await connector.connect(config)
-        let server = ControlServer(runtime: runtime) {
+        // `openclaw-node reconnect`: a paused reconnect starts again at once.
+        let reconnect: @Sendable () async -> JSONValue = {
+            let resumed = await connector.resumePaused("openclaw-node reconnect")
+            return ["resumed": .array(resumed.map { .string($0) }), "connection": .string(await gatewayStatus.text)]
+        }
+        let server = ControlServer(runtime: runtime, reconnect: reconnect) {
             let p = await runtime.presence.refresh()
             return ["running": true, "pid": .number(Double(getpid())), "presence": .string(p.presence.rawValue),
                     "presenceReason": .string(p.reason), "presenceMode": .string(config.presence.mode.rawValue),
                     "uptimeSeconds": .number(Double((ContinuousClock.now - started).components.seconds)),
                     "inFlight": .number(Double(await runtime.dispatcher.inFlightCount)),
                     "connection": .string(await gatewayStatus.text),
+                    "gateway": await gatewayStatus.json,
+                    "operatorGateway": await connector.operatorStatus.json,
                     "connected": .bool(await gatewayStatus.isConnected),
                     "operatorConnection": .string(await connector.operatorStatus.text)]
         }
@@ -133,6 +140,8 @@ public enum Daemon {
                     await connector.refreshOperator()
                     current = next
                 }
+                // SIGHUP is also how a person says "try again": a paused reconnect resumes.
+                _ = await connector.resumePaused("SIGHUP")
                 service.notify("READY=1\nSTATUS=\(await statusLine())")
             }
         }

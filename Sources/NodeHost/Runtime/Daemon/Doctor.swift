@@ -83,6 +83,7 @@ public enum Doctor {
             findings.append(.init(level: .fail, area: "bundles", text: "\(r.reason); reinstall openclaw-node or remove \(r.file)"))
         }
         findings += await gatewayFindings(config)
+        findings += daemonConnectionFindings(config)
         let manifest = registry.manifest
         return Report(findings: findings, manifest: manifest,
                       advertised: registry.allSpecs.filter { manifest.commands.contains($0.name) })
@@ -105,6 +106,35 @@ public enum Doctor {
             out.append(.init(level: .ok, area: "state", text: "\(dbPath) (schema \(try store.schemaVersion())), device \(id.deviceId)"))
         } catch {
             out.append(.init(level: .fail, area: "state", text: error.description))
+        }
+        return out
+    }
+
+    /// The running daemon's own view of its sessions: a paused reconnect is a failure with what
+    /// the gateway said (request id, hint) and how to resume.
+    static func daemonConnectionFindings(_ config: NodeConfig) -> [Finding] {
+        guard let client = ControlClient.connect(stateDir: config.stateDir),
+              let reply = try? client.request(["op": "status"]), let s = reply["status"] else { return [] }
+        var out: [Finding] = []
+        for (key, role) in [("gateway", "node"), ("operatorGateway", "operator")] {
+            guard let g = s[key], let state = g["state"]?.stringValue else { continue }
+            let who = role == "node" ? "the daemon" : "the daemon's operator session"
+            switch state {
+            case "paused":
+                var text = "\(who) paused reconnecting: \(g["reason"]?.stringValue ?? "?")"
+                if let r = g["requestId"]?.stringValue { text += "; request \(r): run `openclaw devices approve \(r)` on the gateway host" }
+                if let h = g["remediationHint"]?.stringValue { text += "; the gateway says: \(h)" }
+                text += "; it \(GatewayStatus.Pause.resumeHint)"
+                out.append(.init(level: .fail, area: "gateway", text: text))
+            case "pendingApproval":
+                var text = "\(who) waits for approval\(g["requestId"]?.stringValue.map { " of request \($0) (openclaw devices approve \($0))" } ?? "")"
+                if let h = g["remediationHint"]?.stringValue { text += "; the gateway says: \(h)" }
+                out.append(.init(level: .warn, area: "gateway", text: text))
+            case "connected" where role == "node":
+                out.append(.init(level: .ok, area: "gateway", text: "\(who) is \(g["text"]?.stringValue ?? "connected")"))
+            default:
+                if role == "node" { out.append(.init(level: .warn, area: "gateway", text: "\(who): \(g["text"]?.stringValue ?? state)")) }
+            }
         }
         return out
     }

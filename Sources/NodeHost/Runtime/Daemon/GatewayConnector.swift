@@ -47,7 +47,37 @@ actor GatewayConnector {
         await handle.stopClient()
         await stopOperator()
         if config.gateway.url != nil || config.gateway.setupCode != nil {
-            do { try await start(config, tlsHint: nil) } catch {
+            var c = config
+            var code: SetupCode?
+            if let text = config.gateway.setupCode, case .joinURL? = try? SetupCode.form(of: text) {
+                // A join URL answers once: fetch it now, keep what it said, and after a restart
+                // use the gateway it named with the device token it led to.
+                do {
+                    code = try await PairingLink.resolve(text)
+                    try? PairingLink.remember(code!, store: runtime.store)
+                    log.info("gateway.setupCode: fetched the join URL's setup payload for \(code!.url)")
+                } catch {
+                    c.gateway.setupCode = nil
+                    if c.gateway.url == nil, let url = PairingLink.rememberedURL(runtime.store) {
+                        log.info("gateway.setupCode: \(error); using the gateway it named before (\(url))")
+                        c.gateway.url = url
+                    } else {
+                        log.warn("gateway.setupCode: \(error); serving only the local control socket")
+                        await status.set(.idle("gateway.setupCode: \(error)"))
+                        return
+                    }
+                }
+            }
+            do { try await start(c, tlsHint: nil, setupCode: code) } catch {
+                log.warn("\(error); serving only the local control socket")
+                await status.set(.idle("\(error)"))
+            }
+        } else if let url = PairingLink.rememberedURL(runtime.store) {
+            // `openclaw-node pair` named the gateway.
+            var c = config
+            c.gateway.url = url
+            log.info("using the gateway `openclaw-node pair` stored: \(url)")
+            do { try await start(c, tlsHint: nil) } catch {
                 log.warn("\(error); serving only the local control socket")
                 await status.set(.idle("\(error)"))
             }
@@ -69,9 +99,29 @@ actor GatewayConnector {
         await operatorHandle.stop()
     }
 
-    private func start(_ config: NodeConfig, tlsHint: String?) async throws(GatewayClient.ConfigError) {
-        let c = try client(config, tlsHint: tlsHint)
-        chosen = (config, tlsHint)
+    /// Resumes the sessions whose reconnect is paused (SIGHUP, `openclaw-node reconnect`) and cuts
+    /// backoff waits short; returns the roles that were paused.
+    func resumePaused(_ why: String) async -> [String] {
+        var resumed: [String] = []
+        if await handle.resume(why) { resumed.append("node") }
+        if operatorRunning, await operatorHandle.resume(why) { resumed.append("operator") }
+        return resumed
+    }
+
+    /// A pairing decision one session heard: every session of this device may be waiting for it
+    /// (the operator session's role upgrade is resolved while the node session is connected).
+    func pairResolved(_ payload: JSONValue) async {
+        await handle.pairResolved(payload)
+        await operatorHandle.pairResolved(payload)
+    }
+
+    private func start(_ config: NodeConfig, tlsHint: String?, setupCode: SetupCode? = nil) async throws(GatewayClient.ConfigError) {
+        let c = try client(config, tlsHint: tlsHint, setupCode: setupCode)
+        await c.setOnPairResolved { [weak self] p in Task { await self?.pairResolved(p) } }
+        // The operator session never uses the bootstrap token: give it the URL, not the link.
+        var plain = config
+        if let setupCode { plain.gateway.url = plain.gateway.url ?? setupCode.url; plain.gateway.setupCode = nil }
+        chosen = (plain, tlsHint)
         await handle.start(c)
         await refreshOperator()
     }
@@ -96,6 +146,7 @@ actor GatewayConnector {
             let c = try GatewayClient(config: chosen.config, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
                                       deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator,
                                       onlyWithToken: use == .whenTokenHeld)
+            await c.setOnPairResolved { [weak self] p in Task { await self?.pairResolved(p) } }
             operatorRunning = true
             if await !operatorHandle.start(c) {
                 if gen == generation { operatorRunning = false }
@@ -133,9 +184,9 @@ actor GatewayConnector {
         discovery = nil
     }
 
-    private func client(_ c: NodeConfig, tlsHint: String?) throws(GatewayClient.ConfigError) -> GatewayClient {
+    private func client(_ c: NodeConfig, tlsHint: String?, setupCode: SetupCode? = nil) throws(GatewayClient.ConfigError) -> GatewayClient {
         try GatewayClient(config: c, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
-                          deviceInfo: deviceInfo, status: status, tlsHint: tlsHint)
+                          deviceInfo: deviceInfo, status: status, tlsHint: tlsHint, setupCode: setupCode)
     }
 
     private func useDiscovered(_ finder: GatewayFinder, config: NodeConfig) async {

@@ -1,7 +1,8 @@
 import Support
 
-/// Reconnect delays: exponential from 0.5 s to a 30 s cap with ±50 % jitter (so a fleet of nodes
-/// does not reconnect in lock-step after a gateway restart). Never zero: no tight loop.
+/// Restart delays (a crashing plugin): exponential from `initial` to `cap` with ±50 % jitter.
+/// Never zero: no tight loop. Gateway reconnects do not use it: they follow ReconnectPolicy
+/// (docs/PROTOCOL.md §3.8), OpenClaw's own deterministic 1 s → 30 s.
 public struct Backoff: Sendable {
     public let initial: Duration
     public let cap: Duration

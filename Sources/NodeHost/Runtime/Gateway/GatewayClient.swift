@@ -28,10 +28,14 @@ public actor GatewayClient {
     private let log: Logger
     private let setupCode: SetupCode?
     private var signatureVersion: DeviceAuthPayload.Version = .v3
-    private var backoff = Backoff()
-    /// While waiting for approval the gateway is fine and a person is about to act: ask every few
-    /// seconds so approval takes effect promptly, without hammering the gateway.
-    private var pairingBackoff = Backoff(initial: .seconds(1), cap: .seconds(5))
+    /// The reconnect decision and its state (ReconnectPolicy, docs/PROTOCOL.md §3.8).
+    private var policy = ReconnectPolicy.fromEnvironment()
+    /// Set while reconnecting is paused; `resume` ends the pause.
+    private var pausedFor: GatewayStatus.Pause?
+    private var pauseWake: CheckedContinuation<Void, Never>?
+    private var resumeRequested = false
+    /// The approval command was logged for a refusal without a request id.
+    private var pairingLogged = false
     private var current: GatewayConnection?
     private var stopped = false
     /// Set by `reannounce`: the session it closes ends in an immediate reconnect, not a backoff.
@@ -45,6 +49,7 @@ public actor GatewayClient {
     private var onReady: (@Sendable (GatewayProtocol.HelloOk) -> Void)?
     private var onDisconnect: (@Sendable () -> Void)?
     private var onEvent: (@Sendable (String, JSONValue?) -> Void)?
+    private var onPairResolved: (@Sendable (JSONValue) -> Void)?
     /// Interrupts a backoff wait (network change, stop).
     private var wake: CheckedContinuation<Void, Never>?
 
@@ -63,12 +68,14 @@ public actor GatewayClient {
     /// chosen gateway's URL in `config.gateway.url`, with its advertised fingerprint as `tlsHint`).
     public init(config: NodeConfig, store: StateStore, identity: DeviceIdentity, dispatcher: Dispatcher,
                 deviceInfo: JSONValue, status: GatewayStatus = GatewayStatus(), tlsHint: String? = nil,
-                session: GatewayProtocol.SessionRole = .node, onlyWithToken: Bool = false) throws(ConfigError) {
-        var code: SetupCode?
-        if let sc = config.gateway.setupCode {
-            do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: error.description) }
+                session: GatewayProtocol.SessionRole = .node, onlyWithToken: Bool = false,
+                setupCode resolved: SetupCode? = nil) throws(ConfigError) {
+        // `resolved`: a pairing link already decoded or fetched (a join URL answers only once).
+        var code = resolved
+        if code == nil, let sc = config.gateway.setupCode {
+            do { code = try SetupCode(decoding: sc) } catch { throw ConfigError(description: "gateway.setupCode: \(error.description)") }
         }
-        guard let text = config.gateway.url ?? code?.url ?? code?.urls.first else {
+        guard let text = config.gateway.url ?? code?.url else {
             throw ConfigError(description: "no gateway: set gateway.url (or OPENCLAW_GATEWAY_URL) or gateway.setupCode")
         }
         guard let u = WebSocketURL(string: text), u.scheme == "ws" || u.scheme == "wss" else {
@@ -94,12 +101,17 @@ public actor GatewayClient {
     public func setOnEvent(_ f: @escaping @Sendable (String, JSONValue?) -> Void) { onEvent = f }
     /// Observes the end of every session that reached hello-ok.
     public func setOnDisconnect(_ f: @escaping @Sendable () -> Void) { onDisconnect = f }
+    /// Receives `node.pair.resolved` / `device.pair.resolved` (the connector hands them to every
+    /// session of this device); unset, the client applies them to itself.
+    public func setOnPairResolved(_ f: @escaping @Sendable (JSONValue) -> Void) { onPairResolved = f }
 
     public func stop() {
         stopped = true
         current?.ws.close(code: 1000, reason: "node stopping")
         wake?.resume()
         wake = nil
+        pauseWake?.resume()
+        pauseWake = nil
     }
 
     /// The node now serves other caps/commands than it declared (config reload). A gateway takes
@@ -117,7 +129,7 @@ public actor GatewayClient {
 
     /// Cuts a backoff wait short (network came back, resume from suspend).
     public func reconnectSoon() {
-        backoff.reset()
+        policy.resetBackoff()
         wake?.resume()
         wake = nil
     }
@@ -151,6 +163,11 @@ public actor GatewayClient {
             // The operator session follows the node's trust decisions: the pin the node stored
             // (read again before each attempt), never a first-use trust of its own.
             if !session.isNode, let stored = try? store.gateway(gatewayKey) { gw.tlsPin = stored.tlsPin }
+            if url.scheme == "ws", config.gateway.tlsFingerprint != nil {
+                await decide(.configuration("gateway.tlsFingerprint is set but \(url.absoluteString) is not a wss:// URL: a fingerprint pins a TLS certificate, so use wss://"),
+                             record: &gw)
+                continue
+            }
             let credential = chooseCredential()
             let (options, trust) = connectOptions(stored: gw.tlsPin)
             await status.set(.connecting(url.absoluteString))
@@ -160,20 +177,17 @@ public actor GatewayClient {
             } catch {
                 switch error.kind {
                 case .pinMismatch where trust == .discoveryHint:
-                    await halt("the certificate of \(url.host) does not match the fingerprint its discovery record advertised " +
-                               "(gatewayTlsSha256 \(tlsHint ?? "")): refusing it, as the advertisement may be spoofed. If the " +
-                               "certificate is right, set gateway.tlsFingerprint to it (\(error.description))", record: &gw)
-                    return
+                    await decide(.configuration("the certificate of \(url.host) does not match the fingerprint its discovery record advertised " +
+                                                "(gatewayTlsSha256 \(tlsHint ?? "")): refusing it, as the advertisement may be spoofed. If the " +
+                                                "certificate is right, set gateway.tlsFingerprint to it (\(error.description))"), record: &gw)
                 case .untrusted where !session.isNode && gw.tlsPin == nil && config.gateway.allowTOFU:
-                    await waitBackoff("the gateway's certificate is not pinned yet; waiting for the node session to pin it")
-                    continue
-                case .pinMismatch, .untrusted, .insecureURL:
-                    await halt(error.description, record: &gw)
-                    return
+                    await decide(.transport("the gateway's certificate is not pinned yet; waiting for the node session to pin it"), record: &gw)
+                case .pinMismatch, .insecureURL:
+                    await decide(.configuration(error.description), record: &gw)
                 default:
-                    await waitBackoff("cannot reach the gateway: \(error.description)")
-                    continue
+                    await decide(.transport("cannot reach the gateway: \(error.description)"), record: &gw)
                 }
+                continue
             }
             if session.isNode, url.scheme == "wss", gw.tlsPin == nil, config.gateway.tlsFingerprint == nil, !ws.peerVerified, let fp = ws.peerFingerprint {
                 gw.tlsPin = fp
@@ -181,7 +195,10 @@ public actor GatewayClient {
                 log.warn("trusting \(url.host) on first use\(trust == .discoveryHint ? " (its certificate matches the fingerprint discovery advertised)" : ""): " +
                          "pinned its certificate sha256:\(fp); a different certificate will be refused")
             }
-            let conn = GatewayConnection(ws: ws, log: log, onEvent: onEvent)
+            let pairHook = onPairResolved
+            let conn = GatewayConnection(ws: ws, log: log, onEvent: onEvent) { [weak self] payload in
+                if let pairHook { pairHook(payload) } else { Task { await self?.pairResolved(payload) } }
+            }
             current = conn
             let (name, model, manifest, id, version) = (config.displayName, deviceInfo["modelIdentifier"]?.stringValue,
                                                         dispatcher.registry.manifest, identity, signatureVersion)
@@ -197,11 +214,13 @@ public actor GatewayClient {
             case .ready(let hello):
                 await serve(conn, hello: hello, credential: credential, record: &gw)
             case .rejected(let e):
+                if await handleRefusal(e, conn: conn, credential: credential, record: &gw) { current = nil; return }
+            case .malformed(let why):
                 ws.close()
-                if await handleRefusal(e, credential: credential, record: &gw) { return }
+                await decide(.malformed("handshake failed: \(why)"), record: &gw)
             case .failed(let why):
                 ws.close()
-                await waitBackoff("handshake failed: \(why)")
+                await decide(.transport("handshake failed: \(why)"), record: &gw)
             }
             current = nil
         }
@@ -223,14 +242,14 @@ public actor GatewayClient {
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)
         lastLoggedRequestId = nil
-        pairingBackoff.reset()
+        pairingLogged = false
+        policy.connected()
         await status.setHello(hello)
         await status.set(.connected(url: url.absoluteString, serverVersion: hello.serverVersion))
         log.info("connected to \(url.absoluteString) as \(identity.deviceId.prefix(12))… with \(credential.kind)\(wasPending ? " (paired)" : "")" +
                  "; tick \(hello.tickIntervalMs) ms, max payload \(hello.maxPayload) bytes")
         onReady?(hello)
         if session.isNode { Task { await self.announcePresence(conn, trigger: "connect") } }
-        let connectedAt = ContinuousClock.now
         let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId,
                                    dispatcher: session.isNode ? dispatcher : nil,
                                    hostStats: session.isNode ? HostStatsReporter(stateDirectory: config.stateDir) : nil)
@@ -238,51 +257,29 @@ public actor GatewayClient {
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)
         if stopped { return }
-        if reannouncing { reannouncing = false; backoff.reset(); return }
-        // Stable = the gateway kept the connection for at least one tick interval after hello-ok.
-        // A gateway that drops us sooner (crash loop) keeps growing the backoff.
-        if ContinuousClock.now - connectedAt >= .milliseconds(hello.tickIntervalMs) { backoff.reset() }
+        if reannouncing { reannouncing = false; return }
         let reason = "disconnected (\(end.code.map(String.init) ?? "-") \(end.reason))"
         if let ms = end.restartExpectedMs {
-            await wait(reason + "; the gateway said it restarts", for: .milliseconds(max(500, min(ms, 120_000))) + backoff.next() / 4)
+            await wait(reason + "; the gateway said it restarts", for: .milliseconds(max(500, min(ms, 120_000))))
         } else {
-            await waitBackoff(reason)
+            await decide(.transport(reason), record: &gw)
         }
     }
 
-    /// Returns true when the loop must stop.
-    private func handleRefusal(_ e: GatewayProtocol.GatewayError, credential: GatewayProtocol.Credential,
+    /// A refused `connect`: the same attempt's fallbacks first, then the reconnect decision.
+    /// Returns true when the loop must end for good.
+    private func handleRefusal(_ e: GatewayProtocol.GatewayError, conn: GatewayConnection, credential: GatewayProtocol.Credential,
                                record gw: inout StateStore.GatewayRecord) async -> Bool {
         var usedDeviceToken = false
         if case .deviceToken = credential { usedDeviceToken = true }
-        switch AuthFailurePolicy.decide(e, signatureVersion: signatureVersion, usedDeviceToken: usedDeviceToken) {
-        case .pendingApproval(let requestId):
-            gw.pairingState = .pending
-            gw.pairingRequestId = requestId
-            gw.lastError = nil
-            save(gw)
-            await status.set(.pendingApproval(requestId: requestId))
-            if requestId != lastLoggedRequestId {
-                lastLoggedRequestId = requestId
-                if session.isNode {
-                    log.warn("this node is waiting for approval (request \(requestId ?? "unknown")). On the gateway host run:\n" +
-                             "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
-                             "  then, if the gateway asks for it, approve the node's commands: openclaw nodes approve <id>")
-                } else {
-                    log.warn("the operator session (for the capabilities that call operator methods) is waiting for approval of this device as an " +
-                             "operator with \(session.scopes.joined(separator: ", ")) (request \(requestId ?? "unknown")). On the gateway host run:\n" +
-                             "    openclaw devices approve \(requestId ?? "<requestId>")\n" +
-                             "  Until then those capabilities do without it (over the node session).")
-                }
-            }
-            let delay = pairingBackoff.next()
-            await wait("pending approval (request \(requestId ?? "unknown"))", for: delay, quiet: true)
-            return false
-        case .retryWithV2Signature:
+        switch AuthFailurePolicy.fallback(e, signatureVersion: signatureVersion, usedDeviceToken: usedDeviceToken) {
+        case .retryWithV2Signature?:
+            conn.ws.close()
             log.info("the gateway did not accept a v3 device signature; retrying with v2")
             signatureVersion = .v2
             return false
-        case .dropDeviceToken:
+        case .dropDeviceToken?:
+            conn.ws.close()
             try? store.deleteDeviceToken(gateway: gatewayKey, role: session.role)
             if onlyWithToken {
                 await halt("the gateway no longer accepts the operator token the setup code handed over (dropped it); " +
@@ -293,17 +290,161 @@ public actor GatewayClient {
             }
             log.warn("the gateway no longer accepts the stored device token; dropping it and retrying with the configured credential")
             return false
-        case .retry(let afterMs):
-            if let ms = afterMs { await wait("gateway refused: \(e)", for: .milliseconds(ms)) }
-            else { await waitBackoff("gateway refused: \(e)") }
+        case nil:
+            // A newest gateway may keep the socket open after a pairing refusal and push the
+            // operator's decision on it: the pause then listens there.
+            let waits = ConnectErrorDetails(e.details).waitForResolution
+            if !waits { conn.ws.close() }
+            await decide(.gateway(e), record: &gw, pairingSocket: waits ? conn : nil)
+            if waits { conn.ws.close() }
             return false
-        case .stop(let why):
-            gw.pairingState = e.specificCode == "NOT_PAIRED" ? .pending : .error
-            await halt("\(why) [\(e.specificCode)]", record: &gw)
-            return true
         }
     }
 
+    /// Carries out the reconnect decision for one failure: waits the delay it names, or pauses
+    /// until `resume` (approval, SIGHUP, config change, `openclaw-node reconnect`).
+    private func decide(_ failure: ConnectFailure, record gw: inout StateStore.GatewayRecord,
+                        pairingSocket: GatewayConnection? = nil) async {
+        guard !stopped else { return }
+        let hasToken = (try? store.deviceToken(gateway: gatewayKey, role: session.role)) != nil
+        let trusted = url.scheme == "wss" || ResolvedAddress.isLoopback(url.host)
+        let action = policy.afterFailure(failure, storedDeviceToken: hasToken && trusted)
+        let refusal: GatewayProtocol.GatewayError? = { if case .gateway(let e) = failure { return e }; return nil }()
+        let pairing = refusal.flatMap { ConnectErrorDetails.detailCode($0) == "PAIRING_REQUIRED" ? PairingRequest($0.details) : nil }
+        switch action {
+        case .keepSession:
+            return
+        case .retryWithStoredDeviceToken(let delay):
+            log.info("gateway refused the credential (\(refusal.map(\.description) ?? "?")) and suggests the device token; " +
+                     "retrying once with the stored device token in \(delay.milliseconds) ms")
+            await wait("retrying with the stored device token", for: delay, quiet: true)
+        case .pause(let p):
+            await pause(p, refusal: refusal, record: &gw, pairingSocket: pairingSocket)
+        case .retry(let delay, let fromGateway):
+            if let pairing {
+                notePendingApproval(pairing, record: &gw)
+                await status.set(.pendingApproval(requestId: pairing.requestId, remediationHint: pairing.remediationHint))
+                await wait("pending approval (request \(pairing.requestId ?? "unknown"))", for: delay, quiet: true)
+                return
+            }
+            let reason: String
+            switch failure {
+            case .gateway(let e): reason = "gateway refused: \(e)\(AuthFailurePolicy.advice(e).map { " (\($0))" } ?? "")"
+            case .transport(let why), .malformed(let why), .configuration(let why): reason = why
+            case .sessionRequest(let m): reason = "request \(m) failed"
+            }
+            await wait(reason + (fromGateway ? " (the gateway asked to wait)" : ""), for: delay)
+        }
+    }
+
+    /// Logs the approval command once per request id and records the pending request.
+    private func notePendingApproval(_ p: PairingRequest, record gw: inout StateStore.GatewayRecord) {
+        gw.pairingState = .pending
+        gw.pairingRequestId = p.requestId
+        gw.lastError = nil
+        save(gw)
+        guard !pairingLogged || p.requestId != lastLoggedRequestId else { return }
+        pairingLogged = true
+        lastLoggedRequestId = p.requestId
+        let id = p.requestId ?? "<requestId>"
+        let hint = p.remediationHint.map { "\n  gateway says: \($0)" } ?? ""
+        if session.isNode {
+            log.warn("this node is waiting for approval (request \(p.requestId ?? "unknown")). On the gateway host run:\n" +
+                     "    openclaw devices approve \(id)\n" +
+                     "  then, if the gateway asks for it, approve the node's commands: openclaw nodes approve <id>" + hint)
+        } else {
+            log.warn("the operator session (for the capabilities that call operator methods) is waiting for approval of this device as an " +
+                     "operator with \(session.scopes.joined(separator: ", ")) (request \(p.requestId ?? "unknown")). On the gateway host run:\n" +
+                     "    openclaw devices approve \(id)\n" +
+                     "  Until then those capabilities do without it (over the node session)." + hint)
+        }
+    }
+
+    /// Stops retrying until `resume`: says why in the log, in `status` and in the stored record
+    /// (which `doctor` reads), with the pairing request and the gateway's hint.
+    private func pause(_ p: ReconnectPause, refusal: GatewayProtocol.GatewayError?, record gw: inout StateStore.GatewayRecord,
+                       pairingSocket: GatewayConnection?) async {
+        let why: String, kind: String
+        var requestId: String?, hint: String?
+        switch p {
+        case .pairing(let req):
+            kind = "pairing"
+            requestId = req.requestId
+            hint = req.remediationHint
+            why = "the gateway requires an operator's approval of this device (\(req.reason?.rawValue ?? "pairing required")" +
+                "\(req.requestId.map { ", request \($0)" } ?? "")): run `openclaw devices approve \(req.requestId ?? "<requestId>")` on the gateway host"
+            notePendingApproval(req, record: &gw)
+        case .authentication(let code):
+            kind = "authentication"
+            why = "the gateway refused the login (\(code)\(refusal.map { ": \($0.message)" } ?? ""))" +
+                (refusal.flatMap(AuthFailurePolicy.advice).map { "; \($0)" } ?? "")
+            hint = refusal.flatMap { PairingRequest($0.details).remediationHint }
+            gw.pairingState = .error
+        case .protocolMismatch(let code):
+            kind = "protocol"
+            why = code.map { c in "protocol mismatch (\(c))" + (refusal.flatMap(AuthFailurePolicy.advice).map { ": \($0)" } ?? "") }
+                ?? "the gateway does not speak the protocol as expected (a malformed challenge or reply)"
+            gw.pairingState = gw.pairingState == .paired ? .paired : .error
+        case .configuration(let text):
+            kind = "configuration"
+            why = text
+            if gw.pairingState == .unknown { gw.pairingState = .error }
+        }
+        let line = "\(why)\(p.detailCode.map { " [\($0)]" } ?? "")"
+        gw.lastError = "reconnect paused: \(line)\(hint.map { " — gateway: \($0)" } ?? "")"
+        save(gw)
+        let record = GatewayStatus.Pause(kind: kind, reason: line, detailCode: p.detailCode, requestId: requestId,
+                                         remediationHint: hint, sinceMs: StateStore.nowMs())
+        log.error("reconnect paused for \(url.absoluteString): \(line)\(hint.map { "\n  gateway says: \($0)" } ?? "")\n  " +
+                  "It \(GatewayStatus.Pause.resumeHint).")
+        await status.set(.paused(record))
+        pausedFor = record
+        if let pairingSocket {
+            Task { [weak self] in
+                if let decision = await pairingSocket.pairingResolution() { await self?.pairResolved(decision) }
+            }
+        }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            if stopped || resumeRequested { c.resume(); return }
+            pauseWake = c
+        }
+        resumeRequested = false
+        pausedFor = nil
+        if !stopped { await status.set(.connecting(url.absoluteString)) }
+    }
+
+    /// Ends a pause (or a backoff wait) now. `why` goes to the log. True when it was paused.
+    @discardableResult
+    public func resume(_ why: String) -> Bool {
+        guard let p = pausedFor else { reconnectSoon(); return false }
+        log.info("resuming the paused reconnect (\(p.detailCode ?? p.kind)): \(why)")
+        policy.connected()  // a person acted: the backoff and the device-token retry start over
+        resumeRequested = true
+        pauseWake?.resume()
+        pauseWake = nil
+        return true
+    }
+
+    /// `node.pair.resolved` / `device.pair.resolved`, from any session of this device: an
+    /// approval naming this device or its paused request resumes it; a rejection says so.
+    public func pairResolved(_ payload: JSONValue) async {
+        guard let p = pausedFor, p.kind == "pairing" else { return }
+        let rid = payload["requestId"]?.stringValue
+        let who = payload["deviceId"]?.stringValue ?? payload["nodeId"]?.stringValue
+        guard (rid != nil && rid == p.requestId) || who == identity.deviceId || (rid == nil && who == nil) else { return }
+        let decision = payload["decision"]?.stringValue ?? "?"
+        if decision == "approved" {
+            resume("the gateway reports the pairing request \(rid ?? "") approved")
+        } else {
+            log.warn("the gateway reports the pairing request \(rid ?? "") \(decision); staying paused")
+            let record = GatewayStatus.Pause(kind: p.kind, reason: "the pairing request was \(decision) on the gateway", detailCode: p.detailCode,
+                                             requestId: p.requestId, remediationHint: p.remediationHint, sinceMs: p.sinceMs)
+            pausedFor = record
+            await status.set(.paused(record))
+        }
+    }
+
+    /// Ends the loop for good (nothing resumes it but a new client).
     private func halt(_ why: String, record gw: inout StateStore.GatewayRecord) async {
         gw.lastError = why
         if gw.pairingState == .unknown { gw.pairingState = .error }
@@ -397,10 +538,6 @@ public actor GatewayClient {
         // operator session reports through its own status and follows the node's pin.
         guard session.isNode else { return }
         do { try store.saveGateway(gw) } catch { log.error("could not save gateway state: \(error)") }
-    }
-
-    private func waitBackoff(_ reason: String) async {
-        await wait(reason, for: backoff.next())
     }
 
     private func wait(_ reason: String, for delay: Duration, quiet: Bool = false) async {

@@ -12,6 +12,9 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
     enum HandshakeResult {
         case ready(GatewayProtocol.HelloOk)
         case rejected(GatewayProtocol.GatewayError)
+        /// The gateway sent what the protocol does not allow (a challenge without a nonce, a reply
+        /// that is not hello-ok): retrying cannot help.
+        case malformed(String)
         case failed(String)
     }
 
@@ -40,9 +43,14 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
     /// Gateway events other than the ones handled here (chat, voicewake.changed, …), for capabilities.
     private let onEvent: (@Sendable (String, JSONValue?) -> Void)?
 
-    init(ws: WebSocketConnection, log: Logger, onEvent: (@Sendable (String, JSONValue?) -> Void)? = nil) {
+    /// `node.pair.resolved` / `device.pair.resolved`: a paused session of this device may resume.
+    private let onPairResolved: (@Sendable (JSONValue) -> Void)?
+
+    init(ws: WebSocketConnection, log: Logger, onEvent: (@Sendable (String, JSONValue?) -> Void)? = nil,
+         onPairResolved: (@Sendable (JSONValue) -> Void)? = nil) {
         self.ws = ws
         self.onEvent = onEvent
+        self.onPairResolved = onPairResolved
         self.iterator = ws.events.makeAsyncIterator()
         self.log = log
     }
@@ -64,7 +72,7 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
                 if let tooBig = oversizeBeforeHello(t) { return tooBig }
                 if case .event("connect.challenge", let p)? = GatewayProtocol.parse(t) {
                     guard let n = p?["nonce"]?.stringValue?.trimmed(), !n.isEmpty else {
-                        return .failed("connect.challenge without a nonce")
+                        return .malformed("connect.challenge without a nonce")
                     }
                     nonce = n
                 }
@@ -85,7 +93,7 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
                 if let tooBig = oversizeBeforeHello(t) { return tooBig }
                 guard case .response(let rid, let ok, let payload, let error)? = GatewayProtocol.parse(t), rid == id else { continue }
                 if !ok { return .rejected(error ?? .init(nil)) }
-                guard let hello = GatewayProtocol.HelloOk(payload) else { return .failed("connect succeeded but the reply is not hello-ok") }
+                guard let hello = GatewayProtocol.HelloOk(payload) else { return .malformed("connect succeeded but the reply is not hello-ok") }
                 maxPayload = hello.maxPayload
                 // Inbound: a gateway advertising a tiny limit still sends invoke frames bigger
                 // than that (its own envelope); refusing them would break the session.
@@ -104,6 +112,18 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
         guard n > GatewayProtocol.preAuthMaxPayload else { return nil }
         ws.close(code: 1009, reason: "frame too large before hello")
         return .failed("the gateway sent a \(n)-byte frame before hello-ok (at most \(GatewayProtocol.preAuthMaxPayload))")
+    }
+
+    /// After a pairing refusal with `details.waitForResolution`: reads the still open socket for
+    /// the gateway's `device.pair.resolved` / `node.pair.resolved`; nil when it closes first.
+    func pairingResolution() async -> JSONValue? {
+        while let ev = await iterator.next() {
+            guard case .text(let t) = ev, case .event(let name, let p)? = GatewayProtocol.parse(t),
+                  name == "device.pair.resolved" || name == "node.pair.resolved" else { continue }
+            log.info("\(name) on the waiting socket: \(p?["decision"]?.stringValue ?? "?")")
+            return p ?? .object([:])
+        }
+        return nil
     }
 
     // MARK: serving
@@ -198,7 +218,8 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
             restartExpectedMs = p?["restartExpectedMs"]?.intValue
             log.info("gateway is shutting down (\(p?["reason"]?.stringValue ?? "no reason"))\(restartExpectedMs.map { "; back in about \($0) ms" } ?? "")")
         case .event(let name, let p) where name == "device.pair.resolved" || name == "node.pair.resolved":
-            log.info("\(name): \(p?["decision"]?.stringValue ?? "?")")
+            log.info("\(name): \(p?["decision"]?.stringValue ?? "?")\(p?["requestId"]?.stringValue.map { " (request \($0))" } ?? "")")
+            if let p { onPairResolved?(p) }
         case .event("tick", _), .event("health", _), .event("presence", _):
             break  // liveness only
         case .event(let name, let p):

@@ -82,6 +82,9 @@ public actor GatewayHandle {
     }
 
     public func networkChanged() async { await client?.networkChanged() }
+    /// Ends a paused reconnect (or a backoff wait) now; true when the session was paused.
+    public func resume(_ why: String) async -> Bool { await client?.resume(why) ?? false }
+    public func pairResolved(_ payload: JSONValue) async { await client?.pairResolved(payload) }
     public func systemResumed() async { await client?.systemResumed() }
 
     /// Ends the current client's session and loop (config reload with new gateway settings); the

@@ -265,6 +265,8 @@ public enum GatewayProtocol {
         public let detailCode: String?
         public let details: JSONValue?
         public let retryable: Bool
+        /// The top-level `error.retryable` as sent (nil when absent): `false` pauses reconnects (§3.8).
+        public let retryableFlag: Bool?
         public let retryAfterMs: Int?
 
         init(_ v: JSONValue?) {
@@ -275,6 +277,7 @@ public enum GatewayProtocol {
             let d = w?.details.flatMap { try? JSONValueDecoder.decode(Details.self, from: $0) }
             detailCode = d?.code
             retryable = w?.retryable ?? d?.retryable ?? false
+            retryableFlag = w?.retryable
             retryAfterMs = w?.retryAfterMs ?? d?.retryAfterMs
         }
 

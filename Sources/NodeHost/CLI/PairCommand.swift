@@ -1,0 +1,109 @@
+import Config
+import Kit
+import Runtime
+import Store
+import Support
+
+/// `openclaw-node pair <setup code | oc-pair://… | join URL>`: pairs this node with the gateway a
+/// pairing link names, in one command (docs/PROTOCOL.md §3.9).
+enum PairCommand {
+    static let help = """
+        Usage: openclaw-node pair <setup-code | oc-pair://CODE | https://GATEWAY/j/CODE> [--display-name NAME]
+                                  [--timeout SECONDS] [--json] [--config FILE]
+
+        Pairs this node with an OpenClaw gateway from what the gateway handed out:
+          - a setup code (`openclaw qr`, or the operator API's device.pair.setupCode),
+          - the same as a link, oc-pair://<code>,
+          - a one-time join URL (`openclaw devices join-code`), https://<gateway>/j/<code> — http only
+            to this machine (loopback). It is fetched once; the gateway then forgets it.
+        The payload is checked (gateway URL(s), expiry, TLS fingerprint), the gateway URL(s) and
+        fingerprint are stored in the node's state database, and the node connects once with the
+        payload's one-time bootstrap token, which is never stored. The device token the gateway
+        issues is stored; from then on `openclaw-node run` connects with it — to the stored gateway
+        when the config has no gateway.url. --display-name is the name the gateway records for
+        this pairing (default: node.displayName). Waits up to --timeout seconds (default 60).
+        Exit 0 when paired; 1 when the link is refused (expired, already used, malformed) or the
+        gateway refuses the pairing, with the reason.
+        The config's gateway.setupCode accepts the same three forms.
+        """
+
+    static func main(_ args: [String], capabilities: @escaping CLI.CapabilityFactory) async throws -> Int32 {
+        let a = try Arguments(args, valued: ["config", "display-name", "timeout"], known: ["json"])
+        if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
+        guard let link = a.positionals.first, a.positionals.count == 1 else {
+            throw Arguments.Failure(description: "expected one setup code, oc-pair:// link or join URL")
+        }
+        let timeout = try a.option("timeout").map { t -> Int in
+            guard let n = Int(t), n > 0 else { throw Arguments.Failure(description: "--timeout must be a positive number of seconds") }
+            return n
+        } ?? 60
+        var config = try CLI.loadConfig(a)
+        let code: SetupCode
+        do { code = try await PairingLink.resolve(link) } catch {
+            return fail("\(error.description)", json: a.flag("json"))
+        }
+        if let name = a.option("display-name"), !name.trimmed().isEmpty { config.displayName = name.trimmed() }
+        // Explicit flags > payload > saved config: the payload names the gateway.
+        config.gateway.url = code.url
+        config.gateway.setupCode = nil
+        let store = try StateStore(stateDir: config.stateDir)
+        try PairingLink.remember(code, store: store)
+        if ControlClient.connect(stateDir: config.stateDir) != nil {
+            Out.err("note: a daemon runs with this state directory; restart it after pairing so it uses the new gateway")
+        }
+        let presence = NodeRuntime.presenceMonitor(config)
+        let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config, presence), presence: presence)
+        let identity = try runtime.store.identity()
+        let status = GatewayStatus()
+        let client: GatewayClient
+        do {
+            let info = (try? JSONValue.from(DeviceCapability(storagePath: config.stateDir).infoPayload())) ?? [:]
+            client = try GatewayClient(config: config, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
+                                       deviceInfo: info, status: status, setupCode: code)
+        } catch {
+            await runtime.shutdown()
+            return fail(error.description, json: a.flag("json"))
+        }
+        let run = Task { await client.run() }
+        let end = await status.first(where: { s in
+            switch s { case .connected, .paused, .stopped: return true; default: return false }
+        }, timeout: .seconds(timeout))
+        await client.stop()
+        await run.value
+        await runtime.shutdown()
+        let key = await client.gatewayKey
+        let hasToken = (try? runtime.store.deviceToken(gateway: key, role: "node")) != nil
+        guard case .connected = end, hasToken else {
+            let why: String
+            switch end {
+            case .paused(let p): why = p.reason + (p.remediationHint.map { " — gateway: \($0)" } ?? "")
+            case .stopped(let w): why = w
+            case .pendingApproval(let id, _):
+                why = "the gateway wants an operator to approve this device (request \(id ?? "unknown")): run `openclaw devices approve \(id ?? "<requestId>")`, then `openclaw-node run`"
+            default: why = "no pairing within \(timeout) s (\(await status.text))"
+            }
+            return fail(why, json: a.flag("json"))
+        }
+        if a.flag("json") {
+            var o: [String: JSONValue] = ["ok": true, "gateway": .string(code.url), "deviceId": .string(identity.deviceId),
+                                          "displayName": .string(config.displayName), "deviceTokenStored": true,
+                                          "bootstrapTokenStored": false, "database": .string(runtime.store.path)]
+            if !code.urls.isEmpty { o["urls"] = .array(code.urls.map { .string($0) }) }
+            if let fp = code.tlsFingerprint { o["tlsFingerprint"] = .string(fp) }
+            if let e = code.expiresAtMs { o["expiresAtMs"] = .number(Double(e)) }
+            Out.json(.object(o))
+            return ExitCode.ok.rawValue
+        }
+        Out.line("Paired with \(code.url) as \(config.displayName) (device \(identity.deviceId.prefix(12))…).")
+        if !code.urls.isEmpty { Out.line("Gateway URLs: \(code.urls.joined(separator: ", "))") }
+        if let fp = code.tlsFingerprint { Out.line("TLS pin:      sha256:\(fp)") }
+        Out.line("Stored in \(runtime.store.path): the gateway URL\(code.urls.isEmpty ? "" : "s")\(code.tlsFingerprint == nil ? "" : ", the TLS pin") and the device token; the one-time bootstrap token was not stored.")
+        Out.line("Start the node: openclaw-node run (or systemctl enable --now openclaw-node). Its commands may still need `openclaw nodes approve` on the gateway.")
+        return ExitCode.ok.rawValue
+    }
+
+    static func fail(_ why: String, json: Bool) -> Int32 {
+        if json { Out.json(["ok": false, "error": .string(why)]) } else { Out.err("openclaw-node pair: \(why)") }
+        return ExitCode.failure.rawValue
+    }
+}
