@@ -3,6 +3,7 @@ import Foundation
 @testable import Kit
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// Every row of the reconnect decision (docs/PROTOCOL.md §3.8) as a gateway reply to the real

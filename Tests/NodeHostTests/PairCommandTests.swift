@@ -4,6 +4,7 @@ import Foundation
 @testable import Runtime
 @testable import Store
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// `openclaw-node pair` with a setup code, an oc-pair:// link and a one-time join URL served by

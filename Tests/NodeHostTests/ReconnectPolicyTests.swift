@@ -1,6 +1,7 @@
 @testable import Kit
 @testable import Runtime
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The reconnect decision (docs/PROTOCOL.md §3.8), one row per rule, in the rules' order.
