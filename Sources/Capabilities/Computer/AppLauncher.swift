@@ -16,42 +16,90 @@ enum AppLauncher {
                                             "rbash", "csh", "tcsh", "guile", "java", "osascript", "expect", "gdb", "script", "nohup",
                                             "setsid", "timeout", "nice", "ionice", "strace", "ltrace", "valgrind", "systemd-run"]
 
-    static func launch(_ p: DeviceAppsLaunchParams, env: [String: String]) throws(NodeError) -> DeviceAppsLaunchResult {
-        let id = p.id
-        guard let entry = DesktopEntries.load(env, locale: nil).first(where: { $0.id == id }) else {
-            throw NodeError.invalidRequest("no application with id \"\(id)\" (see device.apps)")
+    static let launchFailed: NodeError.Code = "INSTALLED_APP_LAUNCH_FAILED"
+    /// How long the gateway has to answer the ready chunk.
+    static let permitWait: Duration = .seconds(10)
+
+    static func failed(_ message: String) -> NodeError { NodeError(launchFailed, verbatim: message) }
+
+    /// Upstream's launch (docs/PROTOCOL.md "device.apps"): the app and revision must still be what
+    /// the caller authorized; over a gateway the node says it is ready, waits ≤ 10 s for the
+    /// gateway's allow, checks the entry again and spawns within the allow's `validForMs`. Over the
+    /// control socket (a local user, no gateway) there is nobody to ask, and it starts at once.
+    static func launch(_ p: DeviceAppsLaunchParams, env: [String: String], duplex: DuplexChannel,
+                       clock: any NodeClock) async throws(NodeError) -> DeviceAppsLaunchResult {
+        let changed = "INSTALLED_APP_CHANGED: refresh device.apps and explicitly authorize the current app"
+        guard let entry = current(p.id, env), p.appRevision == nil || p.appRevision == entry.appRevision else { throw failed(changed) }
+        if let command = p.execution?.command, command != [entry.executable] {
+            throw failed("INSTALLED_APP_CHANGED: execution plan does not match the exact app")
         }
-        let path = try executable(of: entry, env: env)
+        if let bound = p.execution?.planBinding, bound != (entry.appId, entry.appRevision) {
+            throw failed("INSTALLED_APP_CHANGED: approval plan does not bind this app revision")
+        }
+        let path = try executable(of: entry)
+        var spawnBy: ContinuousClock.Instant?
+        if duplex.isOpen {
+            let ready: JSONValue = ["type": "installed-app-launch.ready", "appId": .string(entry.appId), "appRevision": .string(entry.appRevision)]
+            let sentAt = ContinuousClock.now
+            guard await duplex.write(ready.jsonString()) else { throw failed("Installed-app authorization timed out") }
+            let validFor = try await permit(duplex, clock: clock)
+            spawnBy = sentAt + .milliseconds(validFor)
+            guard let again = current(p.id, env), again == entry else { throw failed("INSTALLED_APP_CHANGED: launch descriptor changed before execution") }
+        }
+        if let spawnBy, ContinuousClock.now > spawnBy { throw failed("Installed-app authorization expired before spawn") }
         let child: Subprocess
         do {
             child = try Subprocess.spawn(path, [], environment: env, stdin: .null, stdout: .null, stderr: .null,
                                          newProcessGroup: true, workingDirectory: PathName.home(env))
         } catch {
-            throw NodeError.unavailable("cannot start \(entry.label): \(error.description)")
+            throw failed("cannot start \(entry.label): \(error.description)")
         }
         // The application outlives the command; a loop thread (not a job slot: it may run for
         // hours) reaps it when it exits (no zombie).
         BlockingExecutor.startLoop(name: "app-reaper") { child.wait() }
-        return DeviceAppsLaunchResult(pid: child.pid)
+        return DeviceAppsLaunchResult(appId: entry.appId, appRevision: entry.appRevision, pid: child.pid)
     }
 
-    /// The one program the entry starts, resolved and checked, or why it cannot be launched.
-    static func executable(of entry: DesktopEntry, env: [String: String]) throws(NodeError) -> String {
-        guard let exec = entry.exec, let token = singleToken(exec) else {
-            throw NodeError.invalidRequest("\(entry.label): its Exec line (\(entry.exec ?? "none")) is not a single program without arguments; " +
-                                           "only such desktop entries can be launched")
+    /// The entry with this appId in the inventory as it is now.
+    static func current(_ appId: String, _ env: [String: String]) -> DesktopEntry? {
+        DesktopEntries.load(env, locale: nil).entries.first { $0.appId == appId }
+    }
+
+    /// The gateway's answer to the ready chunk: the allow's validForMs (1…5000), or why not.
+    static func permit(_ duplex: DuplexChannel, clock: any NodeClock) async throws(NodeError) -> Int {
+        let answer = await firstInput(duplex, within: permitWait, clock: clock)
+        guard case .some(.some(let text)) = answer else { throw failed("Installed-app authorization timed out") }
+        let value = JSONValue.parse(text)
+        switch value?["type"]?.stringValue {
+        case "installed-app-launch.allow":
+            guard let ms = value?["validForMs"]?.intValue, (1...5000).contains(ms) else {
+                throw failed("Installed-app authorization is no longer current")
+            }
+            return ms
+        default:
+            throw failed("Installed-app authorization is no longer current")
         }
-        let found = token.hasPrefix("/") ? (Subprocess.isExecutableFile(token) ? token : nil)
-            : Subprocess.findExecutable(token, path: env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
-        guard let found else { throw NodeError.unavailable("\(entry.label): \(token) is not installed") }
-        let real = PathName.resolvingSymlinks(found)
-        guard isELF(real), !interpreters.contains(baseName(real)) else {
-            throw NodeError.invalidRequest("\(entry.label) runs \(token) (\(real)), a shell, interpreter or script; only desktop entries " +
-                                           "that start one native program can be launched")
+    }
+
+    /// The caller's first input, nil when `within` passed first (or the invoke ended: .some(nil)).
+    static func firstInput(_ duplex: DuplexChannel, within: Duration, clock: any NodeClock) async -> String?? {
+        await withTaskGroup(of: String??.self) { group in
+            group.addTask { (try? await duplex.nextInput()).map { Optional($0) } ?? .some(nil) }
+            group.addTask { try? await clock.sleep(for: within); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        if let why = FileTrust.problem(real) {
-            throw NodeError.invalidRequest("\(entry.label): refused \(real): \(why)")
+    }
+
+    /// The one program the entry starts, checked beyond upstream's inventory rules: not a shell or
+    /// interpreter, and replaceable by no one but root or the node's account.
+    static func executable(of entry: DesktopEntry) throws(NodeError) -> String {
+        let real = entry.executable
+        guard !interpreters.contains(baseName(real)) else {
+            throw failed("\(entry.label) runs \(real), a shell or interpreter; only desktop entries that start one native program can be launched")
         }
+        if let why = FileTrust.problem(real) { throw failed("\(entry.label): refused \(real): \(why)") }
         return real
     }
 

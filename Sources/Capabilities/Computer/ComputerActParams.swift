@@ -78,50 +78,93 @@ enum ComputerAction: String, CaseIterable {
     var needsPoint: Bool { [.leftClick, .rightClick, .middleClick, .doubleClick, .tripleClick, .mouseMove, .leftClickDrag].contains(self) }
 }
 
-/// device.apps params: `{query?, limit? (1–200, default 100), includeSystem?}`.
+/// device.apps params: `{appId?, query?, limit? (1–200, default 100), includeSystem?}`. With
+/// `appId` it is the exact lookup the gateway makes before a launch (one row with `executable`, or
+/// none); otherwise a listing.
 public struct DeviceAppsParams: CommandParams {
+    public var appId: String?
     public var query: String?
     public var limit: Int?
     public var includeSystem: Bool?
 
-    public init(query: String? = nil, limit: Int? = nil, includeSystem: Bool? = nil) {
-        self.query = query; self.limit = limit; self.includeSystem = includeSystem
+    public init(appId: String? = nil, query: String? = nil, limit: Int? = nil, includeSystem: Bool? = nil) {
+        self.appId = appId; self.query = query; self.limit = limit; self.includeSystem = includeSystem
     }
 
     public func validated() throws(NodeError) -> DeviceAppsParams {
         try ParamCheck.range(limit, "limit", 1...200)
+        if let appId, appId.isEmpty { throw NodeError.invalidRequest("appId must not be empty (an appId from device.apps)") }
         return self
     }
 
     /// Lowercased and trimmed; "" matches every application.
     public var effectiveQuery: String { query?.trimmed().lowercased() ?? "" }
     public var effectiveLimit: Int { limit ?? 100 }
-    public var includesSystem: Bool { includeSystem == true }
+    /// Applications of the system data directories are listed unless `includeSystem: false`
+    /// (the gateway's app_list sends no includeSystem and means every installed application).
+    public var includesSystem: Bool { includeSystem ?? true }
 }
 
-/// device.apps' result: the matching applications (at most `limit`) and how many matched.
+/// device.apps' result, upstream's Linux shape: the matching applications (at most `limit`), how
+/// many matched, and whether the inventory read every directory entry.
 public struct DeviceAppsResult: Encodable, Sendable, Equatable {
     public struct App: Encodable, Sendable, Equatable {
+        public let appId: String
+        public let appRevision: String
         public let label: String
-        public let bundleId: String
         public let path: String
         public let system: Bool
+        /// The exact lookup only: the program's real path.
+        public let executable: String?
     }
     public let count: Int
     public let totalMatched: Int
     public let truncated: Bool
+    public let inventoryComplete: Bool
     public let apps: [App]
 }
 
-/// device.apps.launch params: the inventory's id; `appRevision` is accepted and ignored.
+/// device.apps.launch params, upstream's closed shape: `{appId, appRevision, agentId?, execution?}`,
+/// where `execution` carries the approved system.run plan (its `command` exactly one program).
 public struct DeviceAppsLaunchParams: CommandParams {
+    public struct Execution: Codable, Sendable, Equatable {
+        public var command: [String]?
+        public var rawCommand: String?
+        public var systemRunPlan: JSONValue?
+        public var cwd: String?
+        public var agentId: String?
+        public var sessionKey: String?
+        public var timeoutMs: Int?
+        public var approved: Bool?
+        public var approvalDecision: String?
+        public var approvalSource: String?
+        public var runId: String?
+        public var suppressNotifyOnExit: Bool?
+        public var env: JSONValue?
+
+        /// The app a system.run plan was prepared for (`systemRunPlan.installedApp`), if it names one.
+        public var planBinding: (String, String)? {
+            guard let app = systemRunPlan?["installedApp"], let id = app["appId"]?.stringValue,
+                  let revision = app["appRevision"]?.stringValue else { return nil }
+            return (id, revision)
+        }
+    }
     public var appId: String?
     public var appRevision: String?
+    public var agentId: String?
+    public var execution: Execution?
 
-    public init(appId: String? = nil) { self.appId = appId }
+    public init(appId: String? = nil, appRevision: String? = nil) { self.appId = appId; self.appRevision = appRevision }
 
     public func validated() throws(NodeError) -> DeviceAppsLaunchParams {
-        guard let id = appId, !id.isEmpty else { throw NodeError.invalidRequest("appId required (an id from device.apps)") }
+        guard let id = appId, !id.isEmpty else { throw NodeError.invalidRequest("appId required (an appId from device.apps)") }
+        if let agentId, !(1...256).contains(agentId.count) { throw NodeError.invalidRequest("agentId must be 1 to 256 characters") }
+        if let execution {
+            guard execution.env == nil else { throw NodeError.invalidRequest("execution.env is not accepted for an app launch") }
+            if let command = execution.command, command.count != 1 {
+                throw NodeError.invalidRequest("execution.command must be exactly one program (the app's executable)")
+            }
+        }
         return self
     }
 
@@ -129,8 +172,11 @@ public struct DeviceAppsLaunchParams: CommandParams {
     public var id: String { appId ?? "" }
 }
 
-/// device.apps.launch's result: the started process.
+/// device.apps.launch's result: the started process, as upstream's gateway parses it.
 public struct DeviceAppsLaunchResult: Encodable, Sendable, Equatable {
     public var status = "process-started"
+    public let appId: String
+    public let appRevision: String
     public let pid: Int32
+    public var success = true
 }

@@ -26,7 +26,12 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     }
     private let state = Locked(State())
 
-    init(manifest: BundleManifest, settings: ComputerSettings) { self.manifest = manifest; self.settings = settings }
+    /// Times the launch handshake's wait for the gateway's permit.
+    let clock: any NodeClock
+
+    init(manifest: BundleManifest, settings: ComputerSettings, clock: any NodeClock = SystemClock()) {
+        self.manifest = manifest; self.settings = settings; self.clock = clock
+    }
 
     var handlers: [CommandHandler] { ComputerCommands.handlers(self) }
 
@@ -160,20 +165,27 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     static func apps(_ p: DeviceAppsParams, env: [String: String]) -> DeviceAppsResult {
         let locale = [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty }
+        let inventory = DesktopEntries.load(env, locale: locale)
+        func row(_ e: DesktopEntry, executable: Bool) -> DeviceAppsResult.App {
+            DeviceAppsResult.App(appId: e.appId, appRevision: e.appRevision, label: e.label, path: e.path, system: e.system,
+                                 executable: executable ? e.executable : nil)
+        }
+        if let appId = p.appId {
+            let found = inventory.entries.filter { $0.appId == appId }.prefix(1).map { row($0, executable: true) }
+            return DeviceAppsResult(count: found.count, totalMatched: found.count, truncated: false,
+                                    inventoryComplete: inventory.complete, apps: Array(found))
+        }
         let query = p.effectiveQuery
-        let matched = DesktopEntries.load(env, locale: locale).filter { e in
-            (p.includesSystem || !e.system)
-                && (query.isEmpty || e.label.lowercased().contains(query) || e.id.lowercased().contains(query))
+        let matched = inventory.entries.filter { e in
+            (p.includesSystem || !e.system) && (query.isEmpty || e.label.lowercased().contains(query) || e.appId.lowercased().contains(query))
         }
         let limit = p.effectiveLimit
-        let apps = matched.prefix(limit).map { e in
-            DeviceAppsResult.App(label: e.label, bundleId: e.id, path: e.path, system: e.system)
-        }
-        return DeviceAppsResult(count: apps.count, totalMatched: matched.count, truncated: matched.count > limit, apps: Array(apps))
+        return DeviceAppsResult(count: min(limit, matched.count), totalMatched: matched.count, truncated: matched.count > limit,
+                                inventoryComplete: inventory.complete, apps: matched.prefix(limit).map { row($0, executable: false) })
     }
 
     func launch(_ p: DeviceAppsLaunchParams, _ ctx: InvocationContext) async throws(NodeError) -> DeviceAppsLaunchResult {
-        let result = try AppLauncher.launch(p, env: ProcessEnvironment.current)
+        let result = try await AppLauncher.launch(p, env: ProcessEnvironment.current, duplex: ctx.duplex, clock: clock)
         log.info("device.apps.launch \(p.id): pid \(result.pid)")
         return result
     }

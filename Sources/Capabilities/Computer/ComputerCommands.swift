@@ -25,6 +25,7 @@ public enum ComputerCommands {
     ] }
 
     public static func capability(context: CapabilityContext) -> any Capability {
-        ComputerCapability(manifest: context.manifest, settings: ComputerSettings(context.section, environment: context.environment))
+        ComputerCapability(manifest: context.manifest, settings: ComputerSettings(context.section, environment: context.environment),
+                           clock: context.clock)
     }
 }
