@@ -236,3 +236,52 @@ struct DeviceAppsLaunchTests {
         #expect(AppLauncher.baseName("/usr/bin/python3.11") == "python")
     }
 }
+
+/// The launch handshake on the wire: the real daemon with the computer bundle on an Xvfb display,
+/// the test gateway (which checks each progress frame against the 2026.8 schema) playing the
+/// gateway's side — it reads the ready chunk and answers allow or deny through node.invoke.input.
+@Suite(.serialized) struct DeviceAppsLaunchWireTests {
+    @Test func theGatewaysAllowStartsTheAppAndItsDenyRefusesIt() throws {
+        let t = try XDGTree(); defer { t.remove() }
+        let prog = t.root + "/sleeper"
+        // A native program that stays up until the test ends it: a copy of sleep would need an
+        // argument, so the app is `yes`, its output on /dev/null.
+        try FileManager.default.copyItem(atPath: try #require(Subprocess.findExecutable("yes")), toPath: prog)
+        t.write(t.user, "sleeper.desktop", XDGTree.entry(prog, "Sleeper"))
+        let x = try Xvfb(screens: ["640x480x24"]); defer { x.stop() }
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"]); defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { computer: { enabled: true, display: '\(x.display)' } }")
+        for (k, v) in t.env where k != "PATH" { node.extraEnv[k] = v }
+        try node.start(); defer { node.cleanup() }
+        guard gw.waitFor("hello") != nil else { throw TestFailure("no hello: \(node.log)") }
+
+        let listed = try #require(gw.invoke("device.apps", paramsJSON: #"{"appId":"linux-desktop:sleeper.desktop"}"#, timeoutMs: 10_000))
+        let app = try #require(listed["payload"]?["apps"]?.arrayValue?.first, "\(listed) \(node.log.suffix(2000))")
+        #expect(app["executable"]?.stringValue == PathName.resolvingSymlinks(prog))
+        let revision = try #require(app["appRevision"]?.stringValue)
+
+        for (id, answer, expectStarted) in [("allow-1", #"{"type":"installed-app-launch.allow","validForMs":5000}"#, true),
+                                            ("deny-1", #"{"type":"installed-app-launch.deny"}"#, false)] {
+            let params: JSONValue = ["appId": "linux-desktop:sleeper.desktop", "appRevision": .string(revision), "agentId": "main",
+                                     "execution": ["command": [.string(PathName.resolvingSymlinks(prog))]]]
+            gw.command(["cmd": "invoke", "id": .string(id), "command": "device.apps.launch", "paramsJSON": .string(params.jsonString()),
+                        "timeoutMs": 30_000])
+            let ready = try #require(gw.waitFor("progress") { $0["id"]?.stringValue == id && $0["chunk"] != "" }, "\(node.log.suffix(2000))")
+            let readyText = try #require(ready["chunk"]?.stringValue)
+            #expect(JSONValue.parse(readyText) == ["type": "installed-app-launch.ready", "appId": "linux-desktop:sleeper.desktop",
+                                                   "appRevision": .string(revision)])
+            gw.command(["cmd": "input", "id": .string(id), "seq": 0, "payloadJSON": .string(answer)])
+            let result = try #require(gw.waitFor("invoke_result", timeout: 30) { $0["id"]?.stringValue == id }, "\(node.log.suffix(2000))")
+            if expectStarted {
+                let pid = try #require(result["payload"]?["pid"]?.intValue, "\(result)")
+                #expect(result["payload"]?["status"] == "process-started" && result["payload"]?["appRevision"]?.stringValue == revision)
+                #expect(kill(Int32(pid), 0) == 0, "the app runs")
+                kill(-Int32(pid), SIGTERM)  // its own process group
+                #expect(waitUntil(timeout: 5) { kill(Int32(pid), 0) != 0 }, "the app was reaped")
+            } else {
+                #expect(result["ok"] == false && result["error"]?["code"] == "INSTALLED_APP_LAUNCH_FAILED", "\(result)")
+                #expect(result["error"]?["message"] == "Installed-app authorization is no longer current", "\(result)")
+            }
+        }
+    }
+}
