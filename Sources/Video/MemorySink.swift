@@ -16,8 +16,9 @@ final class MemorySink {
     init() throws(MediaError) {
         guard let buffer = av_malloc(MemorySink.bufferSize) else { throw MediaError(.codec, "out of memory") }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let ctx = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(MemorySink.bufferSize), 1, me,
-                                           nil, memorySinkWrite, memorySinkSeek) else {
+        // Through the shim: the write callback's type differs between FFmpeg 5.1 and 7.
+        guard let ctx = cff_avio_alloc_write_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(MemorySink.bufferSize), me,
+                                                     memorySinkWrite, memorySinkSeek) else {
             av_free(buffer)
             throw MediaError(.codec, "avio_alloc_context failed")
         }
@@ -61,7 +62,7 @@ final class MemorySink {
     }
 }
 
-private func memorySinkWrite(_ opaque: UnsafeMutableRawPointer?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
+private func memorySinkWrite(_ opaque: UnsafeMutableRawPointer?, _ buf: UnsafePointer<UInt8>?, _ size: Int32) -> Int32 {
     guard let opaque, let buf, size >= 0 else { return cff_averror_enomem() }
     Unmanaged<MemorySink>.fromOpaque(opaque).takeUnretainedValue().write(buf, Int(size))
     return size

@@ -95,8 +95,10 @@ struct DiscoveryUnitTests {
         #expect(m.id == 0x1234 && m.isResponse && m.rcode == 0 && !m.truncated)
         #expect(m.questions.first?.name.text == "_openclaw-gw._tcp.example.")
         let inst = DNSName(labels: [Array("Home GW".utf8)] + (try DNSName(text: "_openclaw-gw._tcp.example.")).labels)
-        #expect(m.answers == [.init(name: try DNSName(text: "_openclaw-gw._tcp.example."), type: 12, ttl: 120, data: .ptr(inst))])
-        #expect(m.additionals[0].data == .srv(priority: 0, weight: 5, port: 18789, target: try DNSName(text: "gw.example.")))
+        // The names outside #expect: Swift 6.0's macro cannot hold a `try` on the right of ==.
+        let service = try DNSName(text: "_openclaw-gw._tcp.example."), target = try DNSName(text: "gw.example.")
+        #expect(m.answers == [.init(name: service, type: 12, ttl: 120, data: .ptr(inst))])
+        #expect(m.additionals[0].data == .srv(priority: 0, weight: 5, port: 18789, target: target))
         #expect(m.additionals[1].data == .txt([Array("displayName=Home".utf8), Array("gatewayTls=1".utf8)]))
         #expect(m.additionals[2].data == .a("192.168.1.20"))
         #expect(m.additionals[3].data == .aaaa("fd00::1"))

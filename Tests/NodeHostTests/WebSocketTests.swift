@@ -191,7 +191,8 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
         let f = WebSocketFrame(opcode: .text, payload: Array("abc".utf8)).encoded(maskKey: [1, 2, 3, 4])
         #expect(f[1] & 0x80 != 0)
         #expect(Array(f[2..<6]) == [1, 2, 3, 4])
-        #expect(Array(f[6...]) == [0x61 ^ 1, 0x62 ^ 2, 0x63 ^ 3])
+        let masked: [UInt8] = [0x61 ^ 1, 0x62 ^ 2, 0x63 ^ 3]  // typed: Swift 6.0 infers the literal as IndexSet
+        #expect(Array(f[6...]) == masked)
     }
 
     @Test(arguments: [

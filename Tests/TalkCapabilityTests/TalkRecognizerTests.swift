@@ -17,7 +17,7 @@ import Testing
     static func decode(_ r: SpeechRecognizer, _ samples: [Int16]) throws -> (text: String, heardSpeech: Bool) {
         try r.begin()
         var heard = false
-        try samples.withUnsafeBufferPointer { all throws(NodeError) in
+        try samples.withUnsafeBufferPointer { all in  // untyped: a typed throw here crashes Swift 6.0's SILGen
             var i = 0
             while i < all.count {
                 let n = min(1600, all.count - i)

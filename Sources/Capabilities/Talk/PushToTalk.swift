@@ -144,7 +144,15 @@ final class PushToTalk: Sendable {
         if ready {
             try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
                 try recognizer.begin()
-                if let p = preamble { try p.samples.withUnsafeBufferPointer { (b) throws(NodeError) in try recognizer.feed(b) } }
+                // The error leaves the buffer closure as a value: Swift 6.0 (Debian 13's swiftlang)
+                // does not carry a typed throw through withUnsafeBufferPointer.
+                if let p = preamble {
+                    var failure: NodeError?
+                    p.samples.withUnsafeBufferPointer { b in
+                        do throws(NodeError) { try recognizer.feed(b) } catch { failure = error }
+                    }
+                    if let failure { throw failure }
+                }
             }
             return
         }

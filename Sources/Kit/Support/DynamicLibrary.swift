@@ -15,8 +15,10 @@ public final class DynamicLibrary: @unchecked Sendable {  // a dlopen handle: im
     private let package: String
 
     /// `soname` as the dynamic linker would find it (the versioned name, e.g. "libasound.so.2");
-    /// `package` is the Debian package that ships it, for the error message.
-    public init(_ soname: String, package: String) throws(Failure) {
+    /// `package` is the Debian 12 package that ships it, for the error message (named as this
+    /// release names it: DebianPackageName).
+    public init(_ soname: String, package debian12Package: String) throws(Failure) {
+        let package = DebianPackageName.onThisRelease(debian12Package)
         guard let h = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "not found"
             throw Failure(description: "cannot load \(soname) (\(why)); install it with: apt install \(package)")

@@ -33,27 +33,34 @@ enum OggOpusDecoder {
         case .success(let lib): op = lib
         case .failure(let f): throw SpeechAudioError(description: "cannot play Opus speech: \(f.description)")
         }
+        // op_open_memory reads `data` in place: it must outlive the decoder, so the decoder lives in
+        // the buffer's scope. The closure returns its failure as a value: Swift 6.0 (Debian 13's swiftlang) does not carry
+        // a typed throw through withUnsafeBufferPointer.
+        return try data.withUnsafeBufferPointer { bytes in
+            Result { () throws(SpeechAudioError) -> SpeechAudio in try decode(bytes, op) }
+        }.get()
+    }
+
+    /// Decodes the whole stream in `bytes`, which op_open_memory reads in place.
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ op: Library) throws(SpeechAudioError) -> SpeechAudio {
         var err: Int32 = 0
-        // op_open_memory reads `data` in place: it must outlive the decoder, so both live in this scope.
-        return try data.withUnsafeBufferPointer { (bytes) throws(SpeechAudioError) -> SpeechAudio in
-            guard let of = op.openMemory(bytes.baseAddress, bytes.count, &err) else {
-                throw SpeechAudioError(description: "speech is not Ogg/Opus audio (\(describe(err)))")
-            }
-            defer { op.free(of) }
-            var out: [Int16] = []
-            var buffer = [Int16](repeating: 0, count: 11_520)  // 120 ms of 48 kHz stereo, the largest Opus packet
-            while true {
-                var link: Int32 = 0
-                let frames = buffer.withUnsafeMutableBufferPointer { op.read(of, $0.baseAddress, Int32($0.count), &link) }
-                if frames == 0 { break }
-                if frames == -3 { continue }  // OP_HOLE: a gap in the stream; decoding goes on after it
-                guard frames > 0 else { throw SpeechAudioError(description: "Opus speech does not decode (\(describe(frames)))") }
-                let channels = Int(max(1, op.channelCount(of, link)))
-                out += SpeechAudio.mono(Array(buffer[0..<(Int(frames) * channels)]), channels: channels)
-            }
-            guard !out.isEmpty else { throw SpeechAudioError(description: "Opus speech holds no audio") }
-            return SpeechAudio(samples: out, sampleRate: sampleRate)
+        guard let of = op.openMemory(bytes.baseAddress, bytes.count, &err) else {
+            throw SpeechAudioError(description: "speech is not Ogg/Opus audio (\(describe(err)))")
         }
+        defer { op.free(of) }
+        var out: [Int16] = []
+        var buffer = [Int16](repeating: 0, count: 11_520)  // 120 ms of 48 kHz stereo, the largest Opus packet
+        while true {
+            var link: Int32 = 0
+            let frames = buffer.withUnsafeMutableBufferPointer { op.read(of, $0.baseAddress, Int32($0.count), &link) }
+            if frames == 0 { break }
+            if frames == -3 { continue }  // OP_HOLE: a gap in the stream; decoding goes on after it
+            guard frames > 0 else { throw SpeechAudioError(description: "Opus speech does not decode (\(describe(frames)))") }
+            let channels = Int(max(1, op.channelCount(of, link)))
+            out += SpeechAudio.mono(Array(buffer[0..<(Int(frames) * channels)]), channels: channels)
+        }
+        guard !out.isEmpty else { throw SpeechAudioError(description: "Opus speech holds no audio") }
+        return SpeechAudio(samples: out, sampleRate: sampleRate)
     }
 
     /// opusfile.h's negative return codes, named as its documentation names them.
