@@ -1,5 +1,6 @@
 import Foundation
 @testable import Support
+@testable import TestSupport
 import Testing
 
 /// The Debian 13 packages (amd64 and arm64) installed into a fresh root of their own release and
