@@ -199,6 +199,12 @@ struct DeviceAppsLaunchTests {
         var unbound = p
         unbound.execution = .init(command: [truePath], systemRunPlan: ["installedApp": ["appId": "linux-desktop:other.desktop", "appRevision": "x"]])
         #expect(await message { _ = try await launch(unbound, t.env) } == "INSTALLED_APP_CHANGED: approval plan does not bind this app revision")
+        var planWithoutApp = p
+        planWithoutApp.execution = .init(command: [truePath], systemRunPlan: ["argv": [.string(truePath)]])
+        #expect(await message { _ = try await launch(planWithoutApp, t.env) } == "INSTALLED_APP_CHANGED: approval plan does not bind this app revision")
+        var bound = p
+        bound.execution = .init(command: [truePath], systemRunPlan: ["installedApp": ["appId": .string(row.appId), "appRevision": .string(row.appRevision)]])
+        #expect(try await launch(bound, t.env).pid > 0)
         #expect(await message { _ = try await launch(DeviceAppsLaunchParams(appId: "linux-desktop:nope.desktop"), t.env) }?
             .hasPrefix("INSTALLED_APP_CHANGED") == true)
     }
@@ -231,8 +237,8 @@ struct DeviceAppsLaunchTests {
             let listed = DesktopEntries.load(env, locale: nil).entries
             #expect(!listed.contains { $0.label == "Planted" }, "\(listed)")
         }
-        #expect(AppLauncher.singleToken("\"/opt/My App/bin/app\"") == "/opt/My App/bin/app")
-        #expect(AppLauncher.singleToken("true --version") == nil && AppLauncher.singleToken("$(id)") == nil)
+        #expect(DesktopEntries.singleToken("\"/opt/My App/bin/app\"") == "/opt/My App/bin/app")
+        #expect(DesktopEntries.singleToken("true --version") == nil && DesktopEntries.singleToken("$(id)") == nil)
         #expect(AppLauncher.baseName("/usr/bin/python3.11") == "python")
     }
 }

@@ -33,8 +33,11 @@ enum AppLauncher {
         if let command = p.execution?.command, command != [entry.executable] {
             throw failed("INSTALLED_APP_CHANGED: execution plan does not match the exact app")
         }
-        if let bound = p.execution?.planBinding, bound != (entry.appId, entry.appRevision) {
-            throw failed("INSTALLED_APP_CHANGED: approval plan does not bind this app revision")
+        // An approved plan must be one system.run.prepare bound to this app and revision.
+        if p.execution?.systemRunPlan != nil {
+            guard let bound = p.execution?.planBinding, bound == (entry.appId, entry.appRevision) else {
+                throw failed("INSTALLED_APP_CHANGED: approval plan does not bind this app revision")
+            }
         }
         let path = try executable(of: entry)
         var spawnBy: ContinuousClock.Instant?
@@ -103,41 +106,10 @@ enum AppLauncher {
         return real
     }
 
-    /// The program of an Exec value that is exactly one token (upstream's grammar): unquoted with
-    /// no whitespace or shell characters, or one double-quoted string whose only escapes are
-    /// \" \\ \$ \`; no control characters, `%` or `=`. nil otherwise.
-    static func singleToken(_ exec: String) -> String? {
-        let s = exec.trimmed()
-        guard !s.isEmpty, !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }),
-              !s.contains("%"), !s.contains("=") else { return nil }
-        if s.hasPrefix("\"") {
-            guard s.count >= 2, s.hasSuffix("\"") else { return nil }
-            var out = "", chars = Array(s.dropFirst().dropLast())[...]
-            while let c = chars.popFirst() {
-                if c == "\"" { return nil }
-                if c == "\\" {
-                    guard let next = chars.popFirst(), "\"\\$`".contains(next) else { return nil }
-                    out.append(next)
-                } else { out.append(c) }
-            }
-            return out.isEmpty ? nil : out
-        }
-        let forbidden: Set<Character> = ["\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`", " ", "\t"]
-        return s.contains(where: { forbidden.contains($0) }) ? nil : s
-    }
-
     /// "python3.11" → "python", "ld-linux-x86-64.so.2" → "ld-linux-x86-64.so".
     static func baseName(_ path: String) -> String {
         var name = PathName.lastComponent(path)
         while let last = name.last, last.isNumber || last == "." { name.removeLast() }
         return name
-    }
-
-    static func isELF(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var magic = [UInt8](repeating: 0, count: 4)
-        return read(fd, &magic, 4) == 4 && magic == [0x7F, 0x45, 0x4C, 0x46]
     }
 }

@@ -254,6 +254,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunPrepareResult {
         let argv = p.argv
+        if let app = p.installedApp { try Self.checkInstalledApp(app, argv: argv, environment: environment) }
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: ExecEnvironment.inherited(environment)["PATH"])
         let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
         let env: [String: String]
@@ -268,9 +269,23 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         }
         // The plan an operator's approval may later be given for: this argv, cwd, env and agent.
         issuedPlans.issue(IssuedPlans.key(argv: argv, cwd: p.cwd, env: p.env, agent: p.agentId))
-        return SystemRunPrepareResult(
-            plan: .init(argv: argv, cwd: p.cwd, commandText: commandText, agentId: p.agentId, sessionKey: p.sessionKey),
-            execPolicy: .init(security: d.security.rawValue, ask: d.ask.rawValue))
+        var plan = SystemRunPrepareResult.Plan(argv: argv, cwd: p.cwd, commandText: commandText, agentId: p.agentId, sessionKey: p.sessionKey)
+        plan.installedApp = p.installedApp
+        return SystemRunPrepareResult(plan: plan, execPolicy: .init(security: d.security.rawValue, ask: d.ask.rawValue))
+    }
+
+    static let installedAppChanged: NodeError.Code = "INSTALLED_APP_CHANGED"
+
+    /// A plan for an installed app (the gateway's app_launch): the app must still be at the revision
+    /// the operator is asked about, and the command exactly its one program.
+    static func checkInstalledApp(_ app: InstalledAppRef, argv: [String], environment: [String: String]) throws(NodeError) {
+        guard let entry = DesktopEntries.load(environment, locale: nil).entries.first(where: { $0.appId == app.appId }),
+              entry.appRevision == app.appRevision else {
+            throw NodeError(installedAppChanged, verbatim: "INSTALLED_APP_CHANGED: refresh inventory before approval")
+        }
+        guard argv == [entry.executable] else {
+            throw NodeError(.invalidRequest, verbatim: "INVALID_REQUEST: installedApp: command must be exactly [\"\(entry.executable)\"]")
+        }
     }
 
     func which(_ p: SystemWhichParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemWhichResult {

@@ -95,13 +95,25 @@ public struct SystemRunPrepareParams: CommandParams {
     public var security: String?
     public var ask: String?
     public var strictInlineEval: Bool?
+    /// The installed application (device.apps) this plan is for: the plan is then bound to that
+    /// app's revision, and `command` must be exactly its program.
+    public var installedApp: InstalledAppRef?
 
     public func validated() throws(NodeError) -> SystemRunPrepareParams {
         guard let c = command, !c.isEmpty, !c[0].isEmpty else { throw NodeError.invalidRequest("command required") }
+        if let app = installedApp, app.appId.isEmpty || app.appRevision.isEmpty {
+            throw NodeError.invalidRequest("installedApp needs appId and appRevision (from device.apps)")
+        }
         return self
     }
 
     var argv: [String] { command ?? [] }
+}
+
+/// An installed application and the revision an operator is asked to approve.
+public struct InstalledAppRef: Codable, Sendable, Equatable {
+    public let appId: String
+    public let appRevision: String
 }
 
 /// `system.run.prepare`'s result: the plan (its unknown fields null, not absent) and the node's policy.
@@ -112,8 +124,10 @@ public struct SystemRunPrepareResult: Encodable, Sendable, Equatable {
         public let commandText: String
         public let agentId: String?
         public let sessionKey: String?
+        /// Only for an installed app's plan (upstream adds the field then, and only then).
+        public var installedApp: InstalledAppRef? = nil
 
-        enum CodingKeys: String, CodingKey { case argv, cwd, commandText, commandPreview, agentId, sessionKey }
+        enum CodingKeys: String, CodingKey { case argv, cwd, commandText, commandPreview, agentId, sessionKey, installedApp }
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -123,6 +137,7 @@ public struct SystemRunPrepareResult: Encodable, Sendable, Equatable {
             try c.encodeNil(forKey: .commandPreview)
             try c.encode(agentId, forKey: .agentId)
             try c.encode(sessionKey, forKey: .sessionKey)
+            try c.encodeIfPresent(installedApp, forKey: .installedApp)
         }
     }
     public struct ExecPolicy: Encodable, Sendable, Equatable {

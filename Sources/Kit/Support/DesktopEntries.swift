@@ -1,20 +1,19 @@
 import Glibc
-import Kit
-import Support
 
 /// One installed application: a desktop entry that passed every rule of the inventory, with the
-/// native program it starts.
-struct DesktopEntry: Equatable, Sendable {
+/// native program it starts. (In Support because two bundles read it: the computer bundle lists and
+/// launches applications, the system bundle binds a system.run plan to one.)
+public struct DesktopEntry: Equatable, Sendable {
     /// `linux-desktop:<file name>`, as upstream's Linux hosts name it.
-    let appId: String
+    public let appId: String
     /// Changes whenever the entry or its program changes (DesktopEntries.revision).
-    let appRevision: String
-    let label: String
-    let path: String
+    public let appRevision: String
+    public let label: String
+    public let path: String
     /// The resolved absolute path of the program (realpath), an ELF executable.
-    let executable: String
+    public let executable: String
     /// From a system data directory ($XDG_DATA_DIRS), not the user's own ($XDG_DATA_HOME).
-    let system: Bool
+    public let system: Bool
 }
 
 /// Installed applications from XDG desktop entries, by upstream's Linux inventory rules (so the
@@ -25,15 +24,15 @@ struct DesktopEntry: Equatable, Sendable {
 /// `[Desktop Entry]` group; an `Exec` that is one native program. Beyond upstream: an entry anyone
 /// but root could have written never takes the name of a root-owned system entry, so a planted
 /// `firefox.desktop` cannot stand in for the real one (docs/SECURITY.md).
-enum DesktopEntries {
+public enum DesktopEntries {
     static let maxEntryBytes = 64 * 1024
     static let maxDirectoryEntries = 2048
 
-    struct Inventory: Sendable {
+    public struct Inventory: Sendable {
         /// In label order, then path.
-        let entries: [DesktopEntry]
+        public let entries: [DesktopEntry]
         /// False when the directory-entry budget ran out before every root was read.
-        let complete: Bool
+        public let complete: Bool
     }
 
     static func roots(_ env: [String: String]) -> [(path: String, system: Bool)] {
@@ -46,7 +45,7 @@ enum DesktopEntries {
         }
     }
 
-    static func load(_ env: [String: String], locale: String?) -> Inventory {
+    public static func load(_ env: [String: String], locale: String?) -> Inventory {
         var budget = maxDirectoryEntries
         var complete = true
         var found: [(root: (path: String, system: Bool), names: [String])] = []
@@ -91,7 +90,7 @@ enum DesktopEntries {
     static func entry(file: String, name: String, system: Bool, locale: String?, searchPath: String) -> DesktopEntry? {
         let appId = "linux-desktop:" + name
         guard isValidAppId(appId), let text = read(file), let keys = parse(text),
-              let label = label(keys, locale: locale), let exec = keys["Exec"], let token = AppLauncher.singleToken(exec),
+              let label = label(keys, locale: locale), let exec = keys["Exec"], let token = singleToken(exec),
               let program = resolve(token, searchPath: searchPath) else { return nil }
         guard let revision = revision(entryFile: file, entryText: text, executable: program) else { return nil }
         return DesktopEntry(appId: appId, appRevision: revision, label: label, path: file, executable: program, system: system)
@@ -194,7 +193,7 @@ enum DesktopEntries {
         let real = PathName.resolvingSymlinks(found)
         var st = stat()
         guard real.hasPrefix("/"), stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG, access(real, X_OK) == 0,
-              AppLauncher.isELF(real) else { return nil }
+              isELF(real) else { return nil }
         return real
     }
 
@@ -210,5 +209,37 @@ enum DesktopEntries {
         let numbers = [Int(st.st_dev), Int(st.st_ino), Int(st.st_size), ns(st.st_mtim), ns(st.st_ctim)].map { JSONValue.string(String($0)) }
         let fields = JSONValue.array([.string(PathName.resolvingSymlinks(entryFile)), .string(entryText), .string(executable)] + numbers)
         return SHA256.hex(fields.jsonString())
+    }
+
+    /// The program of an Exec value that is exactly one token (upstream's grammar): unquoted with
+    /// no whitespace or shell characters, or one double-quoted string whose only escapes are
+    /// \" \\ \$ \`; no control characters, `%` or `=`. nil otherwise.
+    public static func singleToken(_ exec: String) -> String? {
+        let s = exec.trimmed()
+        guard !s.isEmpty, !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }),
+              !s.contains("%"), !s.contains("=") else { return nil }
+        if s.hasPrefix("\"") {
+            guard s.count >= 2, s.hasSuffix("\"") else { return nil }
+            var out = "", chars = Array(s.dropFirst().dropLast())[...]
+            while let c = chars.popFirst() {
+                if c == "\"" { return nil }
+                if c == "\\" {
+                    guard let next = chars.popFirst(), "\"\\$`".contains(next) else { return nil }
+                    out.append(next)
+                } else { out.append(c) }
+            }
+            return out.isEmpty ? nil : out
+        }
+        let forbidden: Set<Character> = ["\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`", " ", "\t"]
+        return s.contains(where: { forbidden.contains($0) }) ? nil : s
+    }
+
+    /// Starts with the ELF magic (7F 45 4C 46): a native program, not a script.
+    public static func isELF(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        return Glibc.read(fd, &magic, 4) == 4 && magic == [0x7F, 0x45, 0x4C, 0x46]
     }
 }
