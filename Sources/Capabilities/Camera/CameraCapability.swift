@@ -37,6 +37,10 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     /// Whether this user may open the capture devices (the video group).
     public func diagnose() async -> [Diagnosis] {
+        devicesDiagnosis() + MediaLibraryCheck.diagnose()
+    }
+
+    private func devicesDiagnosis() -> [Diagnosis] {
         let dir = settings.deviceDir
         let devices = ((try? FileSystem.contentsOfDirectory(dir)) ?? []).filter { $0.hasPrefix("video") }.sorted()
         if devices.isEmpty { return [Diagnosis(.warn, "no \(dir)/video* device")] }

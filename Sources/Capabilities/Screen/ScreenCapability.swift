@@ -38,10 +38,11 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     /// For doctor: on Wayland, what the compositor offers of the protocols the node uses.
     public func diagnose() async -> [Diagnosis] {
-        guard let socket = sources.settings.waylandDisplay, sources.settings.backend != .x11, sources.settings.backend != .fbdev else { return [] }
-        return (try? await BlockingExecutor.run("screen.doctor") { (_: CancelFlag) throws(NodeError) -> [Diagnosis] in
+        let libraries = MediaLibraryCheck.diagnose()
+        guard let socket = sources.settings.waylandDisplay, sources.settings.backend != .x11, sources.settings.backend != .fbdev else { return libraries }
+        return libraries + ((try? await BlockingExecutor.run("screen.doctor") { (_: CancelFlag) throws(NodeError) -> [Diagnosis] in
             WaylandProtocolReport.diagnose(socket: socket)
-        }) ?? []
+        }) ?? [])
     }
 
     func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> ScreenSnapshotResult {

@@ -68,9 +68,9 @@ public enum BundleLoader {
             let why = dlerror().map { String(cString: $0) } ?? "unknown error"
             // The Debian package recommends, not requires, what each bundle links: say so.
             let packageHint = packages.isEmpty ? "" : " (the bundle uses \(packages.joined(separator: ", ")))"
-            let hint = why.contains("cannot open shared object file")
-                ? "; a library it needs is not installed: install openclaw-node's recommended packages (apt install --install-recommends openclaw-node)\(packageHint) or the package that ships it, or disable capabilities.\(name)"
-                : ""
+            let hint = !why.contains("cannot open shared object file") ? ""
+                : LibraryReleaseHint.hint(forLoadError: why).map { "; " + $0 }
+                    ?? "; a library it needs is not installed: install openclaw-node's recommended packages (apt install --install-recommends openclaw-node)\(packageHint) or the package that ships it, or disable capabilities.\(name)"
             return .failure(Failure(description: "\(name): cannot load bundle \(path): \(why)\(hint)"))
         }
         let entry = OPENCLAW_NODE_BUNDLE_SYMBOL_PREFIX + name
