@@ -38,11 +38,18 @@ public actor GatewayStatus {
 
     func set(_ s: State) {
         state = s
-        let due = waiters.filter { $0.value.wanted(s) }
-        for (id, w) in due { waiters[id] = nil; w.resume.resume(returning: s) }
+        for id in waiters.keys.sorted() where waiters[id]?.wanted(s) == true {
+            waiters.removeValue(forKey: id)?.resume.resume(returning: s)
+        }
     }
 
-    private var waiters: [Int: (wanted: @Sendable (State) -> Bool, resume: CheckedContinuation<State, Never>)] = [:]
+    /// A named struct, not a tuple, and no Dictionary.filter over it: Swift 6.0.3 (Debian 13's
+    /// swiftlang) crashes in LoadableByAddress on the filter specialised for that tuple.
+    private struct Waiter {
+        let wanted: @Sendable (State) -> Bool
+        let resume: CheckedContinuation<State, Never>
+    }
+    private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
 
     /// The first state (the current one included) that `wanted` accepts, or the state at
@@ -56,7 +63,7 @@ public actor GatewayStatus {
             await self?.expire(id)
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { c in waiters[id] = (wanted, c) }
+        return await withCheckedContinuation { c in waiters[id] = Waiter(wanted: wanted, resume: c) }
     }
 
     private func expire(_ id: Int) {
