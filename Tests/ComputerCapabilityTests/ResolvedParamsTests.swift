@@ -15,6 +15,6 @@ struct ResolvedParamsTests {
         #expect(act.effectiveScrollDirection == "down" && act.effectiveScrollAmount == 3 && act.effectiveRefWidth == 1280)
         #expect(act.dragDurationMs == 100 && act.holdDurationMs == 1000 && act.effectiveScreenIndex == 0)
         let apps = try decode(DeviceAppsParams.self, ["query": "  Tool "])
-        #expect(apps.effectiveQuery == "tool" && apps.effectiveLimit == 100 && !apps.includesSystem)
+        #expect(apps.effectiveQuery == "tool" && apps.effectiveLimit == 100 && apps.includesSystem, "every entry unless includeSystem: false")
     }
 }
