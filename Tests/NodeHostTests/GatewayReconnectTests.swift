@@ -76,15 +76,20 @@ import Testing
 
     static let fastEnv = ["OPENCLAW_NODE_RECONNECT_INITIAL_MS": "100", "OPENCLAW_NODE_RECONNECT_MAX_MS": "400"]
 
+    /// A test gateway with `args` and a node on it with the short reconnect delays, started.
+    static func started(_ args: [String], extraGateway: String = "") throws -> (TestGateway, NodeUnderTest) {
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: args)
+        let node = NodeUnderTest(gatewayURL: gw.url, extraGateway: extraGateway)
+        node.extraEnv = fastEnv
+        do { try node.start() } catch { node.cleanup(); gw.stop(); throw error }
+        return (gw, node)
+    }
+
     func gatewayState(_ node: NodeUnderTest) -> JSONValue? { (try? node.status())?["daemon"]?["gateway"] }
 
     @Test func everyRowAsAGatewayReply() throws {
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve"])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url)
-        node.extraEnv = Self.fastEnv
-        defer { node.cleanup() }
-        try node.start()
+        let (gw, node) = try Self.started(["--auto-approve"])
+        defer { node.cleanup(); gw.stop() }
         _ = try #require(gw.waitFor("hello"), "\(node.log)")
         var checkedDoctor = false
         for row in Self.rows {
@@ -146,12 +151,8 @@ import Testing
     /// A newest gateway keeps the refused socket open and pushes the operator's decision on it:
     /// the paused node resumes on node.pair.resolved, by itself.
     @Test func pausedPairingResumesOnNodePairResolved() throws {
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--pairing-wait"])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url)
-        node.extraEnv = Self.fastEnv
-        defer { node.cleanup() }
-        try node.start()
+        let (gw, node) = try Self.started(["--pairing-wait"])
+        defer { node.cleanup(); gw.stop() }
         let asked = try #require(gw.waitFor("waiting_for_decision"), "\(node.log)")
         let requestId = try #require(asked["requestId"]?.stringValue)
         #expect(waitUntil(timeout: 10) { gatewayState(node)?["state"] == "paused" }, "\(node.log)")
@@ -170,12 +171,8 @@ import Testing
     /// A local pause rule: a challenge without a nonce is a protocol fault no retry fixes. The
     /// node pauses, and `openclaw-node reconnect` makes exactly one new attempt (paused again).
     @Test func malformedChallengePausesUntilReconnect() throws {
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--challenge-without-nonce"])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url)
-        node.extraEnv = Self.fastEnv
-        defer { node.cleanup() }
-        try node.start()
+        let (gw, node) = try Self.started(["--challenge-without-nonce"])
+        defer { node.cleanup(); gw.stop() }
         #expect(waitUntil(timeout: 10) { gatewayState(node)?["state"] == "paused" }, "\(node.log)")
         #expect(gatewayState(node)?["pauseKind"] == "protocol")
         #expect(node.log.contains("does not speak the protocol as expected"), "\(node.log)")
@@ -191,12 +188,8 @@ import Testing
     /// same certificate pauses it again.
     @Test func pinMismatchPausesUntilReconnect() throws {
         let cert = try TestCertificate(); defer { cert.remove() }
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--auto-approve", "--cert", cert.certPath, "--key", cert.keyPath])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url, extraGateway: "tlsFingerprint: 'sha256:\(String(repeating: "00", count: 32))'")
-        node.extraEnv = Self.fastEnv
-        defer { node.cleanup() }
-        try node.start()
+        let (gw, node) = try Self.started(["--auto-approve", "--cert", cert.certPath, "--key", cert.keyPath], extraGateway: "tlsFingerprint: 'sha256:\(String(repeating: "00", count: 32))'")
+        defer { node.cleanup(); gw.stop() }
         #expect(waitUntil(timeout: 15) { gatewayState(node)?["state"] == "paused" }, "\(node.log)")
         #expect(gatewayState(node)?["pauseKind"] == "configuration")
         let pauses = { node.log.components(separatedBy: "reconnect paused for").count - 1 }
@@ -209,12 +202,8 @@ import Testing
 
     /// A rejection on the waiting socket keeps the node paused and says so.
     @Test func rejectedPairingStaysPaused() throws {
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gateway.json", args: ["--pairing-wait"])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url)
-        node.extraEnv = Self.fastEnv
-        defer { node.cleanup() }
-        try node.start()
+        let (gw, node) = try Self.started(["--pairing-wait"])
+        defer { node.cleanup(); gw.stop() }
         let requestId = try #require(gw.waitFor("waiting_for_decision")?["requestId"]?.stringValue, "\(node.log)")
         #expect(waitUntil(timeout: 10) { gatewayState(node)?["state"] == "paused" }, "\(node.log)")
         gw.command(["cmd": "reject", "requestId": .string(requestId)])
