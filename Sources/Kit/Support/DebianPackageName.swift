@@ -11,11 +11,7 @@ public enum DebianPackageName {
     public static let hasTimeT64Names: Bool = {
         for path in ["/etc/os-release", "/usr/lib/os-release"] {
             guard let text = FileSystem.readText(path) else { continue }
-            var fields: [String: String] = [:]
-            for line in text.split(separator: "\n") {
-                guard let eq = line.firstIndex(of: "=") else { continue }
-                fields[String(line[..<eq])] = String(line[line.index(after: eq)...]).trimmingCharacters(in: "\"'")
-            }
+            let fields = ShellAssignments.parse(text)
             if fields["ID"] == "debian" || fields["ID_LIKE"]?.contains("debian") == true {
                 if let version = fields["VERSION_ID"].flatMap({ Int($0.prefix { $0.isNumber }) }), fields["ID"] == "debian" {
                     return version >= 13
@@ -31,14 +27,5 @@ public enum DebianPackageName {
     /// `debian12Name` as this release names it.
     public static func onThisRelease(_ debian12Name: String) -> String {
         hasTimeT64Names ? (timeT64Renames[debian12Name] ?? debian12Name) : debian12Name
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

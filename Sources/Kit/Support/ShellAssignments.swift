@@ -1,14 +1,9 @@
-import Config
-import Kit
-import Store
-import Support
-
 /// Parses the `KEY=value` files systemd and distributions share (os-release(5), locale.conf(5),
 /// /etc/default/locale, machine-info(5)). They are specified as shell-compatible assignments, so
 /// values may be double-quoted with backslash escapes, single-quoted, or bare; a naive
 /// "split at = and trim quotes" gets `NAME="Foo \"Bar\""` wrong.
-enum ShellAssignments {
-    static func parse(_ text: String) -> [String: String] {
+public enum ShellAssignments {
+    public static func parse(_ text: String) -> [String: String] {
         var result: [String: String] = [:]
         // isNewline, not "\n": Swift treats "\r\n" as one Character, so files saved with CRLF
         // would otherwise come out as a single line.
@@ -30,7 +25,7 @@ enum ShellAssignments {
 
     /// One shell word: quoted and bare pieces concatenate; unquoted whitespace ends the value
     /// (whatever follows is a trailing comment or junk the shell would also not assign).
-    static func unquote(_ raw: Substring) -> String {
+    public static func unquote(_ raw: Substring) -> String {
         var out = ""
         var it = raw.makeIterator()
         while let c = it.next() {
