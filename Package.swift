@@ -30,6 +30,8 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     // computer.act (XTest, wlroots virtual input); monitors and displayFrameId shared with screen via X11Support.
     ("Computer", [x11, "CXTest", wayland, cwayland]),
     ("Location", []),
+    // The tools of MCP servers on the device (stdio children, streamable HTTP), for agents.
+    ("Mcp", []),
     ("Screen", [media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland]),
     // system.run with exec approvals: POSIX only, no libraries of its own.
     ("System", []),

@@ -30,7 +30,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     var handlers: [CommandHandler] { SystemCommands.handlers(self) }
 
     func availability() async -> Availability {
-        if let problem = settings.sandbox.problem { return .unavailable(problem) }
+        if let problem = settings.sandbox.problem(setting: "capabilities.system") { return .unavailable(problem) }
         for dir in settings.sandbox.writable where !dir.hasPrefix("/") {
             return .unavailable("capabilities.system.sandboxWritable: \"\(dir)\" is not an absolute path")
         }
@@ -66,7 +66,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         switch settings.sandbox.kind {
         case .none: out.append(Diagnosis(.ok, "commands run unsandboxed as this user (capabilities.system.sandbox: \"bwrap\" confines them)"))
         case .bwrap:
-            if let problem = settings.sandbox.problem { out.append(Diagnosis(.fail, problem)) }
+            if let problem = settings.sandbox.problem(setting: "capabilities.system") { out.append(Diagnosis(.fail, problem)) }
             else { out.append(Diagnosis(.ok, "commands run under bubblewrap (network \(settings.sandbox.network ? "on" : "off"))")) }
         }
         out.append(Diagnosis(.ok, "the gateway runs system.* only after an operator approves this node's command surface (openclaw nodes approve)"))

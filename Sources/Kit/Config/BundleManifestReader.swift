@@ -77,40 +77,11 @@ public enum BundleManifestReader {
     }
 
     /// One `config.<key>` entry as a config field; nil (with a problem) when it does not make sense.
-    private static func field(_ m: JSON5Node.Member, path: String, nested: Bool = false,
+    private static func field(_ m: JSON5Node.Member, path: String, depth: Int = 0,
                               fail: (JSON5Node, String, String) -> Void) -> ConfigField? {
         let o = members(m.value)
-        guard let typeName = value("type", o)?.stringValue else { fail(m.value, path, "missing key \"type\""); return nil }
         guard let doc = value("doc", o)?.stringValue else { fail(m.value, path, "missing key \"doc\""); return nil }
-        let type: ConfigType
-        switch typeName {
-        case "string": type = .string
-        case "bool": type = .bool
-        case "stringArray": type = .stringArray
-        case "domainName": type = .domainName
-        case "hostPort": type = .hostPort
-        case "any": type = .any
-        case "integer":
-            guard let lo = value("min", o)?.intValue, let hi = value("max", o)?.intValue, lo <= hi else {
-                fail(m.value, path, "an integer key needs \"min\" and \"max\" (min ≤ max)"); return nil
-            }
-            type = .integer(lo...hi)
-        case "enum":
-            guard let values = value("values", o)?.arrayValue?.compactMap(\.stringValue), !values.isEmpty else {
-                fail(m.value, path, "an enum key needs \"values\": [\"…\"]"); return nil
-            }
-            type = .enumeration(values)
-        case "object":
-            guard !nested else { fail(m.value, path, "objects nest one level deep in a manifest"); return nil }
-            var sub: [ConfigField] = []
-            for f in members(value(node: "fields", o)) {
-                if let field = field(f, path: "\(path).fields.\(f.key)", nested: true, fail: fail) { sub.append(field) }
-            }
-            type = .object(sub)
-        default:
-            fail(m.value, "\(path).type", "unknown type \"\(typeName)\"; use string, bool, integer, enum, stringArray, domainName, hostPort, object or any")
-            return nil
-        }
+        guard let type = type(m.value, path: path, depth: depth, fail: fail) else { return nil }
         var defaultValue: JSONValue?
         if let d = o.first(where: { $0.key == "default" })?.value {
             let wrong = ConfigValidator.check(d, against: type, path: "\(path).default", file: "")
@@ -120,6 +91,53 @@ public enum BundleManifestReader {
         return ConfigField(m.key, type, value: defaultValue, defaultDoc: value("defaultDoc", o)?.stringValue, doc,
                            restartsNode: value("reload", o)?.stringValue == "restart-node")
     }
+
+    /// How deep objects and maps may nest in a manifest (an MCP server's `toolFilter` is three down).
+    static let maxDepth = 3
+
+    /// The type a `{type, …}` entry describes (a key's, or a map's `of`).
+    private static func type(_ node: JSON5Node, path: String, depth: Int, fail: (JSON5Node, String, String) -> Void) -> ConfigType? {
+        let o = members(node)
+        guard let typeName = value("type", o)?.stringValue else { fail(node, path, "missing key \"type\""); return nil }
+        switch typeName {
+        case "string": return .string
+        case "bool": return .bool
+        case "stringArray": return .stringArray
+        case "domainName": return .domainName
+        case "hostPort": return .hostPort
+        case "any": return .any
+        case "integer":
+            guard let lo = value("min", o)?.intValue, let hi = value("max", o)?.intValue, lo <= hi else {
+                fail(node, path, "an integer key needs \"min\" and \"max\" (min ≤ max)"); return nil
+            }
+            return .integer(lo...hi)
+        case "enum":
+            guard let values = value("values", o)?.arrayValue?.compactMap(\.stringValue), !values.isEmpty else {
+                fail(node, path, "an enum key needs \"values\": [\"…\"]"); return nil
+            }
+            return .enumeration(values)
+        case "object", "map":
+            guard depth < maxDepth else { fail(node, path, "objects and maps nest \(maxDepth) levels deep at most in a manifest"); return nil }
+            if typeName == "map" {
+                guard let of = value(node: "of", o) else { fail(node, path, "a map needs \"of\": { type: … } (the type of its values)"); return nil }
+                return type(of, path: "\(path).of", depth: depth + 1, fail: fail).map { .map($0) }
+            }
+            var sub: [ConfigField] = []
+            for f in members(value(node: "fields", o)) {
+                if let field = field(f, path: "\(path).fields.\(f.key)", depth: depth + 1, fail: fail) { sub.append(field) }
+            }
+            guard let oneOf = value("oneOf", o)?.arrayValue?.compactMap(\.stringValue) else { return .object(sub) }
+            if let unknown = oneOf.first(where: { k in !sub.contains { $0.key == k } }) {
+                fail(node, "\(path).oneOf", "\"\(unknown)\" is not one of the object's fields"); return nil
+            }
+            return .exactlyOne(oneOf, of: .object(sub))
+        default:
+            fail(node, "\(path).type", "unknown type \"\(typeName)\"; use \(typeNames.joined(separator: ", "))")
+            return nil
+        }
+    }
+
+    static let typeNames = ["string", "bool", "integer", "enum", "stringArray", "domainName", "hostPort", "object", "map", "any"]
 
     private static func members(_ node: JSON5Node?) -> [JSON5Node.Member] {
         if let node, case .object(let m) = node.kind { return m }
@@ -145,7 +163,7 @@ public enum BundleManifestReader {
     /// The manifest's own shape.
     static let schema: [ConfigField] = {
         let leaf: [ConfigField] = [
-            ConfigField("type", .enumeration(["string", "bool", "integer", "enum", "stringArray", "domainName", "hostPort", "object", "any"]), "the value's type"),
+            ConfigField("type", .enumeration(typeNames), "the value's type"),
             ConfigField("doc", .string, "what the key means (config.json5, config check)"),
             ConfigField("default", .any, "the default value, when it is a constant"),
             ConfigField("defaultDoc", .string, "the default in words, when it is not a constant (\"$DISPLAY\")"),
@@ -154,7 +172,14 @@ public enum BundleManifestReader {
             ConfigField("values", .stringArray, "enum: the allowed strings"),
             ConfigField("reload", .enumeration(["restart-capability", "restart-node"]), "what a config reload does when the key changes"),
         ]
-        let fieldSchema = ConfigType.object(leaf + [ConfigField("fields", .map(.object(leaf)), "object: its keys")])
+        // Nested entries are checked by the reader itself (depth, `of`, `oneOf`); here only their
+        // outer shape, so the manifest's own check stays one level deep.
+        let nested: [ConfigField] = [
+            ConfigField("fields", .map(.any), "object: its keys"),
+            ConfigField("oneOf", .stringArray, "object: keys of which it must have exactly one"),
+            ConfigField("of", .any, "map: the type of its values ({type, …})"),
+        ]
+        let fieldSchema = ConfigType.object(leaf + nested)
         let policies = BundleManifest.GatewayPolicy.allCases.map(\.rawValue)
         return [
             ConfigField("name", .string, "the capability's name: caps entry, config section, libopenclaw-<name>.so"),

@@ -12,7 +12,7 @@ public struct BundleSection: Sendable, Equatable {
     public func strings(_ key: String) -> [String]? { settings[key]?.arrayValue?.compactMap(\.stringValue) }
 
     /// `written` (the section as in the file, without `enabled`) with the manifest's defaults
-    /// for every key it leaves out, one level into objects.
+    /// for every key it leaves out, into objects and the entries of maps of objects.
     public static func filling(_ written: [String: JSONValue], enabled: Bool, from fields: [ConfigField]) -> BundleSection {
         BundleSection(enabled: enabled, settings: fill(written, fields))
     }
@@ -20,9 +20,12 @@ public struct BundleSection: Sendable, Equatable {
     private static func fill(_ written: [String: JSONValue], _ fields: [ConfigField]) -> [String: JSONValue] {
         var out = written
         for f in fields {
-            if case .object(let sub) = f.type {
+            if case .object(let sub) = f.type.shape {
                 let inner = fill(written[f.key]?.objectValue ?? [:], sub)
                 if !inner.isEmpty || written[f.key] != nil { out[f.key] = .object(inner) }
+            } else if case .map(let value) = f.type.shape, let sub = value.objectFields, let entries = written[f.key]?.objectValue {
+                // Each entry of a map of objects (an MCP server) gets its keys' defaults too.
+                out[f.key] = .object(entries.mapValues { .object(fill($0.objectValue ?? [:], sub)) })
             } else if out[f.key] == nil, let d = f.defaultValue {
                 out[f.key] = d
             }

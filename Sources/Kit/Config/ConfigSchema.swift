@@ -19,6 +19,21 @@ public indirect enum ConfigType: Sendable {
     case list(ConfigType)
     /// Anything (a plugin's own config, passed through untouched).
     case any
+    /// An object (`.object`) that must hold exactly one of `keys`: a choice between shapes (an MCP
+    /// server is `command` for stdio or `url` for HTTP).
+    case exactlyOne([String], of: ConfigType)
+
+    /// An object's keys (through an `exactlyOne` rule); nil for other types.
+    public var objectFields: [ConfigField]? {
+        if case .object(let f) = shape { return f }
+        return nil
+    }
+
+    /// The shape with any `exactlyOne` rule taken off (what the keys are).
+    public var shape: ConfigType {
+        if case .exactlyOne(_, let inner) = self { return inner.shape }
+        return self
+    }
 
     /// The type as documentation text ("integer 0..600", "one of auto, x11").
     public var description: String {
@@ -34,6 +49,7 @@ public indirect enum ConfigType: Sendable {
         case .map(let t): return "map of \(t.description)"
         case .list(let t): return "array of \(t.description)"
         case .any: return "any value"
+        case .exactlyOne(let keys, let inner): return "\(inner.description) with exactly one of \(keys.joined(separator: ", "))"
         }
     }
 
@@ -48,6 +64,7 @@ public indirect enum ConfigType: Sendable {
         case .object, .map: return "an object"
         case .list: return "an array"
         case .any: return "any value"
+        case .exactlyOne(_, let inner): return inner.noun
         }
     }
 }
@@ -125,9 +142,11 @@ public enum ConfigSchema {
         func walk(_ fields: [ConfigField], _ prefix: String) -> [String] {
             fields.flatMap { f -> [String] in
                 let path = prefix.isEmpty ? f.key : "\(prefix).\(f.key)"
-                switch f.type {
+                switch f.type.shape {
                 case .object(let sub): return [path] + walk(sub, path)
-                case .map(.object(let sub)): return [path] + walk(sub, "\(path).*")
+                case .map(let value):
+                    if case .object(let sub) = value.shape { return [path] + walk(sub, "\(path).*") }
+                    return [path]
                 default: return [path]
                 }
             }

@@ -35,6 +35,15 @@ enum ConfigValidator {
         }
         switch (type, node.kind) {
         case (.any, _): return
+        case (.exactlyOne(let keys, let inner), .object(let members)):
+            check(node, against: inner, path: path, file: file, into: &errors)
+            let present = keys.filter { k in members.contains { $0.key == k } }
+            if present.count != 1 {
+                fail(present.isEmpty ? "needs one of \(keys.joined(separator: " or "))"
+                                     : "has \(present.joined(separator: " and ")); it may have only one of them")
+            }
+        case (.exactlyOne(_, let inner), _):
+            check(node, against: inner, path: path, file: file, into: &errors)
         case (.string, .string), (.bool, .bool): return
         case (.domainName, .string(let s)):
             do { _ = try DNSName(text: s) } catch { fail("\"\(s)\" is not a domain name: \(error.description)") }

@@ -30,15 +30,33 @@ public final class BundleExports: Sendable {
 }
 
 /// What a bundle's CLI subcommand may do: run its own commands through the node's dispatcher (the
-/// gates, validation and hash checks a gateway's call gets), and print.
+/// gates, validation and hash checks a gateway's call gets), ask the running daemon, and print.
 public struct BundleCLIContext: Sendable {
-    /// Runs a command of this bundle (enabled for the call even if the config has it off).
+    /// Runs a command of this bundle in this process (enabled for the call even if the config has it off).
     public let invoke: @Sendable (_ command: String, _ params: JSONValue) async -> Result<JSONValue, NodeError>
+    /// Asks this bundle's capability in this process (`ControlQueryable`).
+    public let query: @Sendable (_ request: JSONValue) async -> Result<JSONValue, NodeError>
+    /// The daemon that uses this config's state directory, over its control socket; nil when none runs.
+    public let daemon: DaemonAccess?
     public let printLine: @Sendable (String) -> Void
     public let printError: @Sendable (String) -> Void
 
     public init(invoke: @escaping @Sendable (String, JSONValue) async -> Result<JSONValue, NodeError>,
+                query: @escaping @Sendable (JSONValue) async -> Result<JSONValue, NodeError> = { _ in .failure(.unavailable("no control queries")) },
+                daemon: DaemonAccess? = nil,
                 printLine: @escaping @Sendable (String) -> Void, printError: @escaping @Sendable (String) -> Void) {
-        self.invoke = invoke; self.printLine = printLine; self.printError = printError
+        self.invoke = invoke; self.query = query; self.daemon = daemon; self.printLine = printLine; self.printError = printError
+    }
+}
+
+/// The running daemon, for a bundle's CLI: its commands through its dispatcher (the same path a
+/// gateway's invoke takes, with the servers and state the daemon holds), and its bundle's own
+/// state (`ControlQueryable`).
+public struct DaemonAccess: Sendable {
+    public let invoke: @Sendable (_ command: String, _ params: JSONValue, _ timeoutMs: Int?) async -> Result<JSONValue, NodeError>
+    public let query: @Sendable (_ request: JSONValue) async -> Result<JSONValue, NodeError>
+    public init(invoke: @escaping @Sendable (String, JSONValue, Int?) async -> Result<JSONValue, NodeError>,
+                query: @escaping @Sendable (JSONValue) async -> Result<JSONValue, NodeError>) {
+        self.invoke = invoke; self.query = query
     }
 }

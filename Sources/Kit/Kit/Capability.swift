@@ -36,7 +36,7 @@ public struct InvocationContext: Sendable {
 /// is — name, config section, command rows and gates — is its manifest; the capability adds only the
 /// code: a handler per row and whether the device can serve it. Everything else is opt-in, one small
 /// protocol per role (`CapabilityLifecycle`, `EventSource`, `GatewaySessionAware`, `PresenceAware`,
-/// `SelfDiagnosing`, `AdvertisesExtraCaps`), so a capability states what it takes part in.
+/// `SelfDiagnosing`, `AdvertisesExtraCaps`, `ControlQueryable`), so a capability states what it takes part in.
 public protocol Capability: Sendable {
     /// Its description (for a bundle, the one read beside its library and handed over in
     /// `CapabilityContext.manifest`).
@@ -79,6 +79,14 @@ extension Capability {
     public var presenceAware: (any PresenceAware)? { self as? any PresenceAware }
     public var selfDiagnosing: (any SelfDiagnosing)? { self as? any SelfDiagnosing }
     public var advertisedExtraCaps: [String] { (self as? any AdvertisesExtraCaps)?.extraCaps ?? [] }
+    public var controlQueryable: (any ControlQueryable)? { self as? any ControlQueryable }
+}
+
+/// Answers questions about the running daemon's own state from its bundle's CLI (`openclaw-node mcp
+/// list`: which servers run, which tools they publish): local only, over the control socket, never
+/// a gateway command.
+public protocol ControlQueryable: Capability {
+    func controlQuery(_ request: JSONValue) async -> Result<JSONValue, NodeError>
 }
 
 /// Background work while the daemon lives.
@@ -170,17 +178,23 @@ public struct GatewayLink: Sendable {
     /// Calls a gateway method; nil when offline or refused (bundles use the typed calls of
     /// GatewayVocabulary.swift).
     let request: @Sendable (String, JSONValue) async -> JSONValue?
+    /// Calls a gateway method and keeps its error (a publication tells "unknown method" — an older
+    /// gateway — from a refusal of its value); bundles use the typed calls of GatewayVocabulary.swift.
+    let call: @Sendable (String, JSONValue, Duration) async -> Result<JSONValue, GatewayCallError>
     /// The operator session, when the daemon keeps one (see `Capability.wantsOperatorSession`).
     public let operatorSession: OperatorSession
 
     public init(canvasHostUrl: String?, pluginSurfaceUrls: [String: String], mainSessionKey: String?,
                 nodeId: String, displayName: String, isConnected: @escaping @Sendable () async -> Bool,
                 request: @escaping @Sendable (String, JSONValue) async -> JSONValue? = { _, _ in nil },
+                call: @escaping @Sendable (String, JSONValue, Duration) async -> Result<JSONValue, GatewayCallError> = { _, _, _ in
+                    .failure(GatewayCallError(code: NodeError.Code.unavailable.rawValue, message: "not connected to a gateway", details: nil))
+                },
                 operatorSession: OperatorSession = .none,
                 sendEvent: @escaping @Sendable (String, JSONValue) async -> Bool) {
         self.canvasHostUrl = canvasHostUrl; self.pluginSurfaceUrls = pluginSurfaceUrls
         self.mainSessionKey = mainSessionKey; self.nodeId = nodeId; self.displayName = displayName
-        self.isConnected = isConnected; self.request = request; self.operatorSession = operatorSession; self.sendEvent = sendEvent
+        self.isConnected = isConnected; self.request = request; self.call = call; self.operatorSession = operatorSession; self.sendEvent = sendEvent
     }
 }
 

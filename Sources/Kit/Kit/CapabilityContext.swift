@@ -22,14 +22,16 @@ public struct CapabilityContext: Sendable {
     public let presence: any PresenceSource
     /// Monotonic and wall time.
     public let clock: any NodeClock
+    /// Outgoing TCP and verified TLS connections.
+    public let network: any NetworkStreams
 
     public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
                 environment: [String: String] = NodeSecrets.environment,
                 presence: any PresenceSource = FixedPresenceSource(.foreground, reason: "no presence source (built outside a node)"),
-                clock: any NodeClock = SystemClock()) {
+                clock: any NodeClock = SystemClock(), network: any NetworkStreams = PlainNetworkStreams()) {
         self.manifest = manifest; self.section = section; self.stateDirectory = stateDirectory
         self.privateDirectories = privateDirectories; self.privateFiles = privateFiles; self.documents = documents; self.environment = environment
-        self.presence = presence; self.clock = clock
+        self.presence = presence; self.clock = clock; self.network = network
     }
 }

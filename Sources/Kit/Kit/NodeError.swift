@@ -66,6 +66,12 @@ public struct NodeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var json: JSONValue { ["code": .string(code.rawValue), "message": .string(message)] }
 
+    /// The error a `json` encodes (the daemon's control-socket replies), message kept verbatim.
+    public init?(json: JSONValue?) {
+        guard let code = json?["code"]?.stringValue, let message = json?["message"]?.stringValue else { return nil }
+        self.init(Code(rawValue: code), verbatim: message)
+    }
+
     // Codes shared across capabilities (docs/PROTOCOL.md §6.2).
     public static func invalidRequest(_ what: String) -> NodeError { NodeError(.invalidRequest, what) }
     public static func unavailable(_ what: String) -> NodeError { NodeError(.unavailable, what) }

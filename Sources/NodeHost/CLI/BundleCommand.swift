@@ -25,9 +25,37 @@ enum BundleCommand {
         let context = BundleCLIContext(invoke: { command, params in
             await dispatcher.invoke(id: "cli-\(manifest.name)", command: command, params: InvokeParams(params),
                                     timeoutMs: 30_000, maxPayloadBytes: ControlProtocol.maxPayloadBytes)
-        }, printLine: { Out.line($0) }, printError: { Out.err($0) })
+        }, query: { request in
+            guard let q = runtime.registry.entry(forCapability: manifest.name)?.capability.controlQueryable else {
+                return .failure(.unavailable("the \(manifest.name) capability answers no queries"))
+            }
+            return await q.controlQuery(request)
+        }, daemon: daemonAccess(stateDir: config.stateDir, capability: manifest.name),
+           printLine: { Out.line($0) }, printError: { Out.err($0) })
         let code = await cli(command.name, args, context)
         await runtime.shutdown()
         return code
+    }
+
+    /// The running daemon over its control socket (one connection per call), or nil when none answers.
+    static func daemonAccess(stateDir: String, capability: String) -> DaemonAccess? {
+        guard ControlClient.connect(stateDir: stateDir) != nil else { return nil }
+        @Sendable func ask(_ req: JSONValue, _ key: String) async -> Result<JSONValue, NodeError> {
+            await BlockingExecutor.run("control-client") { (_: CancelFlag) -> Result<JSONValue, NodeError> in
+                guard let client = ControlClient.connect(stateDir: stateDir) else { return .failure(.unavailable("the daemon stopped")) }
+                do throws(ControlClient.Failure) {
+                    let reply = try client.request(req)
+                    if reply["ok"]?.boolValue == true { return .success(reply[key] ?? .null) }
+                    return .failure(NodeError(json: reply["error"]) ?? .unavailable("malformed reply from the daemon"))
+                } catch { return .failure(.unavailable(error.description)) }
+            }
+        }
+        return DaemonAccess(invoke: { command, params, timeoutMs in
+            var req: [String: JSONValue] = ["op": "invoke", "command": .string(command), "params": params]
+            if let timeoutMs { req["timeoutMs"] = .number(Double(timeoutMs)) }
+            return await ask(.object(req), "payload")
+        }, query: { request in
+            await ask(["op": "capability", "name": .string(capability), "request": request], "reply")
+        })
     }
 }

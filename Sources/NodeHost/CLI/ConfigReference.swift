@@ -8,13 +8,14 @@ enum ConfigReference {
         var lines: [String] = []
         for f in fields {
             let def = f.defaultText.map { ", default \($0)" } ?? ""
-            switch f.type {
+            switch f.type.shape {
             case .object(let sub):
                 lines.append("\(indent)\(f.key): { … }  — \(f.doc)")
                 lines.append(text(sub, indent: indent + "  "))
-            case .map(.object(let sub)):
-                lines.append("\(indent)\(f.key): { <name>: { … } }  — \(f.doc)")
-                lines.append(text(sub, indent: indent + "  "))
+            case .map(let value) where value.objectFields != nil:
+                let rule = if case .exactlyOne(let keys, _) = value { " (each with exactly one of \(keys.joined(separator: ", ")))" } else { "" }
+                lines.append("\(indent)\(f.key): { <name>: { … } }  — \(f.doc)\(rule)")
+                lines.append(text(value.objectFields ?? [], indent: indent + "  "))
             default:
                 lines.append("\(indent)\(f.key): \(f.type.description)\(def)  — \(f.doc)")
             }

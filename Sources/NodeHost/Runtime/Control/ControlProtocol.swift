@@ -6,6 +6,7 @@ import Support
 ///     → {"ok":true,"payload":…} | {"ok":false,"error":{"code":…,"message":…}}
 ///   {"op":"presence","set":"foreground"|"background"|"auto"} → {"ok":true,"presence":…,"reason":…}
 ///   {"op":"status"} → {"ok":true,"status":{…}}
+///   {"op":"capability","name":"mcp","request":{…}} → {"ok":true,"reply":…} (ControlQueryable)
 ///   {"op":"reconnect"} → {"ok":true,"reconnect":{"resumed":["node"|"operator"…],"connection":…}}
 public enum ControlProtocol {
     /// Invoke params and payloads can be large (photos): 64 MiB per line.

@@ -152,6 +152,15 @@ public final class ControlServer: Sendable {
                     "mode": .string(runtime.config.presence.mode.rawValue)]
         case "status":
             return ["ok": true, "status": await statusProvider()]
+        case "capability":
+            guard let name = req["name"]?.stringValue,
+                  let q = runtime.registry.entry(forCapability: name)?.capability.controlQueryable else {
+                return ControlProtocol.errorReply(.invalidRequest("no running capability \(req["name"]?.jsonString() ?? "null") answers control queries"))
+            }
+            switch await q.controlQuery(req["request"] ?? .null) {
+            case .success(let reply): return ["ok": true, "reply": reply]
+            case .failure(let e): return ControlProtocol.errorReply(e)
+            }
         case "reconnect":
             guard let reconnect else { return ControlProtocol.errorReply(.invalidRequest("this process has no gateway session")) }
             return ["ok": true, "reconnect": await reconnect()]

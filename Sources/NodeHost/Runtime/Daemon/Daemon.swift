@@ -74,6 +74,10 @@ public enum Daemon {
                                    mainSessionKey: hello.mainSessionKey, nodeId: identity.deviceId,
                                    displayName: config.displayName, isConnected: { await gatewayStatus.isConnected },
                                    request: { method, params in await gateway.request(method, params: params) },
+                                   call: { method, params, timeout in
+                                       await gateway.call(method, params: params, timeout: timeout)
+                                           .mapError { GatewayCallError(code: $0.code, message: $0.message, details: $0.details) }
+                                   },
                                    operatorSession: operatorSession) { event, payload in
                 await gateway.sendEventNow(event, payload: payload)
             }

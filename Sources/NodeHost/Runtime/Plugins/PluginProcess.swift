@@ -95,7 +95,7 @@ actor PluginProcess {
 
     private nonisolated func startReaders(_ p: Subprocess) {
         BlockingExecutor.startLoop(name: "plugin-stdout") { [weak self] in
-            var buffer = PluginLineBuffer(maxLineBytes: PluginProcess.maxLineBytes)
+            var buffer = LineSplitter(maxLineBytes: PluginProcess.maxLineBytes)
             // A plugin that writes faster than this is read at this pace: the pipe fills and the
             // plugin waits in write(2), instead of the node spending a core on lines it would drop.
             var pace = RateLimiter(perSecond: PluginProcess.linesPerSecond, burst: PluginProcess.linesPerSecond * 2)
@@ -116,7 +116,7 @@ actor PluginProcess {
             self?.deliverExit(p.pid, code)
         }
         BlockingExecutor.startLoop(name: "plugin-stderr") { [weak self, id = manifest.id] in
-            var buffer = PluginLineBuffer(maxLineBytes: 64 * 1024)
+            var buffer = LineSplitter(maxLineBytes: 64 * 1024)
             let log = Logger(component: "plugin \(id)")
             while let chunk = p.stderr?.availableData, !chunk.isEmpty {
                 for line in buffer.take(chunk) where !line.isEmpty { log.info("stderr: \(line.prefix(2000))") }
@@ -247,44 +247,5 @@ actor PluginProcess {
         guard let c = pending.removeValue(forKey: id) else { return }
         send(["type": "cancel", "id": .string(id)])
         c.resume(returning: .failure(NodeError(.cancelled, "cancelled")))
-    }
-}
-
-/// Splits plugin output into lines; a line over the limit is dropped whole and counted.
-struct PluginLineBuffer {
-    let maxLineBytes: Int
-    private var pending: [UInt8] = []
-    private var discarding = false
-    var dropped = 0
-
-    init(maxLineBytes: Int) { self.maxLineBytes = maxLineBytes }
-
-    /// Only the new chunk is searched for newlines, so a long line costs linear time.
-    mutating func take(_ chunk: [UInt8]) -> [String] {
-        var lines: [String] = []
-        var rest = chunk[...]
-        while let nl = rest.firstIndex(of: 10) {
-            let part = rest[rest.startIndex..<nl]
-            if discarding {
-                discarding = false
-            } else if pending.count + part.count > maxLineBytes {
-                dropped += 1
-            } else {
-                pending.append(contentsOf: part)
-                lines.append(String(decoding: pending, as: UTF8.self))
-            }
-            pending.removeAll(keepingCapacity: true)
-            rest = rest[rest.index(after: nl)...]
-        }
-        if !discarding {
-            if pending.count + rest.count > maxLineBytes {
-                dropped += 1
-                discarding = true
-                pending.removeAll()
-            } else {
-                pending.append(contentsOf: rest)
-            }
-        }
-        return lines
     }
 }

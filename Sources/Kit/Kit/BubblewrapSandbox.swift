@@ -1,7 +1,8 @@
 import Glibc
 import Support
 
-/// `capabilities.system.sandbox: "bwrap"`: each command runs under bubblewrap with a read-only view
+/// bubblewrap confinement for what the node runs for someone else: `capabilities.system.sandbox:
+/// "bwrap"` (each system.run command) and an MCP server's `sandbox: "bwrap"`. It runs under bubblewrap with a read-only view
 /// of the whole system, a private /tmp, its own PID namespace (killed whole with the run), no new
 /// privileges, and optionally no network. Writable: the run's `cwd` and the configured paths. The
 /// node's own state directory and config file are hidden, so a command cannot read the device key
@@ -14,36 +15,41 @@ import Support
 /// - `sandboxNetwork: false` also means no Unix sockets: a private /run (the session bus, the
 ///   systemd user manager) and a seccomp filter that refuses `socket(AF_UNIX)` (sockets in the
 ///   home, abstract sockets), on top of the network namespace.
-struct Sandbox: Sendable {
-    enum Kind: String, CaseIterable, Sendable { case none, bwrap }
+public struct Sandbox: Sendable {
+    public init() {}
+    public enum Kind: String, CaseIterable, Sendable { case none, bwrap }
 
-    var kind: Kind = .none
-    var writable: [String] = []
-    var network = true
+    public var kind: Kind = .none
+    public var writable: [String] = []
+    public var network = true
     /// Hidden from commands: the node's state directory and its config file (canonical paths).
-    var hiddenDirectories: [String] = []
-    var hiddenFiles: [String] = []
+    public var hiddenDirectories: [String] = []
+    public var hiddenFiles: [String] = []
     /// Home directories a writable path may not be or contain (the daemon's, and the password database's).
-    var homes: [String] = Sandbox.homeDirectories()
+    public var homes: [String] = Sandbox.homeDirectories()
 
     /// Where bwrap is, when the sandbox is on.
-    static func bwrapPath() -> String? { ExecutableResolver.resolve("bwrap", path: nil, cwd: nil) }
+    public static func bwrapPath() -> String? { Subprocess.findExecutable("bwrap", path: searchPath) }
+    /// Where bwrap is looked for: the system's directories, never the daemon's own $PATH (which a
+    /// user's ~/bin could shadow).
+    public static let searchPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-    /// Why commands cannot run as configured (nil: they can).
-    var problem: String? {
+    /// Why commands cannot run as configured (nil: they can); `setting` names the config key of
+    /// the writable paths in the message.
+    public func problem(setting: String) -> String? {
         guard kind == .bwrap else { return nil }
         if Self.bwrapPath() == nil {
-            return "capabilities.system.sandbox is \"bwrap\" but bwrap is not installed (apt install bubblewrap)"
+            return "\(setting).sandbox is \"bwrap\" but bwrap is not installed (apt install bubblewrap)"
         }
         for dir in writable {
-            if let why = refusal(dir) { return "capabilities.system.sandboxWritable: \(why)" }
+            if let why = refusal(dir) { return "\(setting).sandboxWritable: \(why)" }
         }
         return nil
     }
 
     /// Why `path` may not be made writable in the sandbox (nil: it may). Checked on the canonical
     /// path, so a symlink to the home or the state directory is refused like the directory itself.
-    func refusal(_ path: String) -> String? {
+    public func refusal(_ path: String) -> String? {
         guard path.hasPrefix("/") else { return "\"\(path)\" is not an absolute path" }
         let real = PathName.resolvingSymlinks(path)
         let shown = real == path ? "\"\(path)\"" : "\"\(path)\" (\(real))"
@@ -60,7 +66,7 @@ struct Sandbox: Sendable {
 
     /// The executable and argv that run `argv` (already resolved to `executable`) in the sandbox,
     /// or the refusal naming the path. `seccompFD` is the descriptor number the filter is read from.
-    func wrap(executable: String, argv: [String], cwd: String?, seccompFD: Int32?) -> Result<(executable: String, argv: [String]), Refused> {
+    public func wrap(executable: String, argv: [String], cwd: String?, seccompFD: Int32?) -> Result<(executable: String, argv: [String]), Refused> {
         guard kind == .bwrap, let bwrap = Self.bwrapPath() else { return .success((executable, argv)) }
         if let cwd, let why = refusal(cwd) { return .failure(Refused(message: "cwd \(why)")) }
         for dir in writable { if let why = refusal(dir) { return .failure(Refused(message: "sandboxWritable \(why)")) } }
@@ -79,12 +85,12 @@ struct Sandbox: Sendable {
     }
 
     /// Whether runs need the Unix-socket filter.
-    var needsSeccomp: Bool { kind == .bwrap && !network }
+    public var needsSeccomp: Bool { kind == .bwrap && !network }
 
-    struct Refused: Error { let message: String }
+    public struct Refused: Error, Sendable { public let message: String }
 
     /// The daemon's home and every home directory of the password database (canonical).
-    static func homeDirectories() -> [String] {
+    public static func homeDirectories() -> [String] {
         var out = Set<String>()
         out.insert(PathName.resolvingSymlinks(PathName.home(ProcessEnvironment.current)))
         setpwent()
