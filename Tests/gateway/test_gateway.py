@@ -160,6 +160,7 @@ class Gateway:
         self.refusal = None       # {"error": {...}, "times": n}: scripted connect refusals
         self.waiting = {}         # requestId -> ws kept open after a pairing refusal (waitForResolution)
         self.join_codes = {}      # one-time join codes -> setup payload (GET /j/<code>)
+        self.node_commands = {}   # deviceId -> the commands its connect declared (plugin tool normalization)
 
     async def send(self, ws, obj):
         await ws.send(json.dumps(obj))
@@ -201,6 +202,35 @@ class Gateway:
             self.counts["schema_errors"] += 1
             emit({"event": "schema_error", "frame": frame, "errors": errs})
         return errs
+
+    async def plugin_tools(self, ws, device_id, rid, p):
+        """As the gateway's node.pluginTools.update: the closed params schema, then its
+        normalization (descriptors whose command the node did not declare, node-mcp ones without
+        mcp.tools.call.v1 or mcp, are dropped silently; 128 at most; duplicates by pluginId+name
+        collapse), answered {nodeId, tools}. --plugin-tools-unknown: an older gateway."""
+        if self.args.plugin_tools_unknown:
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "unknown method: node.pluginTools.update"))
+            emit({"event": "plugin_tools_refused"})
+            return
+        errs = self.newest.errors("NodePluginToolsUpdateParams", p)
+        if errs:
+            emit({"event": "schema_error", "frame": p, "errors": errs})
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "invalid node.pluginTools.update params: %s" % errs[0]))
+            return
+        declared = self.node_commands.get(device_id, set())
+        kept, seen = [], set()
+        for d in p["tools"]:
+            if d.get("command") not in declared:
+                continue
+            if d["pluginId"] == "node-mcp" and (d.get("command") != "mcp.tools.call.v1" or "mcp" not in d):
+                continue
+            key = (d["pluginId"], d["name"])
+            if key in seen or len(kept) >= 128:
+                continue
+            seen.add(key)
+            kept.append(dict(d, description=d["description"][:1024]))
+        emit({"event": "plugin_tools", "sent": len(p["tools"]), "tools": kept})
+        await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"nodeId": device_id, "tools": kept}})
 
     async def send_checked(self, ws, event, payload, schema):
         """A gateway event of the 2026.8 train, checked against its own schema first."""
@@ -294,6 +324,8 @@ class Gateway:
             await ws.close(1002, "protocol mismatch")
             return None
         dev, auth, client = p.get("device") or {}, p.get("auth") or {}, p["client"]
+        if p.get("role") == "node" and dev.get("id"):
+            self.node_commands[dev["id"]] = set(p.get("commands") or [])
         emit({"event": "connect", "deviceId": dev.get("id"), "auth": sorted(auth.keys()), "client": client,
               "caps": p.get("caps"), "commands": p.get("commands"), "permissions": p.get("permissions")})
 
@@ -588,6 +620,8 @@ class Gateway:
             if errs:
                 emit({"event": "gateway_schema_error", "errors": errs})
             await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": answer})
+        elif method == "node.pluginTools.update":
+            await self.plugin_tools(ws, device_id, rid, params)
         elif method == "node.canvas.capability.refresh" and self.args.canvas_refresh_host:
             # Older gateways: a new scoped canvas URL (the token in it has a sliding 10 min TTL).
             emit({"event": "canvas_refresh"})
@@ -736,6 +770,7 @@ async def main():
     ap.add_argument("--event-unhandled", metavar="REASON", help="answer every node.event handled:false with this reason")
     ap.add_argument("--challenge-without-nonce", action="store_true", help="a broken gateway: connect.challenge has no nonce")
     ap.add_argument("--pairing-wait", action="store_true", help="keep a node's pairing refusal open for the decision (waitForResolution)")
+    ap.add_argument("--plugin-tools-unknown", action="store_true", help="an older gateway: node.pluginTools.update is an unknown method")
     ap.add_argument("--canvas-host")
     ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
     args = ap.parse_args()

@@ -48,7 +48,7 @@ actor McpClient {
         }
         protocolVersion = version
         let info = result["serverInfo"]
-        serverInfo = [info?["name"]?.stringValue, info?["version"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        serverInfo = [info?["name"]?.stringValue, info?["version"]?.stringValue].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
         await transport.negotiated(protocolVersion: version)
         try await transport.send(JSONRPCMessage.notification("notifications/initialized"))
     }

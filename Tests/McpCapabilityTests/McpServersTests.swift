@@ -1,0 +1,211 @@
+import Foundation
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// Real MCP servers from PyPI (the `mcp` SDK's own server machinery in Tests/mcp/test_mcp_server.py,
+/// and the published mcp-server-time and mcp-server-git) through the real daemon and the test
+/// gateway: what is published, calls, tool errors, a crash and restart, a list change, a hanging
+/// tool cancelled, an oversized result cut, a sandboxed server kept in its directory.
+@Suite(.serialized) struct McpServersTests {
+    static var venv: String {
+        ProcessInfo.processInfo.environment["OPENCLAW_TEST_MCP_VENV"]
+            ?? (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cache/openclaw-node/mcp-venv"
+    }
+    static var python: String { venv + "/bin/python" }
+    static var script: String { TestPaths.repoRoot + "/Tests/mcp/test_mcp_server.py" }
+
+    struct Rig {
+        let gw: TestGateway
+        let node: NodeUnderTest
+        let dir: String
+        func cleanup() { node.cleanup(); gw.stop(); try? FileManager.default.removeItem(atPath: dir) }
+        func call(_ server: String, _ tool: String, _ arguments: String = "{}", timeoutMs: Int? = nil, wait: TimeInterval = 30) -> JSONValue? {
+            gw.invoke("mcp.tools.call.v1", paramsJSON: "{\"server\":\"\(server)\",\"tool\":\"\(tool)\",\"arguments\":\(arguments)}",
+                      timeoutMs: timeoutMs, wait: wait)
+        }
+        /// The next catalogue the gateway received that satisfies `predicate`.
+        func catalogue(timeout: TimeInterval = 40, where predicate: @escaping ([String]) -> Bool) -> [String]? {
+            gw.waitFor("plugin_tools", timeout: timeout) { predicate(Self.names($0)) }.map(Self.names)
+        }
+        static func names(_ e: JSONValue) -> [String] { e["tools"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [] }
+    }
+
+    /// `servers`: the inside of `servers: { … }`.
+    static func rig(servers: (String) -> String, gatewayArgs: [String] = []) throws -> Rig {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw TestFailure("no MCP test environment at \(venv): run scripts/mcp-venv (scripts/test does)")
+        }
+        let dir = TestPaths.tempDir("mcp")
+        let gw = try TestGateway(stateFile: dir + "/gw.json", args: ["--auto-approve"] + gatewayArgs)
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { mcp: { servers: { \(servers(dir)) } } },")
+        try node.start()
+        guard gw.waitFor("hello") != nil else { node.cleanup(); gw.stop(); throw TestFailure("no hello: \(node.log)") }
+        return Rig(gw: gw, node: node, dir: dir)
+    }
+
+    static func testServer(_ name: String, marker: String? = nil, extra: String = "") -> String {
+        "\(name): { command: '\(python)', args: ['\(script)'\(marker.map { ", '--marker', '\($0)'" } ?? "")], \(extra) },"
+    }
+
+    @Test func publishedToolsAreCallableWithResultsAndToolErrors() throws {
+        let repo = TestPaths.tempDir("mcp-repo")
+        defer { try? FileManager.default.removeItem(atPath: repo) }
+        _ = try runProcess("/usr/bin/git", ["-C", repo, "init", "-q", "-b", "main"])
+        let r = try Self.rig { _ in
+            Self.testServer("t")
+                + "time: { command: '\(Self.venv)/bin/mcp-server-time', args: ['--local-timezone', 'UTC'] },"
+                + "git: { command: '\(Self.venv)/bin/mcp-server-git', args: ['--repository', '\(repo)'], toolFilter: { include: ['git_status', 'git_log'] } },"
+        }
+        defer { r.cleanup() }
+        let names = try #require(r.catalogue { $0.contains("t_echo") && $0.contains("time_get_current_time") && $0.contains("git_git_status") },
+                                 "\(r.node.log.suffix(4000))")
+        // toolFilter: only the two git tools asked for; every name as the gateway accepts it.
+        #expect(names.filter { $0.hasPrefix("git_") }.sorted() == ["git_git_log", "git_git_status"], "\(names)")
+                #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+
+        let echo = try #require(r.call("t", "echo", #"{"text":"hello from the gateway"}"#), "\(r.node.log.suffix(3000))")
+        #expect(echo["ok"] == true, "\(echo)")
+        #expect(echo["payload"]?.firstText == "hello from the gateway", "\(echo)")
+        #expect(echo["payload"]?["isError"] == nil)
+
+        let failed = try #require(r.call("t", "fail", #"{"message":"the disk is on fire"}"#))
+        #expect(failed["ok"] == true && failed["payload"]?["isError"] == true, "\(failed)")
+        #expect(failed["payload"]?.firstText?.stringValue?.contains("the disk is on fire") == true)
+
+        let time = try #require(r.call("time", "get_current_time", #"{"timezone":"UTC"}"#))
+        #expect(time["ok"] == true && time["payload"]?.jsonString().contains("UTC") == true, "\(time)")
+        let status = try #require(r.call("git", "git_status", "{\"repo_path\":\"\(repo)\"}"))
+        #expect(status["ok"] == true && status["payload"]?.jsonString().contains("main") == true, "\(status)")
+
+        // Upstream's codes and messages for what is not there.
+        let noTool = try #require(r.call("git", "git_commit", "{}"))
+        #expect(noTool["error"]?["code"] == "MCP_TOOL_UNAVAILABLE" && noTool["error"]?["message"] == "MCP tool \"git_commit\" is unavailable on server \"git\"", "\(noTool)")
+        let noServer = try #require(r.call("nope", "x"))
+        #expect(noServer["error"]?["code"] == "MCP_SERVER_UNAVAILABLE" && noServer["error"]?["message"] == "MCP server \"nope\" is unavailable")
+        let bad = try #require(r.gw.invoke("mcp.tools.call.v1", paramsJSON: #"{"server":"t","tool":"echo","arguments":[1]}"#))
+        #expect(bad["error"]?["message"]?.stringValue == "INVALID_REQUEST: MCP tool arguments must be an object", "\(bad)")
+        #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+
+    @Test func streamableHTTPServerIsPublishedAndCalled() throws {
+        let port = try freeLoopbackPort()
+        let server = try BackgroundProcess(Self.python, [Self.script, "--transport", "streamable-http", "--port", String(port)])
+        defer { server.stop() }
+        #expect(waitUntil(timeout: 20) { (try? TCPSocket.connect(TCPSocket.resolve(host: "127.0.0.1", port: port), timeout: .seconds(1)))?.close() != nil }, "\(server.log)")
+        let r = try Self.rig { _ in "web: { url: 'http://127.0.0.1:\(port)/mcp', transport: 'streamable-http', headers: { 'X-Test': '${HOME}' } }," }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("web_echo") } != nil, "\(r.node.log.suffix(4000))")
+        let echo = try #require(r.call("web", "echo", #"{"text":"over HTTP"}"#))
+        #expect(echo["payload"]?.firstText == "over HTTP", "\(echo) \(r.node.log.suffix(3000))")
+        // An answer larger than 1 MiB of text comes back cut, with upstream's marker.
+        let big = try #require(r.call("web", "big", #"{"size":3000000}"#))
+        let text = big["payload"]?.firstText?.stringValue ?? ""
+        #expect(text.hasSuffix("\n[truncated: MCP text content exceeded 1 MB]") && text.utf8.count <= (1 << 20) + 64, "\(text.utf8.count)")
+        // A list change announced on the server's stream is republished.
+        _ = r.call("web", "grow", #"{"name":"added_tool"}"#)
+        #expect(r.catalogue { $0.contains("web_added_tool") } != nil, "\(r.node.log.suffix(3000))")
+    }
+
+    @Test func aCrashedServerIsWithdrawnRestartedAndRepublished() throws {
+        let r = try Self.rig { _ in Self.testServer("t") }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("t_echo") } != nil, "\(r.node.log.suffix(3000))")
+        let crash = try #require(r.call("t", "crash"))
+        #expect(crash["error"]?["code"] == "MCP_SERVER_UNAVAILABLE", "\(crash)")
+        // Its tools leave the catalogue while it is down, and come back once it runs again.
+        #expect(r.catalogue { !$0.contains("t_echo") } != nil, "\(r.node.log.suffix(3000))")
+        #expect(r.catalogue { $0.contains("t_echo") } != nil, "\(r.node.log.suffix(3000))")
+        #expect(r.node.log.contains("crashing on request"), "its stderr goes to the log")
+        let again = try #require(r.call("t", "echo", #"{"text":"back"}"#))
+        #expect(again["payload"]?.firstText == "back", "\(again)")
+        // A tool-list change is republished; nothing unchanged is sent again.
+        _ = r.call("t", "grow", #"{"name":"late"}"#)
+        #expect(r.catalogue { $0.contains("t_late") } != nil)
+        let count = r.gw.all("plugin_tools").count
+        _ = r.call("t", "echo", #"{"text":"no change"}"#)
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(r.gw.all("plugin_tools").count == count)
+    }
+
+    @Test func aHangingToolIsCancelledOnTheServer() throws {
+        let marker = TestPaths.tempDir("mcp-marker") + "/cancelled"
+        let r = try Self.rig { _ in Self.testServer("t", marker: marker) }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("t_slow") } != nil)
+        // The gateway's timeout ends the call (the gateway has stopped waiting: no result is sent);
+        // the server is told (notifications/cancelled) and stops the work.
+        r.gw.command(["cmd": "invoke", "id": "times-out", "command": "mcp.tools.call.v1",
+                      "paramsJSON": #"{"server":"t","tool":"slow","arguments":{"seconds":60}}"#, "timeoutMs": 1500])
+        #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: marker) }, "\(r.node.log.suffix(3000))")
+        try? FileManager.default.removeItem(atPath: marker)
+        // A cancel from the gateway does the same, and the daemon goes on serving.
+        let id = "cancel-me"
+        r.gw.command(["cmd": "invoke", "id": .string(id), "command": "mcp.tools.call.v1",
+                      "paramsJSON": #"{"server":"t","tool":"slow","arguments":{"seconds":60}}"#, "timeoutMs": 60000])
+        Thread.sleep(forTimeInterval: 0.5)
+        r.gw.command(["cmd": "cancel", "id": .string(id)])
+        #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: marker) }, "\(r.node.log.suffix(3000))")
+        let echo = try #require(r.call("t", "echo", #"{"text":"still here"}"#))
+        #expect(echo["payload"]?.firstText == "still here")
+    }
+
+    @Test func aSandboxedServerCannotWriteOutsideItsDirectory() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap") else { throw TestFailure("bubblewrap is not installed") }
+        let outside = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cache/openclaw-node/sandbox-probe-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        var work = ""
+        let r = try Self.rig { dir in
+            work = dir + "/work"
+            try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            return Self.testServer("boxed", extra: "sandbox: 'bwrap', cwd: '\(work)'")
+        }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("boxed_write") } != nil, "\(r.node.log.suffix(3000))")
+        let inside = try #require(r.call("boxed", "write", "{\"path\":\"\(work)/ok.txt\",\"text\":\"fine\"}"))
+        #expect(inside["payload"]?["isError"] == nil, "\(inside)")
+        #expect((try? String(contentsOfFile: work + "/ok.txt", encoding: .utf8)) == "fine")
+        // The attack: writing where the daemon's user could, but the server may not.
+        let escape = try #require(r.call("boxed", "write", "{\"path\":\"\(outside)\",\"text\":\"escaped\"}"))
+        #expect(escape["payload"]?["isError"] == true, "\(escape)")
+        #expect(!FileManager.default.fileExists(atPath: outside))
+        // The node's state directory (the device key lives there) is an empty scratch space to it:
+        // what it writes there never reaches the real one.
+        let state = r.node.dir + "/state"
+        _ = try #require(r.call("boxed", "write", "{\"path\":\"\(state)/planted\",\"text\":\"x\"}"))
+        #expect(!FileManager.default.fileExists(atPath: state + "/planted"))
+    }
+
+    @Test func anOlderGatewayIsNotAskedAgain() throws {
+        let r = try Self.rig(servers: { _ in Self.testServer("t") }, gatewayArgs: ["--plugin-tools-unknown"])
+        defer { r.cleanup() }
+        #expect(r.gw.waitFor("plugin_tools_refused", timeout: 40) != nil, "\(r.node.log.suffix(3000))")
+        _ = r.call("t", "grow", #"{"name":"late"}"#)
+        // mcp.tools.call.v1 still works, but the catalogue is not offered again on this connection.
+        let echo = try #require(r.call("t", "echo", #"{"text":"x"}"#))
+        #expect(echo["payload"]?.firstText == "x")
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(r.gw.all("plugin_tools_refused").count == 1)
+        #expect(r.node.log.contains("the gateway does not take node tools"))
+    }
+
+    @Test func cliListsAndCallsThroughTheDaemon() throws {
+        let r = try Self.rig { _ in Self.testServer("t") + "off: { command: 'true', enabled: false }," }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("t_echo") } != nil)
+        let list = try r.node.cli(["mcp", "list"])
+        #expect(list.code == 0 && list.stdout.contains("t: ready, stdio") && list.stdout.contains("echo → t_echo"), "\(list.stdout) \(list.stderr)")
+        #expect(list.stdout.contains("off: skipped") && list.stdout.contains("Published to the gateway"), "\(list.stdout)")
+        let call = try r.node.cli(["mcp", "call", "t", "echo", "--args", #"{"text":"from the CLI"}"#])
+        #expect(call.code == 0 && call.stdout.contains("from the CLI"), "\(call.stdout) \(call.stderr)")
+        let fail = try r.node.cli(["mcp", "call", "t", "fail", "--args", #"{"message":"nope"}"#])
+        #expect(fail.code == 1 && fail.stdout.contains("\"isError\""), "\(fail.stdout)")
+        let doctor = try r.node.cli(["doctor"])
+        #expect(doctor.stdout.contains("server t (stdio): openclaw-test"), "\(doctor.stdout)")
+    }
+}
+
+extension JSONValue {
+    /// The first content block's text of a CallToolResult.
+    var firstText: JSONValue? { self["content"]?.arrayValue?.first?["text"] }
+}
