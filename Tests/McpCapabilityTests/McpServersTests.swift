@@ -6,7 +6,7 @@ import Testing
 /// Real MCP servers from PyPI (the `mcp` SDK's own server machinery in Tests/mcp/test_mcp_server.py,
 /// and the published mcp-server-time and mcp-server-git) through the real daemon and the test
 /// gateway: what is published, calls, tool errors, a crash and restart, a list change, a hanging
-/// tool cancelled, an oversized result cut, a sandboxed server kept in its directory.
+/// tool cancelled, an oversized result cut (the attacks on servers: TrustBoundary/McpServerAttackTests).
 @Suite(.serialized) struct McpServersTests {
     static var venv: String {
         ProcessInfo.processInfo.environment["OPENCLAW_TEST_MCP_VENV"]
@@ -32,13 +32,14 @@ import Testing
     }
 
     /// `servers`: the inside of `servers: { … }`.
-    static func rig(servers: (String) -> String, gatewayArgs: [String] = []) throws -> Rig {
+    static func rig(servers: (String) -> String, gatewayArgs: [String] = [], nodeEnv: [String: String] = [:]) throws -> Rig {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestFailure("no MCP test environment at \(venv): run scripts/mcp-venv (scripts/test does)")
         }
         let dir = TestPaths.tempDir("mcp")
         let gw = try TestGateway(stateFile: dir + "/gw.json", args: ["--auto-approve"] + gatewayArgs)
         let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { mcp: { servers: { \(servers(dir)) } } },")
+        node.extraEnv = nodeEnv
         try node.start()
         guard gw.waitFor("hello") != nil else { node.cleanup(); gw.stop(); throw TestFailure("no hello: \(node.log)") }
         return Rig(gw: gw, node: node, dir: dir)
@@ -148,32 +149,6 @@ import Testing
         #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: marker) }, "\(r.node.log.suffix(3000))")
         let echo = try #require(r.call("t", "echo", #"{"text":"still here"}"#))
         #expect(echo["payload"]?.firstText == "still here")
-    }
-
-    @Test func aSandboxedServerCannotWriteOutsideItsDirectory() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap") else { throw TestFailure("bubblewrap is not installed") }
-        let outside = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cache/openclaw-node/sandbox-probe-\(UUID().uuidString.prefix(8))"
-        defer { try? FileManager.default.removeItem(atPath: outside) }
-        var work = ""
-        let r = try Self.rig { dir in
-            work = dir + "/work"
-            try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-            return Self.testServer("boxed", extra: "sandbox: 'bwrap', cwd: '\(work)'")
-        }
-        defer { r.cleanup() }
-        #expect(r.catalogue { $0.contains("boxed_write") } != nil, "\(r.node.log.suffix(3000))")
-        let inside = try #require(r.call("boxed", "write", "{\"path\":\"\(work)/ok.txt\",\"text\":\"fine\"}"))
-        #expect(inside["payload"]?["isError"] == nil, "\(inside)")
-        #expect((try? String(contentsOfFile: work + "/ok.txt", encoding: .utf8)) == "fine")
-        // The attack: writing where the daemon's user could, but the server may not.
-        let escape = try #require(r.call("boxed", "write", "{\"path\":\"\(outside)\",\"text\":\"escaped\"}"))
-        #expect(escape["payload"]?["isError"] == true, "\(escape)")
-        #expect(!FileManager.default.fileExists(atPath: outside))
-        // The node's state directory (the device key lives there) is an empty scratch space to it:
-        // what it writes there never reaches the real one.
-        let state = r.node.dir + "/state"
-        _ = try #require(r.call("boxed", "write", "{\"path\":\"\(state)/planted\",\"text\":\"x\"}"))
-        #expect(!FileManager.default.fileExists(atPath: state + "/planted"))
     }
 
     @Test func anOlderGatewayIsNotAskedAgain() throws {

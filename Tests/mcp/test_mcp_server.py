@@ -3,7 +3,8 @@ tests and benchmark: `--transport stdio` or `--transport streamable-http --port 
 
 Tools: echo, fail (a tool error), slow (sleeps; writes "cancelled" to --marker when the client
 cancels it), big (N bytes of text), structured (structuredContent), crash (the process exits),
-grow (adds a tool and tells the client its list changed), write (writes a file: the sandbox test)."""
+grow (adds a tool and tells the client its list changed), write (writes a file: the sandbox test),
+env_names (what its environment holds: the secrets test)."""
 import argparse
 import os
 import sys
@@ -68,6 +69,11 @@ async def grow(name: str, ctx: Context) -> str:
     server.add_tool(added, name=name, description="A tool added at run time")
     await ctx.session.send_tool_list_changed()
     return "added " + name
+
+
+@server.tool(description="The server's environment variable names")
+def env_names() -> str:
+    return " ".join(sorted(os.environ))
 
 
 @server.tool(description="Write text to a file")

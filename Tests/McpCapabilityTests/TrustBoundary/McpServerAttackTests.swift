@@ -1,0 +1,46 @@
+import Foundation
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// What an MCP server the node runs cannot do: write outside its directory under the sandbox, reach
+/// the node's state, or see the daemon's secrets — next to what it must still be able to do.
+@Suite(.serialized) struct McpServerAttackTests {
+    @Test func aSandboxedServerCannotWriteOutsideItsDirectory() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap") else { throw TestFailure("bubblewrap is not installed") }
+        let outside = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cache/openclaw-node/sandbox-probe-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        var work = ""
+        let r = try McpServersTests.rig { dir in
+            work = dir + "/work"
+            try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            return McpServersTests.testServer("boxed", extra: "sandbox: 'bwrap', cwd: '\(work)'")
+        }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("boxed_write") } != nil, "\(r.node.log.suffix(3000))")
+        let inside = try #require(r.call("boxed", "write", "{\"path\":\"\(work)/ok.txt\",\"text\":\"fine\"}"))
+        #expect(inside["payload"]?["isError"] == nil, "\(inside)")
+        #expect((try? String(contentsOfFile: work + "/ok.txt", encoding: .utf8)) == "fine")
+        // The attack: writing where the daemon's user could, but the server may not.
+        let escape = try #require(r.call("boxed", "write", "{\"path\":\"\(outside)\",\"text\":\"escaped\"}"))
+        #expect(escape["payload"]?["isError"] == true, "\(escape)")
+        #expect(!FileManager.default.fileExists(atPath: outside))
+        // The node's state directory (the device key lives there) is an empty scratch space to it:
+        // what it writes there never reaches the real one.
+        let state = r.node.dir + "/state"
+        _ = try #require(r.call("boxed", "write", "{\"path\":\"\(state)/planted\",\"text\":\"x\"}"))
+        #expect(!FileManager.default.fileExists(atPath: state + "/planted"))
+    }
+
+    @Test func aServerSeesNoneOfTheDaemonsSecrets() throws {
+        let r = try McpServersTests.rig(servers: { _ in McpServersTests.testServer("t", extra: "env: { TOOL_SETTING: 'on' }") },
+                                        nodeEnv: ["DAEMON_ONLY_SECRET": "s3cret", "OPENCLAW_GATEWAY_TOKEN": "gateway-secret"])
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("t_env_names") } != nil)
+        let names = try #require(r.call("t", "env_names")?["payload"]?.firstText?.stringValue, "\(r.node.log.suffix(2000))")
+        let vars = Set(names.split(separator: " ").map(String.init))
+        // Its own variable and what programs expect arrive; the daemon's others never do.
+        #expect(vars.contains("TOOL_SETTING") && vars.contains("PATH") && vars.contains("HOME"), "\(vars)")
+        #expect(!vars.contains("OPENCLAW_NODE_LOG") && !vars.contains("DAEMON_ONLY_SECRET") && !vars.contains("OPENCLAW_GATEWAY_TOKEN"), "\(vars)")
+    }
+}
