@@ -151,6 +151,25 @@ import Testing
         #expect(echo["payload"]?.firstText == "still here")
     }
 
+    @Test func aFloodingServerDoesNotStallTheDaemon() throws {
+        let r = try Self.rig { _ in Self.testServer("t") + Self.testServer("calm") }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("t_flood") && $0.contains("calm_echo") } != nil)
+        let id = "flood"
+        r.gw.command(["cmd": "invoke", "id": .string(id), "command": "mcp.tools.call.v1", "timeoutMs": 120000,
+                      "paramsJSON": #"{"server":"t","tool":"flood","arguments":{"count":20000}}"#])
+        // While it floods, the daemon answers other calls and other servers.
+        for _ in 0..<5 {
+            let info = try #require(r.gw.invoke("device.info", wait: 10), "\(r.node.log.suffix(2000))")
+            #expect(info["ok"] == true)
+            let echo = try #require(r.call("calm", "echo", #"{"text":"calm"}"#, wait: 10))
+            #expect(echo["payload"]?.firstText == "calm")
+        }
+        let flood = try #require(r.gw.waitFor("invoke_result", timeout: 120) { $0["id"]?.stringValue == id }, "\(r.node.log.suffix(2000))")
+        #expect(flood["payload"]?.firstText == "flooded", "\(flood)")
+        #expect(r.node.log.contains("dropped") && r.node.log.contains("notifications"), "\(r.node.log.suffix(2000))")
+    }
+
     @Test func anOlderGatewayIsNotAskedAgain() throws {
         let r = try Self.rig(servers: { _ in Self.testServer("t") }, gatewayArgs: ["--plugin-tools-unknown"])
         defer { r.cleanup() }

@@ -4,7 +4,7 @@ tests and benchmark: `--transport stdio` or `--transport streamable-http --port 
 Tools: echo, fail (a tool error), slow (sleeps; writes "cancelled" to --marker when the client
 cancels it), big (N bytes of text), structured (structuredContent), crash (the process exits),
 grow (adds a tool and tells the client its list changed), write (writes a file: the sandbox test),
-env_names (what its environment holds: the secrets test)."""
+env_names (what its environment holds: the secrets test), flood (notifications as fast as it can)."""
 import argparse
 import os
 import sys
@@ -69,6 +69,13 @@ async def grow(name: str, ctx: Context) -> str:
     server.add_tool(added, name=name, description="A tool added at run time")
     await ctx.session.send_tool_list_changed()
     return "added " + name
+
+
+@server.tool(description="Send this many log notifications as fast as it can, then answer")
+async def flood(count: int, ctx: Context) -> str:
+    for i in range(count):
+        await ctx.info("flood %d" % i)
+    return "flooded"
 
 
 @server.tool(description="The server's environment variable names")

@@ -94,7 +94,7 @@ final class HTTPExchange {
                     return piece
                 }
                 // The CRLF after a chunk's data (not before the first chunk), then the next size line.
-                if remaining == 0 { try line() }
+                if remaining == 0 { _ = try line() }
                 let sizeLine = try line()
                 guard let size = Int(sizeLine.split(separator: ";").first.map(String.init) ?? "", radix: 16), size >= 0 else {
                     throw .server("a chunk of the server's answer has no valid size")

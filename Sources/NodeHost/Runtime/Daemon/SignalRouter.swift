@@ -9,10 +9,11 @@ import Support
 enum SignalRouter {
     private static let handlers = Locked<[Int32: [@Sendable (Int32) -> Void]]>([:])
 
-    /// The pipe and its reader, made on first use.
-    private static let reader: Void = {
-        let readEnd = csignals_open_pipe()
-        guard readEnd >= 0 else { fatalError("signals: pipe failed, errno \(errno)") }
+    /// The pipe and its reader, made on first use: the pipe's write end.
+    private static let writeEnd: Int32 = {
+        var fds: [Int32] = [-1, -1]
+        guard csignals_open_pipe(&fds) == 0 else { fatalError("signals: pipe failed, errno \(errno)") }
+        let readEnd = fds[0]
         BlockingExecutor.startLoop(name: "signals") {
             var byte: UInt8 = 0
             while true {
@@ -23,13 +24,13 @@ enum SignalRouter {
                 for handler in handlers.withLock({ $0[signal] ?? [] }) { handler(signal) }
             }
         }
+        return fds[1]
     }()
 
     /// Calls `handler` on the signals thread each time `signal` arrives, from now on. The signal no
     /// longer has its default action (ending the process) once this returns.
     static func route(_ signal: Int32, to handler: @escaping @Sendable (Int32) -> Void) {
-        _ = reader
         handlers.withLock { $0[signal, default: []].append(handler) }
-        guard csignals_route(signal) == 0 else { fatalError("signals: sigaction(\(signal)) failed, errno \(errno)") }
+        guard csignals_route(signal, writeEnd) == 0 else { fatalError("signals: sigaction(\(signal)) failed, errno \(errno)") }
     }
 }

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+// Header-only: every Swift object file that uses one of these functions gets its own copy of this
+// variable and of the handler (release builds split a module into several), so the variable is
+// only ever set where the handler's address is taken (csignals_route), never by another function.
 static int csignals_write_fd = -1;
 
 static inline void csignals_handler(int sig) {
@@ -19,21 +22,20 @@ static inline void csignals_handler(int sig) {
     errno = saved;
 }
 
-// Makes the pipe (both ends close-on-exec, the write end non-blocking) and returns its read end,
-// or -1 with errno set. Call once, before routing any signal.
-static inline int csignals_open_pipe(void) {
-    int fds[2];
+// Makes the pipe (both ends close-on-exec, the write end non-blocking): fds[0] is read, fds[1]
+// is for csignals_route. 0, or -1 with errno set. Call once, before routing any signal.
+static inline int csignals_open_pipe(int fds[2]) {
     if (pipe(fds) != 0) return -1;
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK);
-    csignals_write_fd = fds[1];
-    return fds[0];
+    return 0;
 }
 
-// Routes `sig` to the pipe. Interrupted system calls restart; a child's exec resets the handler to
-// the default action (unlike SIG_IGN, which a child would inherit).
-static inline int csignals_route(int sig) {
+// Routes `sig` to the pipe's write end. Interrupted system calls restart; a child's exec resets the
+// handler to the default action (unlike SIG_IGN, which a child would inherit).
+static inline int csignals_route(int sig, int write_fd) {
+    csignals_write_fd = write_fd;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = csignals_handler;
