@@ -22,6 +22,8 @@ public struct CapabilityContext: Sendable {
     public let presence: any PresenceSource
     /// Monotonic and wall time.
     public let clock: any NodeClock
+    /// The node-hosted skills' `node://…/skills/<name>` cwd locators (system.run); set by the runtime.
+    public var skills: SkillLocator = .none
 
     public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
