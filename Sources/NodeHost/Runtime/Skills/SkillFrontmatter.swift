@@ -28,9 +28,8 @@ struct SkillFrontmatter: Sendable, Equatable {
     }
 
     static func parse(_ text: String) throws(Problem) -> SkillFrontmatter {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
-            line.hasSuffix("\r") ? line.dropLast() : line
-        }
+        // "\r\n" is one Character in Swift: split on both, so CRLF files read like LF ones.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = first.dropFirst() }
         guard let first = lines.first, isFence(first) else { throw .missing }
         guard let close = lines.indices.dropFirst().first(where: { isFence(lines[$0]) }) else { throw .unterminated }
