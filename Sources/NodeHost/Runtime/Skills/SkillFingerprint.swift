@@ -8,8 +8,9 @@ import Support
 /// Why a stat check every few seconds and not inotify: the directories may not exist yet (a
 /// configured one created later, `<stateDir>/skills` before the first skill), inotify watches only
 /// what exists and is not recursive, so it would need a watch per skill folder re-armed as folders
-/// come and go, plus a C shim; a pass over at most 64 folders is ~130 `fstatat` calls (tens of
-/// microseconds), and a skill edited on disk reaching the gateway within two seconds is soon enough.
+/// come and go, plus a C shim; a pass over at most 64 folders is ~130 `fstatat` calls (0.3 ms in a
+/// debug build, measured), and a skill edited on disk reaching the gateway within two seconds is
+/// soon enough.
 struct SkillFingerprint: Sendable, Equatable {
     static let checkInterval: Duration = .seconds(2)
 

@@ -41,6 +41,8 @@ final class NodeSkills: Sendable {
         var published: Int?
         /// The rejections already logged, so a reconnect or an unchanged rescan says them once.
         var loggedRejections: [SkillRejection] = []
+        /// The last scan for the locator, valid while the directories look the same.
+        var lastScan: (sources: SkillSources, fingerprint: SkillFingerprint, scan: SkillScan)?
     }
     private let state = Locked(State())
     /// Bumped by `configure`: a session's publisher rescans at once after a reload.
@@ -78,11 +80,18 @@ final class NodeSkills: Sendable {
         for r in scan.rejected { log.warn("skill not published: \(r)") }
     }
 
-    /// The directory of the published skill `name` under the settings in force, read now (a skill
-    /// removed or broken since the last publication is not mapped).
+    /// The directory of the published skill `name` under the settings in force, as the
+    /// directories are now (a skill removed or broken since the last publication is not mapped):
+    /// the fingerprint (~0.3 ms for 64 skills) decides whether the last scan still holds.
     func directory(of name: String) -> String? {
         guard let sources, sources.enabled else { return nil }
-        return SkillCatalog.scan(sources).skills.first { $0.name == name }?.directory
+        let fingerprint = SkillFingerprint.take(sources)
+        let cached = state.withLock { s in
+            s.lastScan.flatMap { $0.sources == sources && $0.fingerprint == fingerprint ? $0.scan : nil }
+        }
+        let scan = cached ?? SkillCatalog.scan(sources)
+        if cached == nil { state.withLock { $0.lastScan = (sources, fingerprint, scan) } }
+        return scan.skills.first { $0.name == name }?.directory
     }
 
     /// What a bundle's context gets: the node id and the lookup above.
