@@ -15,9 +15,10 @@ import Testing
         let node: NodeUnderTest
         var skillsDir: String { node.dir + "/state/skills" }
 
-        init(gatewayArgs: [String] = [], extra: String = "", before: (Rig) throws -> Void = { _ in }) throws {
+        init(gatewayArgs: [String] = [], extra: String = "", env: [String: String] = [:], before: (Rig) throws -> Void = { _ in }) throws {
             gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"] + gatewayArgs)
             node = NodeUnderTest(gatewayURL: gw.url, extra: extra)
+            node.extraEnv = env
             // The state directory as the node makes it (0700), with the skills in it before start.
             try FileManager.default.createDirectory(atPath: node.dir + "/state/skills", withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -79,6 +80,19 @@ import Testing
         #expect(waitUntil(timeout: 10) { r.node.log.components(separatedBy: "unchanged since the gateway accepted them").count >= 3 }, "\(r.node.log)")
         #expect(r.gw.all("skills_update").count == 3, "\(r.gw.all("skills_update"))")
         #expect(r.gw.schemaErrors.isEmpty, "\(r.gw.schemaErrors)")
+    }
+
+    @Test func everyNewSessionPublishesAgainEvenUnchanged() throws {
+        // The gateway keeps a node's skills with its connection: a new session starts without them.
+        let r = try Rig(env: ["OPENCLAW_NODE_RECONNECT_INITIAL_MS": "100", "OPENCLAW_NODE_RECONNECT_MAX_MS": "400"]) {
+            try $0.write("alpha/SKILL.md", Self.skill("alpha"))
+        }
+        defer { r.stop() }
+        let first = try #require(r.update(), "\(r.node.log)")
+        r.gw.command(["cmd": "close", "code": 1000])
+        #expect(r.gw.waitFor("hello") != nil, "\(r.node.log)")
+        let second = try #require(r.update(), "\(r.node.log)")
+        #expect(second["skills"] == first["skills"])
     }
 
     @Test func aReloadThatAddsADirectoryPublishesItsSkills() throws {
