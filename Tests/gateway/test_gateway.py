@@ -24,6 +24,8 @@ gaps), answered {ok, ignored}; node.host.stats payloads are checked against Node
           {"cmd": "input", "id": id, "seq": n, "payloadJSON": s} (node.invoke.input of a running invoke)
           {"cmd": "ignore_progress", "id": id, "after": n} (answer ignored:true after n accepted chunks)
           {"cmd": "event_answer", "handled": b, "reason": r|null} (how node.event is answered from now on)
+          {"cmd": "skills_answer", "mode": ok|unknown|invalid|unavailable} (how node.skills.update is answered;
+          each one is emitted as skills_update {skills, answer} after its params passed NodeSkillsUpdateParams)
           {"cmd": "shutdown", "restartExpectedMs": n} | {"cmd": "revoke_tokens"} | {"cmd": "stats"}
           {"cmd": "bench", "command": c, "paramsJSON": s|null, "n": n, "concurrency": n, "seconds": s}
           {"cmd": "refuse", "error": {code, message, details?, retryable?, retryAfterMs?}, "times": n} (the next n
@@ -161,6 +163,7 @@ class Gateway:
         self.waiting = {}         # requestId -> ws kept open after a pairing refusal (waitForResolution)
         self.join_codes = {}      # one-time join codes -> setup payload (GET /j/<code>)
         self.node_commands = {}   # deviceId -> the commands its connect declared (plugin tool normalization)
+        self.skills_answer = args.skills_answer  # how node.skills.update is answered
 
     async def send(self, ws, obj):
         await ws.send(json.dumps(obj))
@@ -188,6 +191,11 @@ class Gateway:
         errs = []
         if method == "node.invoke.progress":
             errs = self.newest.errors("NodeInvokeProgressParams", p)
+        elif method == "node.skills.update":
+            errs = self.newest.errors("NodeSkillsUpdateParams", p)
+            total = sum(len(s.get("content", "").encode("utf-8")) for s in p.get("skills", []) if isinstance(s, dict))
+            if not errs and total > 512 * 1024:
+                errs.append("NodeSkillsUpdateParams: total content %d bytes > 512 KiB" % total)
         elif method == "node.event" and p.get("event") == "node.host.stats":
             try:
                 payload = json.loads(p.get("payloadJSON") or "null")
@@ -622,6 +630,19 @@ class Gateway:
             await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": answer})
         elif method == "node.pluginTools.update":
             await self.plugin_tools(ws, device_id, rid, params)
+        elif method == "node.skills.update":
+            # --skills-answer / {"cmd": "skills_answer"}: ok (as a newest gateway), unknown (an older
+            # one), invalid (a refusal of the value), unavailable (a transient failure).
+            mode = self.skills_answer
+            emit({"event": "skills_update", "skills": params["skills"], "answer": mode})
+            if mode == "unknown":
+                await self.send(ws, self.error(rid, "INVALID_REQUEST", "unknown method: node.skills.update"))
+            elif mode == "invalid":
+                await self.send(ws, self.error(rid, "INVALID_REQUEST", "invalid node.skills.update params: refused by the test gateway"))
+            elif mode == "unavailable":
+                await self.send(ws, self.error(rid, "UNAVAILABLE", "skills store unavailable", retryable=True))
+            else:
+                await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"nodeId": device_id, "skills": params["skills"]}})
         elif method == "node.canvas.capability.refresh" and self.args.canvas_refresh_host:
             # Older gateways: a new scoped canvas URL (the token in it has a sliding 10 min TTL).
             emit({"event": "canvas_refresh"})
@@ -742,6 +763,9 @@ class Gateway:
             emit({"event": "join_code_set", "code": c["code"]})
         elif cmd == "pair_resolved":
             await self.resolved(c["requestId"], c.get("decision", "approved"))
+        elif cmd == "skills_answer":
+            self.skills_answer = c["mode"]
+            emit({"event": "skills_answer_set", "mode": c["mode"]})
         elif cmd == "stats":
             emit({"event": "stats", **self.counts, "sessions": len(self.sessions)})
 
@@ -771,6 +795,8 @@ async def main():
     ap.add_argument("--challenge-without-nonce", action="store_true", help="a broken gateway: connect.challenge has no nonce")
     ap.add_argument("--pairing-wait", action="store_true", help="keep a node's pairing refusal open for the decision (waitForResolution)")
     ap.add_argument("--plugin-tools-unknown", action="store_true", help="an older gateway: node.pluginTools.update is an unknown method")
+    ap.add_argument("--skills-answer", default="ok", choices=["ok", "unknown", "invalid", "unavailable"],
+                    help="how node.skills.update is answered (ok: {nodeId, skills}; unknown: an older gateway)")
     ap.add_argument("--canvas-host")
     ap.add_argument("--canvas-refresh-host", help="canvasHostUrl returned by node.canvas.capability.refresh")
     args = ap.parse_args()

@@ -13,18 +13,21 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
     let environment: [String: String]
     /// For the approvals' `lastUsedAt`.
     let clock: any NodeClock
+    /// Maps a skill's `node://<node id>/skills/<name>` cwd to its directory (SkillCwd).
+    let skills: SkillLocator
     private let log = Logger(component: "system")
     private let link = Locked<GatewayLink?>(nil)
     /// Plans system.run.prepare issued, which an operator's approval may be for.
     let issuedPlans = IssuedPlans()
 
     init(manifest: BundleManifest, settings: SystemSettings, approvals: ApprovalsStore, environment: [String: String],
-         clock: any NodeClock = SystemClock()) {
+         clock: any NodeClock = SystemClock(), skills: SkillLocator = .none) {
         self.manifest = manifest
         self.settings = settings
         self.approvals = approvals
         self.environment = environment
         self.clock = clock
+        self.skills = skills
     }
 
     var handlers: [CommandHandler] { SystemCommands.handlers(self) }
@@ -80,7 +83,10 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     // MARK: system.run
 
-    func run(_ p: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunResult {
+    func run(_ requested: SystemRunParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunResult {
+        // A skill's cwd locator becomes its directory first; everything below (plan check,
+        // approvals, allowlist, sandbox) sees that directory like any other cwd.
+        let p = try SkillCwd.resolved(requested, skills)
         let argv = p.argv
         let runId = p.effectiveRunId
         let sessionKey = p.effectiveSessionKey
@@ -252,7 +258,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     // MARK: system.run.prepare, system.which, approvals
 
-    func prepare(_ p: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunPrepareResult {
+    func prepare(_ requested: SystemRunPrepareParams, _ ctx: InvocationContext) async throws(NodeError) -> SystemRunPrepareResult {
+        let p = try SkillCwd.resolved(requested, skills)
         let argv = p.argv
         if let app = p.installedApp { try Self.checkInstalledApp(app, argv: argv, environment: environment) }
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: ExecEnvironment.inherited(environment)["PATH"])
@@ -269,7 +276,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         }
         // The plan an operator's approval may later be given for: this argv, cwd, env and agent.
         issuedPlans.issue(IssuedPlans.key(argv: argv, cwd: p.cwd, env: p.env, agent: p.agentId))
-        var plan = SystemRunPrepareResult.Plan(argv: argv, cwd: p.cwd, commandText: commandText, agentId: p.agentId, sessionKey: p.sessionKey)
+        // The plan names the cwd as the caller did (a skill's locator stays one): the run maps it again.
+        var plan = SystemRunPrepareResult.Plan(argv: argv, cwd: requested.cwd, commandText: commandText, agentId: p.agentId, sessionKey: p.sessionKey)
         plan.installedApp = p.installedApp
         return SystemRunPrepareResult(plan: plan, execPolicy: .init(security: d.security.rawValue, ask: d.ask.rawValue))
     }

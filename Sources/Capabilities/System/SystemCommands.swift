@@ -26,6 +26,6 @@ public enum SystemCommands {
         settings.sandbox.hiddenFiles = context.privateFiles.map { PathName.resolvingSymlinks($0) }
         return SystemCapability(manifest: context.manifest, settings: settings,
                                 approvals: ApprovalsStore(documents: context.documents, path: context.documents.location("exec-approvals")),
-                                environment: context.environment, clock: context.clock)
+                                environment: context.environment, clock: context.clock, skills: context.skills)
     }
 }

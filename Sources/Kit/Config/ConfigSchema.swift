@@ -135,6 +135,10 @@ public enum ConfigSchema {
                 ConfigField("config", .any, "passed to the plugin in its hello"),
             ])), default: "{}", "per-plugin settings, by plugin id"),
         ]), "out-of-process capability plugins"),
+        ConfigField("skills", .object([
+            ConfigField("enabled", .bool, default: "true", "publish the node-hosted skills to the gateway (node.skills.update); false sends nothing"),
+            ConfigField("dirs", .stringArray, default: "[]", "more skill directories (absolute or ~/…), each holding <name>/SKILL.md, read after <stateDir>/skills"),
+        ]), "node-hosted skills: <stateDir>/skills/<name>/SKILL.md and the directories named here"),
     ] }
 
     /// Every key path in the schema ("gateway.discovery.lan", "plugins.entries.*.enabled", …).

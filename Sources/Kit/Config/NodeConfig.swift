@@ -33,6 +33,13 @@ public struct NodeConfig: Sendable {
         public var config: JSONValue = .object([:])
     }
 
+    /// Node-hosted skills (`skills.*`): published with node.skills.update, reached by system.run.
+    public struct Skills: Sendable, Equatable {
+        public var enabled = true
+        /// More directories of `<name>/SKILL.md` folders, `~` expanded; read after `<stateDir>/skills`.
+        public var dirs: [String] = []
+    }
+
     public var gateway = Gateway()
     public var displayName: String
     public var stateDir: String
@@ -40,6 +47,7 @@ public struct NodeConfig: Sendable {
     public var capabilities: [String: CapabilitySection] = [:]
     public var pluginDirs: [String] = ["Plugins"]
     public var pluginEntries: [String: PluginEntry] = [:]
+    public var skills = Skills()
     /// The file this came from (nil = defaults only); relative plugin dirs resolve against its folder.
     public var sourceFile: String?
 
@@ -94,6 +102,8 @@ public struct NodeConfig: Sendable {
             pluginEntries[id] = PluginEntry(enabled: entry["enabled"]?.boolValue ?? true,
                                             config: entry["config"] ?? .object([:]))
         }
+        if let on = v["skills"]?["enabled"]?.boolValue { skills.enabled = on }
+        if let dirs = v["skills"]?["dirs"]?.arrayValue { skills.dirs = dirs.compactMap(\.stringValue).map { NodeConfig.expandHome($0, env) } }
         applyEnvironment(env)
     }
 

@@ -24,6 +24,8 @@ public struct CapabilityContext: Sendable {
     public let clock: any NodeClock
     /// Outgoing TCP and verified TLS connections.
     public let network: any NetworkStreams
+    /// The node-hosted skills' `node://…/skills/<name>` cwd locators (system.run); set by the runtime.
+    public var skills: SkillLocator = .none
 
     public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),

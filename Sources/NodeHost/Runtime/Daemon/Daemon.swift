@@ -103,6 +103,7 @@ public enum Daemon {
                     "gateway": await gatewayStatus.json,
                     "operatorGateway": await connector.operatorStatus.json,
                     "connected": .bool(await gatewayStatus.isConnected),
+                    "skillsPublished": NodeSkills.shared.publishedCount.map { .number(Double($0)) } ?? .null,
                     "operatorConnection": .string(await connector.operatorStatus.text)]
         }
         try server.start()
@@ -142,6 +143,11 @@ public enum Daemon {
                         await gateway.reannounce()
                     }
                     await connector.refreshOperator()
+                    // Skills: each session's publisher rescans at once and publishes what changed
+                    // (from the state directory the node started with: a new one needs a restart).
+                    var skills = SkillSources(next)
+                    skills.stateSkills = SkillSources(config).stateSkills
+                    NodeSkills.shared.configure(skills)
                     current = next
                 }
                 // SIGHUP is also how a person says "try again": a paused reconnect resumes.

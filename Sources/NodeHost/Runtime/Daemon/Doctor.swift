@@ -82,6 +82,7 @@ public enum Doctor {
         for r in config.catalog.refused {
             findings.append(.init(level: .fail, area: "bundles", text: "\(r.reason); reinstall openclaw-node or remove \(r.file)"))
         }
+        findings += skillFindings(config)
         findings += await gatewayFindings(config)
         findings += daemonConnectionFindings(config)
         let manifest = registry.manifest

@@ -25,6 +25,9 @@ public final class NodeRuntime: Sendable {
         self.config = config
         self.store = try StateStore(stateDir: config.stateDir)
         self.presence = presence ?? NodeRuntime.presenceMonitor(config, source: presenceSource)
+        // The node id is read when a skill locator first needs it, so a command that never runs
+        // one does not create the device key.
+        NodeSkills.shared.configure(SkillSources(config), nodeId: { [store] in try? store.identity().deviceId })
         let registry = await CommandRegistry.load(capabilities, enabled: { config.isEnabled($0) }, start: daemon)
         self.dispatcher = Dispatcher(registry: registry, presence: self.presence)
     }
@@ -72,12 +75,14 @@ public final class NodeRuntime: Sendable {
     public static func context(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceSource) -> CapabilityContext {
         var section = config.capability(manifest.name)
         section.enabled = true
-        return CapabilityContext(
+        var context = CapabilityContext(
             manifest: manifest, section: section,
             stateDirectory: PathName.join(config.stateDir, manifest.name),
             privateDirectories: [config.stateDir], privateFiles: [config.sourceFile].compactMap { $0 },
             documents: CapabilityDocuments(capability: manifest.name, stateDir: config.stateDir),
             presence: presence, network: VerifiedNetworkStreams())
+        context.skills = NodeSkills.shared.locator
+        return context
     }
 
     /// The control socket of the daemon that uses this config's stateDir.

@@ -252,7 +252,8 @@ public actor GatewayClient {
         if session.isNode { Task { await self.announcePresence(conn, trigger: "connect") } }
         let end = await conn.serve(tickIntervalMs: hello.tickIntervalMs, nodeId: identity.deviceId,
                                    dispatcher: session.isNode ? dispatcher : nil,
-                                   hostStats: session.isNode ? HostStatsReporter(stateDirectory: config.stateDir) : nil)
+                                   hostStats: session.isNode ? HostStatsReporter(stateDirectory: config.stateDir) : nil,
+                                   skills: session.isNode ? SkillsPublisher(skills: .shared, protocolVersion: hello.protocolVersion) : nil)
         onDisconnect?()
         gw.lastSeenMs = StateStore.nowMs()
         save(gw)

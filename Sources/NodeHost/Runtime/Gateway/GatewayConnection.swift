@@ -130,13 +130,23 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
 
     /// Serves until the connection ends. Invokes run concurrently; the reader never waits on one.
     /// `dispatcher` nil: an operator session, which serves no invokes.
-    /// `hostStats`: the node session's `node.host.stats` reporter, run while the session lasts.
-    func serve(tickIntervalMs: Int, nodeId: String, dispatcher: Dispatcher?, hostStats: HostStatsReporter? = nil) async -> End {
+    /// `hostStats`: the node session's `node.host.stats` reporter, run while the session lasts;
+    /// `skills`: its `node.skills.update` publisher, likewise.
+    func serve(tickIntervalMs: Int, nodeId: String, dispatcher: Dispatcher?, hostStats: HostStatsReporter? = nil,
+               skills: SkillsPublisher? = nil) async -> End {
         lastFrame.touch()
         let stats = hostStats.map { reporter in
             Task { [log] in await reporter.run(log: log) { params in await self.call("node.event", params: params) } }
         }
         defer { stats?.cancel() }
+        let publication = skills.map { publisher in
+            Task { [log] in
+                await publisher.run(log: log) { params in
+                    await self.call(GatewayProtocol.skillsUpdateMethod, params: params, timeout: .seconds(30))
+                }
+            }
+        }
+        defer { publication?.cancel() }
         let tick = Duration.milliseconds(tickIntervalMs)
         let watchdog = Task { [ws, lastFrame, log] in
             while !Task.isCancelled {

@@ -15,6 +15,8 @@ public enum GatewayProtocol {
     public static let defaultMaxPayload = 25 * 1024 * 1024
     public static let maxProtocol = 4
     public static let clientId = "node-host"
+    /// The node's whole skill catalog, replacing what it published before (Runtime/Skills).
+    static let skillsUpdateMethod = "node.skills.update"
 
     /// Which side of the gateway a connection is on. The node connection serves invokes; the
     /// optional operator connection (same device key) calls `chat.send` and `talk.speak`, which a
