@@ -196,6 +196,13 @@ import Testing
         #expect(fail.code == 1 && fail.stdout.contains("\"isError\""), "\(fail.stdout)")
         let doctor = try r.node.cli(["doctor"])
         #expect(doctor.stdout.contains("server t (stdio): openclaw-test"), "\(doctor.stdout)")
+        // The server goes with the daemon (stdin closed, then its process group signalled).
+        let json = JSONValue.parse(try r.node.cli(["mcp", "list", "--json"]).stdout)
+        let endpoint = json?["servers"]?.arrayValue?.first { $0["name"] == "t" }?["endpoint"]?.stringValue ?? ""
+        let pid = try #require(Int32(endpoint.replacingOccurrences(of: "pid ", with: "")), "\(String(describing: json))")
+        #expect(kill(pid, 0) == 0)
+        #expect(r.node.stop() == 0)
+        #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 }, "server pid \(pid) outlived the daemon")
     }
 }
 
