@@ -37,7 +37,8 @@ import Testing
         #expect(connect["client"]?["mode"] == "node")
         // Exactly what this machine's registry advertises (device always; canvas where Chromium is installed).
         let manifest = JSONValue.parse(try node.cli(["caps", "--json"]).stdout)
-        #expect(connect["caps"] == manifest?["caps"] && connect["caps"]?.arrayValue?.first == "device")
+        // … plus the session's device-pairing-wait (it listens on a pairing refusal kept open).
+        #expect(connect["caps"] == .array((manifest?["caps"]?.arrayValue ?? []) + ["device-pairing-wait"]) && connect["caps"]?.arrayValue?.first == "device")
         #expect(connect["commands"] == manifest?["commands"])
 
         gw.command(["cmd": "approve", "requestId": .string(requestId)])

@@ -166,7 +166,7 @@ import Testing
         #expect(p["client"] == ["id": "node-host", "version": .string(NodeVersion.version), "platform": "linux", "deviceFamily": "Linux",
                                 "mode": "node", "displayName": "N", "modelIdentifier": "Box 1"])
         #expect(p["device"]?["signedAt"] == 42 && p["device"]?["nonce"] == "abc" && p["permissions"] == ["x": true])
-        #expect(p["minProtocol"] == 3 && p["maxProtocol"] == 4 && p["caps"] == ["device"] && p["role"] == "node")
+        #expect(p["minProtocol"] == 3 && p["maxProtocol"] == 4 && p["caps"] == ["device", "device-pairing-wait"] && p["role"] == "node")
     }
 
     /// Received frames are read into their types tolerantly: unknown fields are ignored, a field

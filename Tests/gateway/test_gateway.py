@@ -441,7 +441,8 @@ class Gateway:
                            "deviceId": d, "requestedRole": role, "requestedScopes": p.get("scopes", [])}
                 if role == "node":
                     details.update({"recommendedNextStep": "wait_then_retry", "retryable": True, "pauseReconnect": False})
-                if role == "node" and self.args.pairing_wait:
+                # As a newest gateway: only for a client that says it listens (cap device-pairing-wait).
+                if role == "node" and self.args.pairing_wait and "device-pairing-wait" in (p.get("caps") or []):
                     details.update({"waitForResolution": True, "pauseReconnect": True})
                     del details["recommendedNextStep"]
                 if upgrade:

@@ -38,6 +38,8 @@ enum PairCommand {
             return n
         } ?? 60
         var config = try CLI.loadConfig(a)
+        // The daemon's own config names a gateway: the pairing is stored, but that daemon keeps to its URL.
+        let configuredURL = config.gateway.url
         let code: SetupCode
         do { code = try await PairingLink.resolve(link) } catch {
             return fail("\(error.description)", json: a.flag("json"))
@@ -48,9 +50,6 @@ enum PairCommand {
         config.gateway.setupCode = nil
         let store = try StateStore(stateDir: config.stateDir)
         try PairingLink.remember(code, store: store)
-        if ControlClient.connect(stateDir: config.stateDir) != nil {
-            Out.err("note: a daemon runs with this state directory; restart it after pairing so it uses the new gateway")
-        }
         let presence = NodeRuntime.presenceMonitor(config)
         let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config, presence), presence: presence)
         let identity = try runtime.store.identity()
@@ -84,8 +83,9 @@ enum PairCommand {
             }
             return fail(why, json: a.flag("json"))
         }
+        let daemon = switchRunningDaemon(stateDir: config.stateDir, configuredURL: configuredURL, paired: code.url)
         if a.flag("json") {
-            var o: [String: JSONValue] = ["ok": true, "gateway": .string(code.url), "deviceId": .string(identity.deviceId),
+            var o: [String: JSONValue] = ["ok": true, "runningDaemon": .string(daemon.state), "gateway": .string(code.url), "deviceId": .string(identity.deviceId),
                                           "displayName": .string(config.displayName), "deviceTokenStored": true,
                                           "bootstrapTokenStored": false, "database": .string(runtime.store.path)]
             if !code.urls.isEmpty { o["urls"] = .array(code.urls.map { .string($0) }) }
@@ -98,8 +98,23 @@ enum PairCommand {
         if !code.urls.isEmpty { Out.line("Gateway URLs: \(code.urls.joined(separator: ", "))") }
         if let fp = code.tlsFingerprint { Out.line("TLS pin:      sha256:\(fp)") }
         Out.line("Stored in \(runtime.store.path): the gateway URL\(code.urls.isEmpty ? "" : "s")\(code.tlsFingerprint == nil ? "" : ", the TLS pin") and the device token; the one-time bootstrap token was not stored.")
-        Out.line("Start the node: openclaw-node run (or systemctl enable --now openclaw-node). Its commands may still need `openclaw nodes approve` on the gateway.")
+        if let line = daemon.line { Out.line(line) } else {
+            Out.line("Start the node: openclaw-node run (or systemctl enable --now openclaw-node). Its commands may still need `openclaw nodes approve` on the gateway.")
+        }
         return ExitCode.ok.rawValue
+    }
+
+    /// A daemon that runs with this state directory starts a new session with the stored pairing,
+    /// unless its config names another gateway (then it is told to the user, not overridden).
+    static func switchRunningDaemon(stateDir: String, configuredURL: String?, paired: String) -> (state: String, line: String?) {
+        guard let client = ControlClient.connect(stateDir: stateDir) else { return ("none", nil) }
+        if let configuredURL, configuredURL != paired {
+            return ("kept", "The running daemon keeps to gateway.url \(configuredURL) of its config; remove that key (or set it to \(paired)) and reload it (systemctl reload openclaw-node) to use this pairing.")
+        }
+        guard let reply = try? client.request(["op": "reconnect", "fresh": true]), reply["ok"]?.boolValue == true else {
+            return ("unreachable", "A daemon runs with this state directory but did not take the new pairing; restart it (systemctl restart openclaw-node).")
+        }
+        return ("switched", "The running daemon started a new session with it (\(reply["reconnect"]?["connection"]?.stringValue ?? "connecting")).")
     }
 
     static func fail(_ why: String, json: Bool) -> Int32 {

@@ -8,6 +8,8 @@ import Support
 ///   {"op":"status"} → {"ok":true,"status":{…}}
 ///   {"op":"capability","name":"mcp","request":{…}} → {"ok":true,"reply":…} (ControlQueryable)
 ///   {"op":"reconnect"} → {"ok":true,"reconnect":{"resumed":["node"|"operator"…],"connection":…}}
+///   {"op":"reconnect","fresh":true} → the same after a new session from the config and the stored
+///     gateway (what `openclaw-node pair` asks of a running daemon)
 public enum ControlProtocol {
     /// Invoke params and payloads can be large (photos): 64 MiB per line.
     static let maxLineBytes = 64 * 1024 * 1024

@@ -28,8 +28,9 @@ public final class ControlServer: Sendable {
     public let path: String
     private let runtime: NodeRuntime
     private let statusProvider: @Sendable () async -> JSONValue
-    /// `{"op":"reconnect"}`: resumes a paused gateway reconnect (nil: the op is refused).
-    private let reconnect: (@Sendable () async -> JSONValue)?
+    /// `{"op":"reconnect"}`: resumes a paused gateway reconnect; with `"fresh": true` starts a new
+    /// session from the config and the stored gateway (after `openclaw-node pair`). nil: refused.
+    private let reconnect: (@Sendable (_ fresh: Bool) async -> JSONValue)?
     private let listener = Locked<UnixSocket?>(nil)
     private let log = Logger(component: "control")
     static let maxClients = 64
@@ -37,7 +38,7 @@ public final class ControlServer: Sendable {
     let idleSeconds = Int(ProcessEnvironment.current["OPENCLAW_NODE_CONTROL_IDLE_SECONDS"] ?? "") ?? 30
     private let clients = ClientTable()
 
-    public init(runtime: NodeRuntime, reconnect: (@Sendable () async -> JSONValue)? = nil,
+    public init(runtime: NodeRuntime, reconnect: (@Sendable (Bool) async -> JSONValue)? = nil,
                 statusProvider: @escaping @Sendable () async -> JSONValue) {
         self.runtime = runtime
         self.reconnect = reconnect
@@ -163,7 +164,7 @@ public final class ControlServer: Sendable {
             }
         case "reconnect":
             guard let reconnect else { return ControlProtocol.errorReply(.invalidRequest("this process has no gateway session")) }
-            return ["ok": true, "reconnect": await reconnect()]
+            return ["ok": true, "reconnect": await reconnect(req["fresh"]?.boolValue == true)]
         default:
             return ControlProtocol.errorReply(.invalidRequest("unknown op \(req["op"]?.jsonString() ?? "null")"))
         }

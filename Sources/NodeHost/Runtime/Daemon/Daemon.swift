@@ -89,7 +89,14 @@ public enum Daemon {
         }
         await connector.connect(config)
         // `openclaw-node reconnect`: a paused reconnect starts again at once.
-        let reconnect: @Sendable () async -> JSONValue = {
+        // The config in force (SIGHUP may replace it), for a fresh session after `openclaw-node pair`.
+        let inForce = Locked(config)
+        let reconnect: @Sendable (Bool) async -> JSONValue = { fresh in
+            if fresh {
+                log.info("a new pairing was stored (openclaw-node pair); starting a new gateway session")
+                await connector.connect(inForce.withLock { $0 })
+                return ["resumed": [], "fresh": true, "connection": .string(await gatewayStatus.text)]
+            }
             let resumed = await connector.resumePaused("openclaw-node reconnect")
             return ["resumed": .array(resumed.map { .string($0) }), "connection": .string(await gatewayStatus.text)]
         }
@@ -149,6 +156,7 @@ public enum Daemon {
                     skills.stateSkills = SkillSources(config).stateSkills
                     NodeSkills.shared.configure(skills)
                     current = next
+                    inForce.withLock { $0 = next }
                 }
                 // SIGHUP is also how a person says "try again": a paused reconnect resumes.
                 _ = await connector.resumePaused("SIGHUP")

@@ -13,6 +13,9 @@ public enum GatewayProtocol {
     public static let minProtocol = 3
     /// `hello-ok.policy.maxPayload` when the gateway does not say (its own default).
     public static let defaultMaxPayload = 25 * 1024 * 1024
+    /// A connect cap of the session, not of a capability: a pairing refusal may keep the socket open
+    /// (`details.waitForResolution`) and push the decision on it; the node listens there.
+    static let pairingWaitCap = "device-pairing-wait"
     public static let maxProtocol = 4
     public static let clientId = "node-host"
     /// The node's whole skill catalog, replacing what it published before (Runtime/Skills).
@@ -218,7 +221,7 @@ public enum GatewayProtocol {
                                               platform: platform, deviceFamily: deviceFamily)
         // An operator session declares no surface: only the node session serves commands.
         let node = c.session.isNode
-        let caps = node ? c.manifest.caps : [], commands = node ? c.manifest.commands : []
+        let caps = node ? c.manifest.caps + [pairingWaitCap] : [], commands = node ? c.manifest.commands : []
         let permissions = node ? c.manifest.permissions : [:]
         let device = ConnectParams.Device(id: c.identity.deviceId, publicKey: c.identity.publicKeyBase64url,
                                           signature: try c.identity.sign(payload), signedAt: c.signedAtMs, nonce: c.nonce)
