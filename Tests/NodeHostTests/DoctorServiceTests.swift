@@ -61,7 +61,8 @@ import Testing
         #expect(docs.count == 2)
         let new = try JSON5Parser.parse(String(docs[0])).plain
         let old = try JSON5Parser.parse(String(docs[1])).plain
-        #expect(old["gateway"]?["nodes"]?["allowCommands"] == ["device.info", "device.status"])
+        // Older gateways allowlist what they do not know: the MCP bundle's call (on by default).
+        #expect(old["gateway"]?["nodes"]?["allowCommands"] == ["device.info", "device.status", "mcp.tools.call.v1"])
         #expect(new["gateway"]?["nodes"]?["commands"]?["allow"] == ["device.info", "device.status"])
     }
 

@@ -112,16 +112,9 @@ public enum DesktopEntries {
         let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: maxEntryBytes + 1)
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            count += n
-        }
-        guard count <= maxEntryBytes else { return nil }
-        return String(decoding: bytes[..<count], as: UTF8.self)
+        let bytes = FileSystem.read(fd, upTo: maxEntryBytes + 1)
+        guard bytes.count <= maxEntryBytes else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The keys of the one `[Desktop Entry]` group, or nil when the file breaks a rule: another

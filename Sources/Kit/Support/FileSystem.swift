@@ -31,6 +31,11 @@ public enum FileSystem {
     public static func contentsOfDirectory(_ path: String) throws(Failure) -> [String] {
         guard let dir = opendir(path) else { throw Failure(path, errno: errno) }
         defer { closedir(dir) }
+        return names(in: dir)
+    }
+
+    /// The names an open directory stream (opendir/fdopendir) lists, without "." and "..".
+    public static func names(in dir: OpaquePointer) -> [String] {
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -92,7 +97,7 @@ public enum FileSystem {
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = read(fd, &buf, buf.count)
+            let n = Glibc.read(fd, &buf, buf.count)
             if n < 0 { if errno == EINTR { continue }; throw Failure(path, errno: errno) }
             if n == 0 { return out }
             out.append(contentsOf: buf[0..<n])
@@ -148,5 +153,20 @@ public enum FileSystem {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// Up to `limit` bytes from `fd`, read until end of file or the limit (EINTR retried). Callers
+    /// pass one byte more than they accept, so a file that grew is noticed, never cut.
+    public static func read(_ fd: Int32, upTo limit: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var used = 0
+        while used < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + used, $0.count - used) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            used += n
+        }
+        bytes.removeSubrange(used...)
+        return bytes
     }
 }

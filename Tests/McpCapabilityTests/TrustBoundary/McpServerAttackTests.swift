@@ -14,7 +14,9 @@ import Testing
         let r = try McpServersTests.rig { dir in
             work = dir + "/work"
             try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-            return McpServersTests.testServer("boxed", extra: "sandbox: 'bwrap', cwd: '\(work)'")
+            // The server's script inside its directory: bwrap's private /tmp hides a checkout under /tmp.
+            try? FileManager.default.copyItem(atPath: McpServersTests.script, toPath: work + "/server.py")
+            return "boxed: { command: '\(McpServersTests.python)', args: ['\(work)/server.py'], sandbox: 'bwrap', cwd: '\(work)' },"
         }
         defer { r.cleanup() }
         #expect(r.catalogue { $0.contains("boxed_write") } != nil, "\(r.node.log.suffix(3000))")

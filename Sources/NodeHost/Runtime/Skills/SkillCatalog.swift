@@ -144,14 +144,8 @@ enum SkillCatalog {
             return refuse("SKILL.md is \(st.st_size) bytes, more than the \(maxContentBytes / 1024) KiB a skill may have; shorten it or move detail into other files of the folder")
         }
         // One byte more than the cap: a file that grew since fstat is still refused, never cut.
-        var bytes = [UInt8](repeating: 0, count: maxContentBytes + 1)
-        var used = 0
-        while used < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + used, $0.count - used) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            used += n
-        }
+        let bytes = FileSystem.read(fd, upTo: maxContentBytes + 1)
+        let used = bytes.count
         guard used <= maxContentBytes else { return refuse("SKILL.md grew past \(maxContentBytes / 1024) KiB while being read; shorten it") }
         guard used > 0 else { return refuse("SKILL.md is empty; write the skill's frontmatter and instructions") }
         guard let content = String(validating: bytes[0..<used], as: UTF8.self) else { return refuse("SKILL.md is not UTF-8 text; save it as UTF-8") }
@@ -202,13 +196,6 @@ enum SkillCatalog {
         guard copy >= 0, let dir = fdopendir(copy) else { if copy >= 0 { close(copy) }; return [] }
         defer { closedir(dir) }
         rewinddir(dir)  // the copy shares the descriptor's offset
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        return FileSystem.names(in: dir)
     }
 }
