@@ -22,12 +22,16 @@ public struct CapabilityContext: Sendable {
     public let presence: any PresenceSource
     /// Monotonic and wall time.
     public let clock: any NodeClock
+    /// node.releaseIdleLibrariesAfter: unload FFmpeg's libraries after this long unused (nil: never).
+    public let releaseIdleLibrariesAfter: Duration?
 
     public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
                 environment: [String: String] = NodeSecrets.environment,
                 presence: any PresenceSource = FixedPresenceSource(.foreground, reason: "no presence source (built outside a node)"),
-                clock: any NodeClock = SystemClock()) {
+                clock: any NodeClock = SystemClock(),
+                releaseIdleLibrariesAfter: Duration? = .seconds(600)) {
+        self.releaseIdleLibrariesAfter = releaseIdleLibrariesAfter
         self.manifest = manifest; self.section = section; self.stateDirectory = stateDirectory
         self.privateDirectories = privateDirectories; self.privateFiles = privateFiles; self.documents = documents; self.environment = environment
         self.presence = presence; self.clock = clock

@@ -77,7 +77,7 @@ public final class NodeRuntime: Sendable {
             stateDirectory: PathName.join(config.stateDir, manifest.name),
             privateDirectories: [config.stateDir], privateFiles: [config.sourceFile].compactMap { $0 },
             documents: CapabilityDocuments(capability: manifest.name, stateDir: config.stateDir),
-            presence: presence)
+            presence: presence, releaseIdleLibrariesAfter: config.releaseIdleLibrariesAfter)
     }
 
     /// The control socket of the daemon that uses this config's stateDir.
