@@ -20,7 +20,9 @@ let package = Package(
         .systemLibrary(name: "CBundleABI", path: "Shims/CBundleABI"),
         // prctl(2) wrappers (a variadic function) for the process-tree reaper.
         .systemLibrary(name: "CProcessControl", path: "Shims/CProcessControl"),
-        .target(name: "Support", dependencies: ["CProcessControl"], path: "Support"),
+        // malloc_trim, for giving memory back after a large library or model is released.
+        .systemLibrary(name: "CHeap", path: "Shims/CHeap"),
+        .target(name: "Support", dependencies: ["CProcessControl", "CHeap"], path: "Support"),
         .target(name: "Config", dependencies: ["Support"], path: "Config"),
         .target(name: "Kit", dependencies: ["Support", "Config", "CBundleABI"], path: "Kit"),
     ]

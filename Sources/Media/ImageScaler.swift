@@ -1,4 +1,5 @@
 import CFFmpeg
+import Support
 
 /// Converts and resizes packed images with libswscale. One instance keeps one cached context
 /// (reused while the geometry stays the same), so a capture loop pays the set-up cost once.
@@ -20,12 +21,13 @@ public final class ImageScaler {
     private let filter: Filter
     /// Owned; freed in deinit. sws_getCachedContext frees and replaces it when the geometry changes.
     private var context: OpaquePointer?
-    /// Set on first use (libswscale is opened then).
-    private var sws: SwscaleLibrary?
+    /// Taken on first use (libswscale is opened then) and held for this scaler's life, so the
+    /// library is not closed under its context.
+    private var sws: IdleReleased<SwscaleLibrary, DynamicLibrary.Failure>.Lease?
 
     public init(filter: Filter = .area) { self.filter = filter }
 
-    deinit { if let context { sws?.freeContext(context) } }
+    deinit { if let context { sws?.resource.freeContext(context) } }
 
     /// A new buffer holding `source` at width×height in `layout`.
     public func convert(_ source: PixelView, width: Int, height: Int, layout: PixelLayout) throws(MediaError) -> PixelBuffer {
@@ -51,9 +53,10 @@ public final class ImageScaler {
     private func prepare(_ source: PixelView, width: Int, height: Int,
                          format: AVPixelFormat) throws(MediaError) -> (SwscaleLibrary, OpaquePointer) {
         guard width > 0, height > 0 else { throw MediaError(.unsupported, "cannot scale to \(width)x\(height)") }
-        let sws: SwscaleLibrary
-        if let loaded = self.sws { sws = loaded } else { sws = try SwscaleLibrary.get() }
-        self.sws = sws
+        let lease: IdleReleased<SwscaleLibrary, DynamicLibrary.Failure>.Lease
+        if let held = self.sws { lease = held } else { lease = try SwscaleLibrary.lease() }
+        self.sws = lease
+        let sws = lease.resource
         context = sws.getCachedContext(context, Int32(source.width), Int32(source.height), source.layout.avPixelFormat,
                                        Int32(width), Int32(height), format, filter.swsFlags, nil, nil, nil)
         guard let ctx = context else {

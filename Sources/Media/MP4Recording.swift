@@ -24,17 +24,28 @@ public protocol MP4Recording: AnyObject {
 /// What libopenclaw-video.so exports (as `BundleExports.service`).
 public protocol MP4RecorderFactory: Sendable {
     func recorder(settings: VideoSettings, audio: AudioSettings?) throws(MediaError) -> any MP4Recording
+    /// Opens the codec libraries (and lets them go again after the idle period): doctor's check.
+    func checkLibraries() throws(MediaError)
 }
 
 public enum VideoEncoding {
     /// A new recorder; loads the video library on first use (once per process).
+    /// The codec libraries are opened for the recorder and closed again once no recorder has
+    /// existed for `IdleLibraryRelease.after`; the video library itself stays loaded.
     public static func recorder(settings: VideoSettings, audio: AudioSettings? = nil) throws(MediaError) -> any MP4Recording {
+        try factory().recorder(settings: settings, audio: audio)
+    }
+
+    /// Whether recording can work here: the video library and FFmpeg's libraries load.
+    public static func checkLibraries() throws(MediaError) { try factory().checkLibraries() }
+
+    private static func factory() throws(MediaError) -> any MP4RecorderFactory {
         switch BundleLoader.load("video") {
         case .success(let exports):
             guard let factory = exports.service as? any MP4RecorderFactory else {
                 throw MediaError(.unsupported, "libopenclaw-video.so provides no MP4 recorder")
             }
-            return try factory.recorder(settings: settings, audio: audio)
+            return factory
         case .failure(let f):
             throw MediaError(.unsupported, "video recording is not available: \(f.description)")
         }

@@ -1,19 +1,23 @@
 import CFFmpeg
 import Glibc
 import Media
+import Support
 
 /// Encodes raw frames to H.264 and muxes them into an MP4 held in memory. Frames carry their own
 /// timestamps in milliseconds (the caller paces them with a monotonic clock and may skip slots),
 /// so the clip's duration is real time even when frames are dropped. With `audio` settings it also
 /// carries an AAC track from microphone chunks stamped on the same monotonic clock; the muxer
 /// interleaves both by timestamp. Used by one thread at a time; every FFmpeg object here is owned
-/// by this instance (or its AACTrack) and freed in deinit.
+/// by this instance (or its AACTrack) and freed in deinit. FFmpeg's libraries are leased for the
+/// recorder's life (FFmpegLibraries), so their idle period starts when the last recorder is gone.
 final class MP4Recorder: MP4Recording {
     public let settings: VideoSettings
     /// The libavcodec encoder in use ("libx264" on Debian).
     public let encoderName: String
     public private(set) var framesEncoded = 0
 
+    private let lease: IdleReleased<FFmpegLibraries, DynamicLibrary.Failure>.Lease
+    private let ff: FFmpegLibraries
     private let sink: MemorySink
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -39,24 +43,27 @@ final class MP4Recorder: MP4Recording {
             throw MediaError(.unsupported, "video size \(settings.width)x\(settings.height) must be even")
         }
         self.settings = settings
-        av_log_set_level(AV_LOG_ERROR)
-        sink = try MemorySink()
+        lease = try FFmpegLibraries.lease()
+        let ff = lease.resource
+        self.ff = ff
+        ff.av_log_set_level(AV_LOG_ERROR)
+        sink = try MemorySink(ff)
 
         var found: UnsafePointer<AVCodec>? = nil
-        for name in MP4Recorder.encoderPreference where found == nil { found = avcodec_find_encoder_by_name(name) }
-        if found == nil { found = avcodec_find_encoder(AV_CODEC_ID_H264) }
+        for name in MP4Recorder.encoderPreference where found == nil { found = ff.avcodec_find_encoder_by_name(name) }
+        if found == nil { found = ff.avcodec_find_encoder(AV_CODEC_ID_H264) }
         guard let encoder = found else {
             throw MediaError(.unsupported, "libavcodec has no H.264 encoder (install libavcodec with libx264)")
         }
         encoderName = String(cString: encoder.pointee.name)
 
         var fmt: UnsafeMutablePointer<AVFormatContext>? = nil
-        let rc = avformat_alloc_output_context2(&fmt, nil, "mp4", nil)
-        guard rc >= 0, let fmt else { throw MediaError.ffmpeg("MP4 muxer", rc) }
+        let rc = ff.avformat_alloc_output_context2(&fmt, nil, "mp4", nil)
+        guard rc >= 0, let fmt else { throw ff.error("MP4 muxer", rc) }
         format = fmt
-        guard let st = avformat_new_stream(fmt, nil) else { throw MediaError(.codec, "avformat_new_stream failed") }
+        guard let st = ff.avformat_new_stream(fmt, nil) else { throw MediaError(.codec, "avformat_new_stream failed") }
         stream = st
-        guard let ctx = avcodec_alloc_context3(encoder) else { throw MediaError(.codec, "avcodec_alloc_context3 failed") }
+        guard let ctx = ff.avcodec_alloc_context3(encoder) else { throw MediaError(.codec, "avcodec_alloc_context3 failed") }
         codec = ctx
 
         ctx.pointee.width = Int32(settings.width)
@@ -78,41 +85,41 @@ final class MP4Recorder: MP4Recording {
             ctx.pointee.flags |= cff_codec_flag_global_header()
         }
         if encoderName == "libx264" {
-            av_opt_set(ctx.pointee.priv_data, "preset", settings.preset, 0)
-            av_opt_set(ctx.pointee.priv_data, "crf", String(settings.crf), 0)
+            _ = ff.av_opt_set(ctx.pointee.priv_data, "preset", settings.preset, 0)
+            _ = ff.av_opt_set(ctx.pointee.priv_data, "crf", String(settings.crf), 0)
         }
-        var open = avcodec_open2(ctx, encoder, nil)
-        guard open >= 0 else { throw MediaError.ffmpeg("opening \(encoderName)", open) }
-        open = avcodec_parameters_from_context(st.pointee.codecpar, ctx)
-        guard open >= 0 else { throw MediaError.ffmpeg("stream parameters", open) }
+        var open = ff.avcodec_open2(ctx, encoder, nil)
+        guard open >= 0 else { throw ff.error("opening \(encoderName)", open) }
+        open = ff.avcodec_parameters_from_context(st.pointee.codecpar, ctx)
+        guard open >= 0 else { throw ff.error("stream parameters", open) }
         st.pointee.time_base = ctx.pointee.time_base
         // Every stream must exist (with its codec parameters) before the header is written.
-        if let audioSettings { audio = try AACTrack(format: fmt, settings: audioSettings) }
+        if let audioSettings { audio = try AACTrack(format: fmt, settings: audioSettings, ff) }
 
         fmt.pointee.pb = sink.context
         fmt.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        open = avformat_write_header(fmt, nil)
-        guard open >= 0 else { throw MediaError.ffmpeg("writing the MP4 header", open) }
+        open = ff.avformat_write_header(fmt, nil)
+        guard open >= 0 else { throw ff.error("writing the MP4 header", open) }
 
-        guard let f = av_frame_alloc() else { throw MediaError(.codec, "out of memory") }
+        guard let f = ff.av_frame_alloc() else { throw MediaError(.codec, "out of memory") }
         frame = f
         f.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         f.pointee.width = Int32(settings.width)
         f.pointee.height = Int32(settings.height)
-        open = av_frame_get_buffer(f, 0)
-        guard open >= 0 else { throw MediaError.ffmpeg("frame buffer", open) }
-        packet = av_packet_alloc()
-        held = av_packet_alloc()
+        open = ff.av_frame_get_buffer(f, 0)
+        guard open >= 0 else { throw ff.error("frame buffer", open) }
+        packet = ff.av_packet_alloc()
+        held = ff.av_packet_alloc()
         guard packet != nil, held != nil else { throw MediaError(.codec, "out of memory") }
     }
 
     deinit {
-        av_packet_free(&packet)
-        av_packet_free(&held)
-        av_frame_free(&frame)
-        avcodec_free_context(&codec)
+        ff.av_packet_free(&packet)
+        ff.av_packet_free(&held)
+        ff.av_frame_free(&frame)
+        ff.avcodec_free_context(&codec)
         // Custom I/O: freeing the format context leaves the sink's AVIOContext to the sink.
-        avformat_free_context(format)
+        ff.avformat_free_context(format)
     }
 
     /// Bytes of MP4 produced so far (the encoder still holds a few frames).
@@ -141,12 +148,12 @@ final class MP4Recorder: MP4Recording {
         guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
         lastTimestampMs = timestampMs
         // The encoder may still reference the previous picture; get a private buffer if so.
-        var rc = av_frame_make_writable(frame)
-        guard rc >= 0 else { throw MediaError.ffmpeg("frame buffer", rc) }
+        var rc = ff.av_frame_make_writable(frame)
+        guard rc >= 0 else { throw ff.error("frame buffer", rc) }
         try scaler.convert(image, into: frame!)
         frame!.pointee.pts = timestampMs
-        rc = avcodec_send_frame(codec, frame)
-        guard rc >= 0 else { throw MediaError.ffmpeg("encoding a frame", rc) }
+        rc = ff.avcodec_send_frame(codec, frame)
+        guard rc >= 0 else { throw ff.error("encoding a frame", rc) }
         framesEncoded += 1
         try drain()
     }
@@ -155,8 +162,8 @@ final class MP4Recorder: MP4Recording {
     public func finish(durationMs: Int64) throws(MediaError) -> [UInt8] {
         precondition(!finished, "finish twice")
         finished = true
-        let rc = avcodec_send_frame(codec, nil)
-        guard rc >= 0 else { throw MediaError.ffmpeg("flushing the encoder", rc) }
+        let rc = ff.avcodec_send_frame(codec, nil)
+        guard rc >= 0 else { throw ff.error("flushing the encoder", rc) }
         try drain()
         if holding {
             held!.pointee.duration = max(1, durationMs - held!.pointee.pts)
@@ -164,39 +171,39 @@ final class MP4Recorder: MP4Recording {
             holding = false
         }
         try audio?.finish(write: writeAudio)
-        let t = av_write_trailer(format)
-        guard t >= 0 else { throw MediaError.ffmpeg("writing the MP4 index", t) }
+        let t = ff.av_write_trailer(format)
+        guard t >= 0 else { throw ff.error("writing the MP4 index", t) }
         return sink.bytes
     }
 
     private func drain() throws(MediaError) {
         while true {
-            let rc = avcodec_receive_packet(codec, packet)
+            let rc = ff.avcodec_receive_packet(codec, packet)
             if rc == cff_averror_eagain() || rc == cff_averror_eof() { return }
-            guard rc >= 0 else { throw MediaError.ffmpeg("encoding", rc) }
+            guard rc >= 0 else { throw ff.error("encoding", rc) }
             if holding {
                 held!.pointee.duration = max(1, packet!.pointee.pts - held!.pointee.pts)
                 try write(held!)
             }
-            av_packet_move_ref(held, packet)
+            ff.av_packet_move_ref(held, packet)
             holding = true
         }
     }
 
     /// Hands one packet (timestamps in ms) to the muxer, which takes its data.
     private func write(_ p: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
-        av_packet_rescale_ts(p, codec!.pointee.time_base, stream.pointee.time_base)
+        ff.av_packet_rescale_ts(p, codec!.pointee.time_base, stream.pointee.time_base)
         p.pointee.stream_index = stream.pointee.index
-        let rc = av_interleaved_write_frame(format, p)
-        guard rc >= 0 else { throw MediaError.ffmpeg("muxing", rc) }
+        let rc = ff.av_interleaved_write_frame(format, p)
+        guard rc >= 0 else { throw ff.error("muxing", rc) }
     }
 
     /// The same for an AAC packet (timestamps in samples).
     private func writeAudio(_ p: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
         let track = audio!
-        av_packet_rescale_ts(p, track.codecTimeBase, track.stream.pointee.time_base)
+        ff.av_packet_rescale_ts(p, track.codecTimeBase, track.stream.pointee.time_base)
         p.pointee.stream_index = track.stream.pointee.index
-        let rc = av_interleaved_write_frame(format, p)
-        guard rc >= 0 else { throw MediaError.ffmpeg("muxing audio", rc) }
+        let rc = ff.av_interleaved_write_frame(format, p)
+        guard rc >= 0 else { throw ff.error("muxing audio", rc) }
     }
 }

@@ -10,16 +10,19 @@ final class MemorySink {
     private var position = 0
     /// Owned AVIOContext (and its buffer) pointing back at this object; freed in deinit.
     private(set) var context: UnsafeMutablePointer<AVIOContext>!
+    /// The recorder's libraries (a copy keeps them open until this sink is gone).
+    private let ff: FFmpegLibraries
 
     static let bufferSize = 64 * 1024
 
-    init() throws(MediaError) {
-        guard let buffer = av_malloc(MemorySink.bufferSize) else { throw MediaError(.codec, "out of memory") }
+    init(_ ff: FFmpegLibraries) throws(MediaError) {
+        self.ff = ff
+        guard let buffer = ff.av_malloc(MemorySink.bufferSize) else { throw MediaError(.codec, "out of memory") }
         let me = Unmanaged.passUnretained(self).toOpaque()
         // Through the shim: the write callback's type differs between FFmpeg 5.1 and 7.
-        guard let ctx = cff_avio_alloc_write_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(MemorySink.bufferSize), me,
+        guard let ctx = cff_avio_alloc_write_context(ff.avio_alloc_context, buffer.assumingMemoryBound(to: UInt8.self), Int32(MemorySink.bufferSize), me,
                                                      memorySinkWrite, memorySinkSeek) else {
-            av_free(buffer)
+            ff.av_free(buffer)
             throw MediaError(.codec, "avio_alloc_context failed")
         }
         context = ctx
@@ -28,9 +31,9 @@ final class MemorySink {
     deinit {
         guard let ctx = context else { return }  // init failed before the context existed
         // The context may have replaced its buffer; free whichever it holds now.
-        av_free(ctx.pointee.buffer)
+        ff.av_free(ctx.pointee.buffer)
         var owned: UnsafeMutablePointer<AVIOContext>? = ctx
-        avio_context_free(&owned)
+        ff.avio_context_free(&owned)
     }
 
     var count: Int { bytes.count }

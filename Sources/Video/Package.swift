@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 // libopenclaw-video.so: H.264/AAC/MP4 with FFmpeg. Nothing links it; Media's VideoEncoding loads it
-// on the first camera.clip or screen.record, so FFmpeg's ~130 codec libraries stay out of a node
-// that never records. A package of its own so it links Media and the core as shared libraries.
+// on the first camera.clip or screen.record. It does not link FFmpeg either: it opens libavcodec,
+// libavformat and libavutil with dlopen for each recording and closes them after an idle period
+// (FFmpegLibraries), so FFmpeg's ~130 codec libraries stay out of a node that is not recording.
+// A package of its own so it links Media and the core as shared libraries.
 import PackageDescription
 
 let package = Package(
@@ -17,7 +19,6 @@ let package = Package(
                                .product(name: "openclaw-media", package: "Media"),
                                .product(name: "CFFmpeg", package: "Media")],
                 path: ".",
-                exclude: ["Package.swift"],
-                linkerSettings: [.linkedLibrary("avcodec"), .linkedLibrary("avformat"), .linkedLibrary("avutil")]),
+                exclude: ["Package.swift"]),
     ]
 )

@@ -16,4 +16,6 @@ struct FFmpegRecorderFactory: MP4RecorderFactory {
     func recorder(settings: VideoSettings, audio: AudioSettings?) throws(MediaError) -> any MP4Recording {
         try MP4Recorder(settings: settings, audio: audio)
     }
+
+    func checkLibraries() throws(MediaError) { _ = try FFmpegLibraries.lease() }
 }

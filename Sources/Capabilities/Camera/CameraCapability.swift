@@ -16,6 +16,8 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     public init(context: CapabilityContext) {
         self.init(manifest: context.manifest, settings: CameraSettings(context.section, environment: context.environment))
+        // FFmpeg's libraries (scaling, video) are Media's, shared by every bundle: one node-wide period.
+        IdleLibraryRelease.after = context.releaseIdleLibrariesAfter
     }
 
     init(manifest: BundleManifest, settings: CameraSettings) {

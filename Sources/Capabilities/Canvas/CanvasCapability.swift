@@ -18,6 +18,8 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     public init(context: CapabilityContext) {
         self.init(manifest: context.manifest,
                   settings: CanvasSettings(context.section, stateDirectory: context.stateDirectory, environment: context.environment))
+        // FFmpeg's libraries (scaling, video) are Media's, shared by every bundle: one node-wide period.
+        IdleLibraryRelease.after = context.releaseIdleLibrariesAfter
     }
 
     init(manifest: BundleManifest, settings: CanvasSettings) {

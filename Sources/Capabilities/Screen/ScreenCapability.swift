@@ -17,6 +17,8 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     public init(context: CapabilityContext) {
         self.init(manifest: context.manifest, settings: ScreenSettings(context.section, environment: context.environment))
+        // FFmpeg's libraries (scaling, video) are Media's, shared by every bundle: one node-wide period.
+        IdleLibraryRelease.after = context.releaseIdleLibrariesAfter
     }
 
     init(manifest: BundleManifest, settings: ScreenSettings) {

@@ -118,6 +118,8 @@ public enum ConfigSchema {
         ConfigField("node", .object([
             ConfigField("displayName", .string, default: "\"Linux Node (<hostname>)\"", "name shown in `openclaw nodes list`"),
             ConfigField("stateDir", .string, default: "\"~/.local/state/openclaw-node\"", "where the SQLite state (device key, tokens) and the control socket live; under systemd's StateDirectory= (the package's unit) $STATE_DIRECTORY"),
+            ConfigField("releaseIdleLibrariesAfter", .integer(0...86_400), default: "600",
+                        "seconds after the last clip, recording or scaled image before FFmpeg's libraries (libavcodec, libavformat, libswscale) are unloaded to give their memory back; loaded again on next use. 0 keeps them loaded"),
         ]), "this node"),
         ConfigField("presence", .object([
             ConfigField("mode", .enumeration(PresenceMode.allCases.map(\.rawValue)), default: "\"auto\"",

@@ -43,6 +43,9 @@ public struct NodeConfig: Sendable {
     public var gateway = Gateway()
     public var displayName: String
     public var stateDir: String
+    /// node.releaseIdleLibrariesAfter: how long FFmpeg's libraries stay loaded after their last
+    /// use (a clip, a scaled image); nil (0 in the file) keeps them loaded.
+    public var releaseIdleLibrariesAfter: Duration? = .seconds(600)
     public var presence = Presence()
     public var capabilities: [String: CapabilitySection] = [:]
     public var pluginDirs: [String] = ["Plugins"]
@@ -89,6 +92,7 @@ public struct NodeConfig: Sendable {
         gateway.nameserver = g?["discovery"]?["nameserver"]?.stringValue
         if let name = v["node"]?["displayName"]?.stringValue, !name.isEmpty { displayName = name }
         if let dir = v["node"]?["stateDir"]?.stringValue, !dir.isEmpty { stateDir = NodeConfig.expandHome(dir, env) }
+        if let s = v["node"]?["releaseIdleLibrariesAfter"]?.intValue { releaseIdleLibrariesAfter = s > 0 ? .seconds(s) : nil }
         if let m = v["presence"]?["mode"]?.stringValue, let mode = PresenceMode(rawValue: m) { presence.mode = mode }
         presence.display = v["presence"]?["display"]?.stringValue
         if let idle = v["presence"]?["idleSeconds"]?.intValue, idle > 0 { presence.idleSeconds = idle }

@@ -26,12 +26,16 @@ public struct CapabilityContext: Sendable {
     public let network: any NetworkStreams
     /// The node-hosted skills' `node://…/skills/<name>` cwd locators (system.run); set by the runtime.
     public var skills: SkillLocator = .none
+    /// node.releaseIdleLibrariesAfter: unload FFmpeg's libraries after this long unused (nil: never).
+    public let releaseIdleLibrariesAfter: Duration?
 
     public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
                 environment: [String: String] = NodeSecrets.environment,
                 presence: any PresenceSource = FixedPresenceSource(.foreground, reason: "no presence source (built outside a node)"),
-                clock: any NodeClock = SystemClock(), network: any NetworkStreams = PlainNetworkStreams()) {
+                clock: any NodeClock = SystemClock(), network: any NetworkStreams = PlainNetworkStreams(),
+                releaseIdleLibrariesAfter: Duration? = .seconds(600)) {
+        self.releaseIdleLibrariesAfter = releaseIdleLibrariesAfter
         self.manifest = manifest; self.section = section; self.stateDirectory = stateDirectory
         self.privateDirectories = privateDirectories; self.privateFiles = privateFiles; self.documents = documents; self.environment = environment
         self.presence = presence; self.clock = clock; self.network = network

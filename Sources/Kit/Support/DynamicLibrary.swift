@@ -3,7 +3,8 @@ import Glibc
 /// A system library opened with dlopen on first use instead of linked: a library that only one
 /// feature needs (ALSA for audio, libswscale for scaling) then costs nothing until that feature
 /// runs, and a library that is not installed disables only that feature, with a message saying
-/// which package to install. Opened once and never closed.
+/// which package to install. Opened once and never closed, unless made with `closeWhenReleased`
+/// (then the last reference going away dlcloses it: see IdleReleased).
 public final class DynamicLibrary: @unchecked Sendable {  // a dlopen handle: immutable, and dlsym is thread-safe
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let description: String
@@ -13,11 +14,14 @@ public final class DynamicLibrary: @unchecked Sendable {  // a dlopen handle: im
     public let soname: String
     private let handle: UnsafeMutableRawPointer
     private let package: String
+    private let closeWhenReleased: Bool
 
     /// `soname` as the dynamic linker would find it (the versioned name, e.g. "libasound.so.2");
     /// `package` is the Debian 12 package that ships it, for the error message (named as this
-    /// release names it: DebianPackageName).
-    public init(_ soname: String, package debian12Package: String) throws(Failure) {
+    /// release names it: DebianPackageName). With `closeWhenReleased`, deinit dlcloses the handle:
+    /// every function taken from it must be unreachable by then, so whoever holds those functions
+    /// holds this object too.
+    public init(_ soname: String, package debian12Package: String, closeWhenReleased: Bool = false) throws(Failure) {
         let package = DebianPackageName.onThisRelease(debian12Package)
         guard let h = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "not found"
@@ -25,8 +29,11 @@ public final class DynamicLibrary: @unchecked Sendable {  // a dlopen handle: im
         }
         self.soname = soname
         self.package = package
+        self.closeWhenReleased = closeWhenReleased
         handle = h
     }
+
+    deinit { if closeWhenReleased { dlclose(handle) } }
 
     /// The function `name`, as the C function type `F` (an `@convention(c)` function type that
     /// matches the C prototype exactly; a mismatch is undefined behaviour, as in C).

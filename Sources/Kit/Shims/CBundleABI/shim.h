@@ -12,7 +12,7 @@
 
 #define OPENCLAW_NODE_VERSION "0.2.0"
 #define OPENCLAW_NODE_BUILD "2"
-#define OPENCLAW_NODE_BUNDLE_ABI 2u
+#define OPENCLAW_NODE_BUNDLE_ABI 3u
 
 // The one symbol a bundle exports, named after what it provides (so bundles linked together, as in
 // the test binary, do not clash): void openclaw_node_bundle_<name>(openclaw_node_bundle_info *out).

@@ -63,6 +63,7 @@ extension NodeRuntime {
         out.stopped = before.entries.map(\.capability.name).filter { was.contains($0) && !now.contains($0) }
         out.manifestChanged = before.manifest != after.manifest
         if old.stateDir != new.stateDir { out.needsRestart.append("node.stateDir") }
+        if old.releaseIdleLibrariesAfter != new.releaseIdleLibrariesAfter { out.needsRestart.append("node.releaseIdleLibrariesAfter") }
         // Keys a bundle's manifest marks as needing a restart of the node.
         for m in new.catalog.manifests {
             for key in m.restartKeys where old.capability(m.name).settings[key] != new.capability(m.name).settings[key] {

@@ -80,7 +80,8 @@ public final class NodeRuntime: Sendable {
             stateDirectory: PathName.join(config.stateDir, manifest.name),
             privateDirectories: [config.stateDir], privateFiles: [config.sourceFile].compactMap { $0 },
             documents: CapabilityDocuments(capability: manifest.name, stateDir: config.stateDir),
-            presence: presence, network: VerifiedNetworkStreams())
+            presence: presence, network: VerifiedNetworkStreams(),
+            releaseIdleLibrariesAfter: config.releaseIdleLibrariesAfter)
         context.skills = NodeSkills.shared.locator
         return context
     }
