@@ -32,9 +32,11 @@ import Testing
         #expect(stream?["width"] == 640 && stream?["height"] == 480)
         let duration = Double(probe["format"]?["duration"]?.stringValue ?? "") ?? 0
         #expect(abs(duration - 1.0) < 0.15, "duration \(duration)")
-        // The fake delivers 30 frames/s; allow for a slow CI machine dropping some.
+        // The fake delivers 30 frames/s; allow for a slow CI machine dropping some, or delaying
+        // the fake's writer so that its catch-up frames arrive closer together (33 seen under load;
+        // the clip stamps frames as they arrive).
         let frames = Int(stream?["nb_read_frames"]?.stringValue ?? "") ?? 0
-        #expect(frames >= 10 && frames <= 32, "frames \(frames)")
+        #expect(frames >= 10 && frames <= 36, "frames \(frames)")
         let problems = FakeCamera.checkPattern(try ImageChecks.frame(of: file, at: 0.5), width: 640, height: 480, tolerance: 40)
         #expect(problems.isEmpty, "\(problems)")
     }
