@@ -60,7 +60,7 @@ final class HTTPExchange {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimming([" ", "\t"])
         }
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true { body = .chunked(remaining: nil) }
         else if let n = headers["content-length"].flatMap({ Int($0) }) { body = .length(n) }
@@ -172,7 +172,7 @@ final class HTTPExchange {
         guard hay.count >= needle.count else { return nil }
         var i = 0
         while i <= hay.count - needle.count {
-            if hay[i] == needle[0], Array(hay[i..<(i + needle.count)]) == needle { return i }
+            if hay[i] == needle[0], hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
             i += 1
         }
         return nil
@@ -186,17 +186,4 @@ private struct CAFileStreams: NetworkStreams {
     func open(host: String, port: Int, tls: Bool, caFile: String?, timeout: Duration) throws(TransportError) -> any ByteStream {
         try inner.open(host: host, port: port, tls: tls, caFile: self.caFile ?? caFile, timeout: timeout)
     }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
 }

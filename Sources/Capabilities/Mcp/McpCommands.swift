@@ -17,7 +17,7 @@ public struct McpCallParams: CommandParams, Equatable {
     public init(from decoder: Decoder) throws {
         let v = try JSONValue(from: decoder)
         guard let o = v.objectValue else { throw Refusal(description: "MCP tool params must be an object") }
-        let server = o["server"]?.stringValue?.trimmedSpaces ?? "", tool = o["tool"]?.stringValue?.trimmedSpaces ?? ""
+        let server = o["server"]?.stringValue?.trimmed() ?? "", tool = o["tool"]?.stringValue?.trimmed() ?? ""
         guard !server.isEmpty, !tool.isEmpty else { throw Refusal(description: "MCP tool server and tool required") }
         let arguments = o["arguments"] ?? .object([:])
         guard arguments.objectValue != nil else { throw Refusal(description: "MCP tool arguments must be an object") }
@@ -45,14 +45,5 @@ enum McpErrors {
         for c in text { if c == " " || c == "\n" || c == "\"" || c == "'" { flush(); out.append(c) } else { word.append(c) } }
         flush()
         return String(out.prefix(1024))
-    }
-}
-
-extension String {
-    var trimmedSpaces: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
-        while let l = s.last, l.isWhitespace { s = s.dropLast() }
-        return String(s)
     }
 }

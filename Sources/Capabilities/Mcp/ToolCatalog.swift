@@ -40,10 +40,10 @@ enum ToolCatalog {
     static func name(server: String, tool: String) -> String {
         var s = clean(server)
         if s.isEmpty { s = "mcp" } else if !(s.unicodeScalars.first?.properties.isAlphabetic ?? false) { s = "mcp_" + s }
-        s = trimEnds(String(s.prefix(31)))
+        s = String(s.prefix(31)).trimming(nameEnds)
         var t = clean(tool)
         if t.isEmpty { t = "tool" }
-        return trimEnds(String((s + "_" + t).prefix(64)))
+        return String((s + "_" + t).prefix(64)).trimming(nameEnds)
     }
 
     /// `_2`, `_3`, … after a name already taken (compared without case).
@@ -71,13 +71,9 @@ enum ToolCatalog {
             if u.isASCII && (u.properties.isAlphabetic || ("0"..."9").contains(u) || u == "_" || u == "-") { out.unicodeScalars.append(u); inRun = false }
             else if !inRun { out += "_"; inRun = true }
         }
-        return trimEnds(out)
+        return out.trimming(nameEnds)
     }
 
-    private static func trimEnds(_ s: String) -> String {
-        var sub = Substring(s)
-        while let f = sub.first, f == "_" || f == "-" { sub = sub.dropFirst() }
-        while let l = sub.last, l == "_" || l == "-" { sub = sub.dropLast() }
-        return String(sub)
-    }
+    /// What a name may not start or end with.
+    private static let nameEnds: Set<Character> = ["_", "-"]
 }
