@@ -13,7 +13,7 @@ import Testing
     @Test func listDirShowsSubdirectoriesVisibleFirstInByteOrder() throws {
         let r = try FilesRig.start(Self.policy + ", followSymlinks: true") { data, _ in
             for d in ["b", "a", ".hidden", "Z", "a/inner"] { try FileManager.default.createDirectory(atPath: data + "/" + d, withIntermediateDirectories: true) }
-            FileManager.default.createFile(atPath: data + "/file.txt", contents: Data("x".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/file.txt", contents: Data("x".utf8))
             try FileManager.default.createSymbolicLink(atPath: data + "/link", withDestinationPath: data + "/a")
             try FileManager.default.createSymbolicLink(atPath: data + "/dangling", withDestinationPath: data + "/nothing")
         }
@@ -48,7 +48,7 @@ import Testing
         let old = root + "/openclaw-terminal-upload-OLD000", recent = root + "/openclaw-terminal-upload-NEW000"
         let r = try FilesRig.start(Self.policy, env: ["XDG_RUNTIME_DIR": runtime]) { _, _ in
             for d in [old, recent] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
-            FileManager.default.createFile(atPath: old + "/left.txt", contents: Data("old".utf8))
+            _ = FileManager.default.createFile(atPath: old + "/left.txt", contents: Data("old".utf8))
             // 25 hours old: the start-up scan removes it; the recent one stays.
             try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -25 * 3600)], ofItemAtPath: old)
         }
@@ -87,8 +87,8 @@ import Testing
 
     @Test func fetchGivesBytesSha256AndMimeType() throws {
         let r = try FilesRig.start(Self.policy) { data, _ in
-            FileManager.default.createFile(atPath: data + "/notes.txt", contents: Data("hello files\n".utf8))
-            FileManager.default.createFile(atPath: data + "/doc.json", contents: Data(#"{"a": [1, 2, 3]}"#.utf8))
+            _ = FileManager.default.createFile(atPath: data + "/notes.txt", contents: Data("hello files\n".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/doc.json", contents: Data(#"{"a": [1, 2, 3]}"#.utf8))
             try FileManager.default.createDirectory(atPath: data + "/sub", withIntermediateDirectories: true)
         }
         defer { r.cleanup() }
@@ -152,8 +152,9 @@ import Testing
 
     @Test func dirListPagesAndDirFetchMakesATarballTarReads() throws {
         let r = try FilesRig.start(Self.policy) { data, _ in
+            try FileManager.default.createDirectory(atPath: data + "/tree", withIntermediateDirectories: true)
             for name in ["b.txt", "A.md", "c.png", "d.json", "e.log"] {
-                FileManager.default.createFile(atPath: data + "/tree/" + name, contents: Data(name.utf8))
+                _ = FileManager.default.createFile(atPath: data + "/tree/" + name, contents: Data(name.utf8))
             }
         }
         defer { r.cleanup() }
@@ -176,7 +177,7 @@ import Testing
         let tarball = try #require(Data(base64Encoded: f["tarBase64"]?.stringValue ?? ""))
         #expect(f["tarBytes"] == .number(Double(tarball.count)) && f["sha256"]?.stringValue == FilesRig.sha256(Array(tarball)))
         let saved = r.data + ".tgz"
-        FileManager.default.createFile(atPath: saved, contents: tarball)
+        _ = FileManager.default.createFile(atPath: saved, contents: tarball)
         defer { try? FileManager.default.removeItem(atPath: saved) }
         let listed = try runProcess("/usr/bin/tar", ["-tzf", saved])
         #expect(listed.code == 0 && listed.stdout.contains("./sub/inner.txt") && listed.stdout.contains("./A.md"), "\(listed.stdout) \(listed.stderr)")

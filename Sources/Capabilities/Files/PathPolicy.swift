@@ -27,7 +27,7 @@ struct PathPolicy: Sendable {
     /// after the bundle is), and as written too.
     private var canonicalPrivate: (dirs: [String], files: [String]) {
         let resolve = { (p: String) -> [String] in
-            let n = CanonicalPath.normalize(p)
+            let n = CanonicalPath.normalize(p.hasPrefix("/") ? p : PathName.join(FileSystem.currentDirectory, p))
             let r = (try? CanonicalPath.real(n).get()) ?? CanonicalPath.fromExistingAncestor(n)
             return r == n ? [n] : [n, r]
         }

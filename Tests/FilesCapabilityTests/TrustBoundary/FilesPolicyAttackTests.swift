@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func nothingIsReadOrWrittenWithoutGlobs() throws {
-        let r = try FilesRig.start("") { data, _ in FileManager.default.createFile(atPath: data + "/a.txt", contents: Data("a".utf8)) }
+        let r = try FilesRig.start("") { data, _ in _ = FileManager.default.createFile(atPath: data + "/a.txt", contents: Data("a".utf8)) }
         defer { r.cleanup() }
         let fetch = r.body("file.fetch", ["path": r.data + "/a.txt"])
         #expect(Self.refused(fetch, naming: "capabilities.files.read"), "\(String(describing: fetch))")
@@ -29,9 +29,9 @@ import Testing
 
     @Test func pathsOutsideTheGlobsAndParentSegmentsAreRefused() throws {
         let r = try FilesRig.start("read: ['$DATA/allowed/**'], write: ['$DATA/allowed/**']") { data, _ in
-            FileManager.default.createFile(atPath: data + "/secret.txt", contents: Data("secret".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/secret.txt", contents: Data("secret".utf8))
             try FileManager.default.createDirectory(atPath: data + "/allowed", withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: data + "/allowed/ok.txt", contents: Data("ok".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/allowed/ok.txt", contents: Data("ok".utf8))
         }
         defer { r.cleanup() }
         #expect(r.body("file.fetch", ["path": r.data + "/allowed/ok.txt"])?["ok"] == true)
@@ -52,7 +52,7 @@ import Testing
 
     @Test func linksOutOfAnAllowedDirectoryAreNotFollowed() throws {
         let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/**'], followSymlinks: true") { data, node in
-            FileManager.default.createFile(atPath: data + "/real.txt", contents: Data("real".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/real.txt", contents: Data("real".utf8))
             try FileManager.default.createSymbolicLink(atPath: data + "/alias.txt", withDestinationPath: data + "/real.txt")
             try FileManager.default.createSymbolicLink(atPath: data + "/state", withDestinationPath: node.dir + "/state")
             try FileManager.default.createSymbolicLink(atPath: data + "/shadow", withDestinationPath: "/etc/shadow")
@@ -87,7 +87,7 @@ import Testing
         let stateFile = try #require(r.names(r.state).first { FileSystem.isRegularFile(r.state + "/" + $0) }, "\(r.names(r.state))")
         try FileManager.default.createDirectory(atPath: r.data + "/tree", withIntermediateDirectories: true)
         try FileManager.default.linkItem(atPath: r.state + "/" + stateFile, toPath: r.data + "/tree/copy")
-        FileManager.default.createFile(atPath: r.data + "/tree/plain.txt", contents: Data("plain".utf8))
+        _ = FileManager.default.createFile(atPath: r.data + "/tree/plain.txt", contents: Data("plain".utf8))
         #expect(r.body("file.fetch", ["path": r.data + "/tree/plain.txt"])?["ok"] == true)
         #expect(Self.refused(r.body("file.fetch", ["path": r.data + "/tree/copy"])))
         #expect(Self.refused(r.body("dir.fetch", ["path": r.data + "/tree"])))
@@ -116,9 +116,9 @@ import Testing
             try FileManager.default.createDirectory(atPath: data + "/out/real", withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(atPath: data + "/out/tostate", withDestinationPath: node.dir + "/state")
             try FileManager.default.createSymbolicLink(atPath: data + "/out/alias", withDestinationPath: data + "/out/real")
-            FileManager.default.createFile(atPath: data + "/victim.txt", contents: Data("victim".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/victim.txt", contents: Data("victim".utf8))
             try FileManager.default.createSymbolicLink(atPath: data + "/out/victim-link", withDestinationPath: data + "/victim.txt")
-            FileManager.default.createFile(atPath: data + "/out/keep.txt", contents: Data("keep".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/out/keep.txt", contents: Data("keep".utf8))
         }
         defer { r.cleanup() }
         let payload = Data("planted".utf8).base64EncodedString()
@@ -144,8 +144,8 @@ import Testing
     @Test func oversizeBadBase64AndHashMismatchLeaveNothingBehind() throws {
         let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/out/**'], maxBytes: 1024") { data, _ in
             try FileManager.default.createDirectory(atPath: data + "/out", withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: data + "/out/keep.txt", contents: Data("keep".utf8))
-            FileManager.default.createFile(atPath: data + "/big.bin", contents: Data(count: 2048))
+            _ = FileManager.default.createFile(atPath: data + "/out/keep.txt", contents: Data("keep".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/big.bin", contents: Data(count: 2048))
         }
         defer { r.cleanup() }
         let small = Data(count: 1024).base64EncodedString(), big = Data(count: 1025).base64EncodedString()
