@@ -70,7 +70,7 @@ struct DirFetch {
         // upstream's du pre-check allows four times maxBytes of disk usage (gzip compresses).
         let maxKilobytes = (maxBytes * 4 + 1023) / 1024
         let walkPolicy = policy
-        let walked = await BlockingExecutor.run("files-tree-walk") { (flag: CancelFlag) in
+        let walked = await BlockingExecutor.run("files-tree-walk") { (flag: CancelFlag) -> Result<TreeWalk, TreeWalk.Stop> in
             TreeWalk.walk(fd, maxEntries: preflight ? Self.preflightMaxEntries : nil, maxKilobytes: preflight ? nil : maxKilobytes,
                           privateInodes: { walkPolicy.privateInodes() }, cancel: flag)
         }

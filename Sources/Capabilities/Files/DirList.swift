@@ -35,7 +35,7 @@ struct DirList {
 
     func run(_ p: DirListParams) async -> TransferReply<DirListResult> {
         let job = self
-        let r = await BlockingExecutor.run("files-dir-list") { (_: CancelFlag) in job.list(p) }
+        let r = await BlockingExecutor.run("files-dir-list") { (_: CancelFlag) -> Result<DirListResult, TransferFailure> in job.list(p) }
         switch r {
         case .success(let r): return .ok(r)
         case .failure(let f): return .failed(f)

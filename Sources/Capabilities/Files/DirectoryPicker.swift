@@ -27,7 +27,7 @@ struct DirectoryPicker {
 
     func run(_ p: FsListDirParams) async throws(NodeError) -> FsListDirResult {
         let job = self
-        return try await BlockingExecutor.run("files-list-dir") { (_: CancelFlag) throws(NodeError) in try job.list(p) }
+        return try await BlockingExecutor.run("files-list-dir") { (_: CancelFlag) throws(NodeError) -> FsListDirResult in try job.list(p) }
     }
 
     private func list(_ p: FsListDirParams) throws(NodeError) -> FsListDirResult {

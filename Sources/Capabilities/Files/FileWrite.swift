@@ -29,7 +29,7 @@ struct FileWrite {
 
     func run(_ p: FileWriteParams) async -> TransferReply<FileWriteResult> {
         let job = self
-        let r = await BlockingExecutor.run("files-write") { (_: CancelFlag) in job.write(p) }
+        let r = await BlockingExecutor.run("files-write") { (_: CancelFlag) -> Result<FileWriteResult, TransferFailure> in job.write(p) }
         switch r {
         case .success(let r): return .ok(r)
         case .failure(let f): return .failed(f)

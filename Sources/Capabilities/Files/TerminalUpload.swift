@@ -30,7 +30,7 @@ struct TerminalUpload {
         }
         let bytes = try Self.decode(content)
         let job = self
-        return try await BlockingExecutor.run("files-upload") { (_: CancelFlag) throws(NodeError) in
+        return try await BlockingExecutor.run("files-upload") { (_: CancelFlag) throws(NodeError) -> TerminalUploadResult in
             try job.stage(bytes, as: Self.sanitize(name))
         }
     }

@@ -5,7 +5,7 @@ import Support
 /// relative names in upstream's order, the disk usage `du -sk` would report, and whether a file of
 /// the node's own state is in it under another name (a hard link).
 struct TreeWalk {
-    enum Stop: Error { case tooManyEntries, tooLarge, privateFile(String), failed(Int32), cancelled }
+    enum Stop: Error, Sendable { case tooManyEntries, tooLarge, privateFile(String), failed(Int32), cancelled }
 
     var entries: [String] = []
     var kilobytes = 0
@@ -17,38 +17,39 @@ struct TreeWalk {
                      cancel: CancelFlag) -> Result<TreeWalk, Stop> {
         var w = TreeWalk()
         var inodes: Set<FileID>?
-        func visit(_ dirFD: Int32, _ prefix: String) throws(Stop) {
-            if cancel.isCancelled { throw .cancelled }
+        func visit(_ dirFD: Int32, _ prefix: String) -> Stop? {
+            if cancel.isCancelled { return .cancelled }
             var st = stat()
             if fstat(dirFD, &st) == 0 { w.kilobytes += Int(st.st_blocks) / 2 }
             let list: [DirectoryEntry]
             switch DirectoryEntries.list(dirFD, withStat: true) {
             case .success(let l): list = l.sorted { DirectoryEntries.localeOrder($0.name, $1.name) }
-            case .failure(let e): throw .failed(e.code)
+            case .failure(let e): return .failed(e.code)
             }
             for e in list {
                 let rel = prefix.isEmpty ? e.name : prefix + "/" + e.name
                 if let maxEntries {
                     w.entries.append(rel)
-                    if w.entries.count > maxEntries { throw .tooManyEntries }
+                    if w.entries.count > maxEntries { return .tooManyEntries }
                 }
                 guard let info = e.info else { continue }
                 if (info.st_mode & S_IFMT) == S_IFDIR {
                     let child = openat(dirFD, e.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                    guard child >= 0 else { throw .failed(errno) }
+                    guard child >= 0 else { return .failed(errno) }
                     defer { close(child) }
-                    try visit(child, rel)
+                    if let stop = visit(child, rel) { return stop }
                     continue
                 }
                 w.kilobytes += Int(info.st_blocks) / 2
-                if let maxKilobytes, w.kilobytes > maxKilobytes { throw .tooLarge }
+                if let maxKilobytes, w.kilobytes > maxKilobytes { return .tooLarge }
                 if (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink > 1 {
                     if inodes == nil { inodes = privateInodes() }
-                    if inodes!.contains(FileID(info)) { throw .privateFile(rel) }
+                    if inodes!.contains(FileID(info)) { return .privateFile(rel) }
                 }
             }
+            return nil
         }
-        do { try visit(fd, "") } catch { return .failure(error) }
+        if let stop = visit(fd, "") { return .failure(stop) }
         return .success(w)
     }
 }
