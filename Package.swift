@@ -29,6 +29,8 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     ("Canvas", [media, x11, cx11]),
     // computer.act (XTest, wlroots virtual input); monitors and displayFrameId shared with screen via X11Support.
     ("Computer", [x11, "CXTest", wayland, cwayland]),
+    // fs.listDir, terminal.upload and file transfer inside the node's own path policy; tar and file(1) as programs.
+    ("Files", []),
     ("Location", []),
     // The tools of MCP servers on the device (stdio children, streamable HTTP), for agents.
     ("Mcp", []),

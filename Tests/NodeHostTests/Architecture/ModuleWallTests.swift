@@ -87,7 +87,7 @@ struct ModuleWallTests {
                                                                file: f, expectedName: name, library: nil))
             }
         }
-        #expect(manifests.count == 8)
+        #expect(manifests.count == 9)
         var words: [String] = []
         for m in manifests {
             words += ["\"\(m.name)\"", "capabilities.\(m.name)", "libopenclaw-\(m.name)"]

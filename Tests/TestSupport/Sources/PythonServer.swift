@@ -59,16 +59,21 @@ final class LineReader: @unchecked Sendable {
     init(_ handle: PipeEnd) {
         let t = Thread { [weak self] in
             var buf = Data()
+            // How much of buf is known to hold no newline: only new bytes are searched, so a line
+            // of many megabytes (a 16 MiB file as base64) is read in linear time.
+            var scanned = 0
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
                 buf.append(contentsOf: chunk)
-                while let nl = buf.firstIndex(of: 10) {
+                while let nl = buf[(buf.startIndex + scanned)...].firstIndex(of: 10) {
                     let line = String(decoding: buf[buf.startIndex..<nl], as: UTF8.self)
                     buf.removeSubrange(buf.startIndex...nl)
+                    scanned = 0
                     guard let self else { return }
                     self.cond.lock(); self.lines.append(line); self.cond.signal(); self.cond.unlock()
                 }
+                scanned = buf.count
             }
             guard let self else { return }
             self.cond.lock(); self.eof = true; self.cond.broadcast(); self.cond.unlock()

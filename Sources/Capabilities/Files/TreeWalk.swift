@@ -1,0 +1,55 @@
+import Glibc
+import Support
+
+/// A walk of a directory tree through descriptors (never following a link), for dir.fetch: the
+/// relative names in upstream's order, the disk usage `du -sk` would report, and whether a file of
+/// the node's own state is in it under another name (a hard link).
+struct TreeWalk {
+    enum Stop: Error, Sendable { case tooManyEntries, tooLarge, privateFile(String), failed(Int32), cancelled }
+
+    var entries: [String] = []
+    var kilobytes = 0
+
+    /// Walks the directory open at `fd`. `maxEntries`: stop past this many names (nil: keep no
+    /// names); `maxKilobytes`: stop past this much disk usage; `privateInodes` is asked once, and only
+    /// when a file with more than one name turns up.
+    static func walk(_ fd: Int32, maxEntries: Int?, maxKilobytes: Int?, privateInodes: () -> Set<FileID>,
+                     cancel: CancelFlag) -> Result<TreeWalk, Stop> {
+        var w = TreeWalk()
+        var inodes: Set<FileID>?
+        func visit(_ dirFD: Int32, _ prefix: String) -> Stop? {
+            if cancel.isCancelled { return .cancelled }
+            var st = stat()
+            if fstat(dirFD, &st) == 0 { w.kilobytes += Int(st.st_blocks) / 2 }
+            let list: [DirectoryEntry]
+            switch DirectoryEntries.list(dirFD, withStat: true) {
+            case .success(let l): list = l.sorted { DirectoryEntries.localeOrder($0.name, $1.name) }
+            case .failure(let e): return .failed(e.code)
+            }
+            for e in list {
+                let rel = prefix.isEmpty ? e.name : prefix + "/" + e.name
+                if let maxEntries {
+                    w.entries.append(rel)
+                    if w.entries.count > maxEntries { return .tooManyEntries }
+                }
+                guard let info = e.info else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR {
+                    let child = openat(dirFD, e.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    guard child >= 0 else { return .failed(errno) }
+                    defer { close(child) }
+                    if let stop = visit(child, rel) { return stop }
+                    continue
+                }
+                w.kilobytes += Int(info.st_blocks) / 2
+                if let maxKilobytes, w.kilobytes > maxKilobytes { return .tooLarge }
+                if (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink > 1 {
+                    if inodes == nil { inodes = privateInodes() }
+                    if inodes!.contains(FileID(info)) { return .privateFile(rel) }
+                }
+            }
+            return nil
+        }
+        if let stop = visit(fd, "") { return .failure(stop) }
+        return .success(w)
+    }
+}

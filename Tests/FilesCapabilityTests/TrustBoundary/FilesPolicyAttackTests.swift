@@ -1,0 +1,181 @@
+import Foundation
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// What a gateway (or whoever holds its operator token) must not get from the files bundle, each
+/// next to the legitimate use that still works: paths outside the globs, "..", links out of an
+/// allowed directory (to the node's state, to /etc/shadow), the node's config, state and /proc
+/// entry even under a glob of everything, writes through a linked parent or onto a link, clobbering
+/// without overwrite, oversize content, non-canonical base64, and a hash mismatch that must leave
+/// neither a file nor a temporary one behind.
+@Suite(.serialized) struct FilesPolicyAttackTests {
+    static func refused(_ b: JSONValue?, _ code: String = "POLICY_DENIED", naming key: String? = nil) -> Bool {
+        guard let b, b["ok"] == false, b["code"]?.stringValue == code else { return false }
+        return key.map { b["message"]?.stringValue?.contains($0) == true } ?? true
+    }
+
+    @Test func nothingIsReadOrWrittenWithoutGlobs() throws {
+        let r = try FilesRig.start("") { data, _ in _ = FileManager.default.createFile(atPath: data + "/a.txt", contents: Data("a".utf8)) }
+        defer { r.cleanup() }
+        let fetch = r.body("file.fetch", ["path": r.data + "/a.txt"])
+        #expect(Self.refused(fetch, naming: "capabilities.files.read"), "\(String(describing: fetch))")
+        #expect(fetch?["message"]?.stringValue?.contains("deny by default") == true)
+        #expect(Self.refused(r.body("file.write", ["path": r.data + "/b.txt", "contentBase64": "YQ=="]), naming: "capabilities.files.write"))
+        #expect(!FileManager.default.fileExists(atPath: r.data + "/b.txt"))
+        let list = try #require(r.invoke("fs.listDir", ["path": r.data]))
+        #expect(list["error"]?["code"] == "POLICY_DENIED" && list["error"]?["message"]?.stringValue?.contains("capabilities.files.read") == true, "\(list)")
+    }
+
+    @Test func pathsOutsideTheGlobsAndParentSegmentsAreRefused() throws {
+        let r = try FilesRig.start("read: ['$DATA/allowed/**'], write: ['$DATA/allowed/**']") { data, _ in
+            _ = FileManager.default.createFile(atPath: data + "/secret.txt", contents: Data("secret".utf8))
+            try FileManager.default.createDirectory(atPath: data + "/allowed", withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: data + "/allowed/ok.txt", contents: Data("ok".utf8))
+        }
+        defer { r.cleanup() }
+        #expect(r.body("file.fetch", ["path": r.data + "/allowed/ok.txt"])?["ok"] == true)
+        #expect(Self.refused(r.body("file.fetch", ["path": r.data + "/secret.txt"]), naming: "capabilities.files.read"))
+        #expect(Self.refused(r.body("file.fetch", ["path": "/etc/hostname"])))
+        // A missing path outside the globs is refused, not reported missing.
+        #expect(Self.refused(r.body("file.fetch", ["path": r.data + "/nothing-here"])))
+        let traversal = r.body("file.fetch", ["path": r.data + "/allowed/../secret.txt"])
+        #expect(Self.refused(traversal) && traversal?["message"]?.stringValue?.contains("'..'") == true, "\(String(describing: traversal))")
+        #expect(Self.refused(r.body("dir.list", ["path": r.data + "/allowed/.."])))
+        #expect(Self.refused(r.body("dir.fetch", ["path": r.data])))
+        #expect(Self.refused(r.body("file.write", ["path": r.data + "/allowed/../x.txt", "contentBase64": "YQ=="])))
+        #expect(Self.refused(r.body("file.write", ["path": r.data + "/x.txt", "contentBase64": "YQ=="])))
+        #expect(!FileManager.default.fileExists(atPath: r.data + "/x.txt"))
+        let up = try #require(r.invoke("fs.listDir", ["path": r.data + "/allowed/../.."]))
+        #expect(up["error"]?["code"] == "POLICY_DENIED", "\(up)")
+    }
+
+    @Test func linksOutOfAnAllowedDirectoryAreNotFollowed() throws {
+        let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/**'], followSymlinks: true") { data, node in
+            _ = FileManager.default.createFile(atPath: data + "/real.txt", contents: Data("real".utf8))
+            try FileManager.default.createSymbolicLink(atPath: data + "/alias.txt", withDestinationPath: data + "/real.txt")
+            try FileManager.default.createSymbolicLink(atPath: data + "/state", withDestinationPath: node.dir + "/state")
+            try FileManager.default.createSymbolicLink(atPath: data + "/shadow", withDestinationPath: "/etc/shadow")
+            try FileManager.default.createSymbolicLink(atPath: data + "/config", withDestinationPath: node.configPath)
+        }
+        defer { r.cleanup() }
+        // A link inside the globs to a file inside them: refused unless followed, then served.
+        let redirect = try #require(r.body("file.fetch", ["path": r.data + "/alias.txt"]))
+        #expect(redirect["code"] == "SYMLINK_REDIRECT" && redirect["canonicalPath"]?.stringValue == r.data + "/real.txt", "\(redirect)")
+        #expect(r.body("file.fetch", ["path": r.data + "/alias.txt", "followSymlinks": true])?["base64"]?.stringValue == "cmVhbA==")
+        // Links out: whatever the request says, the canonical path decides, and where the link
+        // points is not told (no canonicalPath).
+        let stateFile = try #require(r.names(r.state).first { FileManager.default.fileExists(atPath: r.state + "/" + $0) && !$0.hasSuffix(".sock") })
+        for follow in [false, true] {
+            let viaLink = r.body("file.fetch", ["path": r.data + "/state/" + stateFile, "followSymlinks": follow])
+            #expect(Self.refused(viaLink) && viaLink?["canonicalPath"] == nil, "\(String(describing: viaLink))")
+            #expect(Self.refused(r.body("file.fetch", ["path": r.data + "/shadow", "followSymlinks": follow])))
+            #expect(Self.refused(r.body("file.fetch", ["path": r.data + "/config", "followSymlinks": follow])))
+            #expect(Self.refused(r.body("dir.list", ["path": r.data + "/state", "followSymlinks": follow])))
+            #expect(Self.refused(r.body("dir.fetch", ["path": r.data + "/state", "followSymlinks": follow])))
+        }
+        // The data directory itself holds only links to them: tar stores links, not what they name.
+        let tar = try #require(r.body("dir.fetch", ["path": r.data]))
+        #expect(tar["ok"] == true && (tar["tarBytes"]?.intValue ?? 0) < 4096, "\(tar["message"] ?? tar)")
+        let list = try #require(r.invoke("fs.listDir", ["path": r.data + "/state"]))
+        #expect(list["error"]?["code"] == "POLICY_DENIED", "\(list)")
+    }
+
+    @Test func aHardLinkToTheNodesStateIsTheNodesState() throws {
+        let r = try FilesRig.start("read: ['$DATA/**']")
+        defer { r.cleanup() }
+        let stateFile = try #require(r.names(r.state).first { FileSystem.isRegularFile(r.state + "/" + $0) }, "\(r.names(r.state))")
+        try FileManager.default.createDirectory(atPath: r.data + "/tree", withIntermediateDirectories: true)
+        try FileManager.default.linkItem(atPath: r.state + "/" + stateFile, toPath: r.data + "/tree/copy")
+        _ = FileManager.default.createFile(atPath: r.data + "/tree/plain.txt", contents: Data("plain".utf8))
+        #expect(r.body("file.fetch", ["path": r.data + "/tree/plain.txt"])?["ok"] == true)
+        #expect(Self.refused(r.body("file.fetch", ["path": r.data + "/tree/copy"])))
+        #expect(Self.refused(r.body("dir.fetch", ["path": r.data + "/tree"])))
+    }
+
+    @Test func theNodesOwnFilesStayPrivateUnderAGlobOfEverything() throws {
+        let r = try FilesRig.start("read: ['/**'], write: ['/**'], followSymlinks: true")
+        defer { r.cleanup() }
+        #expect(r.body("file.fetch", ["path": "/etc/hostname"])?["ok"] == true, "the glob does allow the rest")
+        #expect(Self.refused(r.body("file.fetch", ["path": r.node.configPath])))
+        #expect(Self.refused(r.body("dir.list", ["path": r.state])))
+        #expect(Self.refused(r.body("dir.fetch", ["path": r.node.dir])), "a tree holding the state directory")
+        #expect(Self.refused(r.body("file.fetch", ["path": "/proc/self/environ", "followSymlinks": true])), "the daemon's environment")
+        #expect(Self.refused(r.body("file.fetch", ["path": "/proc/\(r.node.process!.pid)/cmdline"])))
+        #expect(Self.refused(r.body("file.write", ["path": r.state + "/planted.json", "contentBase64": "e30=", "overwrite": true])))
+        #expect(Self.refused(r.body("file.write", ["path": r.node.configPath, "contentBase64": "e30=", "overwrite": true])))
+        #expect(!FileManager.default.fileExists(atPath: r.state + "/planted.json") && r.read(r.node.configPath)?.contains("files") == true)
+        #expect(Self.refused(r.body("dir.list", ["path": r.state + "/files/uploads"])), "staged uploads in the state directory")
+        let list = try #require(r.invoke("fs.listDir", ["path": r.state]))
+        #expect(list["error"]?["code"] == "POLICY_DENIED", "\(list)")
+        #expect(r.invoke("fs.listDir", ["path": r.node.dir])?["ok"] == true, "the names in the home directory")
+    }
+
+    @Test func writesThroughLinksAndClobberingAreRefused() throws {
+        let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/out/**']") { data, node in
+            try FileManager.default.createDirectory(atPath: data + "/out/real", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: data + "/out/tostate", withDestinationPath: node.dir + "/state")
+            try FileManager.default.createSymbolicLink(atPath: data + "/out/alias", withDestinationPath: data + "/out/real")
+            _ = FileManager.default.createFile(atPath: data + "/victim.txt", contents: Data("victim".utf8))
+            try FileManager.default.createSymbolicLink(atPath: data + "/out/victim-link", withDestinationPath: data + "/victim.txt")
+            _ = FileManager.default.createFile(atPath: data + "/out/keep.txt", contents: Data("keep".utf8))
+        }
+        defer { r.cleanup() }
+        let payload = Data("planted".utf8).base64EncodedString()
+        #expect(r.body("file.write", ["path": r.data + "/out/real/ok.txt", "contentBase64": payload])?["ok"] == true)
+        // A parent that is a link into the node's state: refused by the policy (canonical path).
+        #expect(Self.refused(r.body("file.write", ["path": r.data + "/out/tostate/planted.json", "contentBase64": payload, "followSymlinks": true])))
+        #expect(!FileManager.default.fileExists(atPath: r.state + "/planted.json"))
+        // A parent that is a link inside the globs: refused unless links may be followed.
+        let redirect = try #require(r.body("file.write", ["path": r.data + "/out/alias/x.txt", "contentBase64": payload]))
+        #expect(redirect["code"] == "SYMLINK_REDIRECT" && redirect["canonicalPath"]?.stringValue == r.data + "/out/real/x.txt", "\(redirect)")
+        let nodeSays = try #require(r.body("file.write", ["path": r.data + "/out/alias/x.txt", "contentBase64": payload, "followSymlinks": true]))
+        #expect(nodeSays["code"] == "SYMLINK_REDIRECT" && nodeSays["message"]?.stringValue?.contains("capabilities.files.followSymlinks") == true)
+        #expect(!FileManager.default.fileExists(atPath: r.data + "/out/real/x.txt"))
+        // The target itself a link (to a file outside the write globs): never written through.
+        let onto = try #require(r.body("file.write", ["path": r.data + "/out/victim-link", "contentBase64": payload, "overwrite": true]))
+        #expect(onto["code"] == "SYMLINK_TARGET_DENIED", "\(onto)")
+        #expect(r.read(r.data + "/victim.txt") == "victim")
+        // No overwrite without overwrite:true.
+        #expect(r.body("file.write", ["path": r.data + "/out/keep.txt", "contentBase64": payload])?["code"] == "EXISTS_NO_OVERWRITE")
+        #expect(r.read(r.data + "/out/keep.txt") == "keep")
+    }
+
+    @Test func oversizeBadBase64AndHashMismatchLeaveNothingBehind() throws {
+        let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/out/**'], maxBytes: 1024") { data, _ in
+            try FileManager.default.createDirectory(atPath: data + "/out", withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: data + "/out/keep.txt", contents: Data("keep".utf8))
+            _ = FileManager.default.createFile(atPath: data + "/big.bin", contents: Data(count: 2048))
+        }
+        defer { r.cleanup() }
+        let small = Data(count: 1024).base64EncodedString(), big = Data(count: 1025).base64EncodedString()
+        #expect(r.body("file.write", ["path": r.data + "/out/small.bin", "contentBase64": small])?["ok"] == true)
+        let over = try #require(r.body("file.write", ["path": r.data + "/out/big.bin", "contentBase64": big]))
+        #expect(over["code"] == "FILE_TOO_LARGE" && over["message"]?.stringValue?.contains("capabilities.files.maxBytes") == true, "\(over)")
+        #expect(r.body("file.fetch", ["path": r.data + "/big.bin", "maxBytes": 4096])?["message"] == "file size 2048 exceeds limit 1024")
+        #expect(r.body("dir.fetch", ["path": r.data, "maxBytes": 4096])?["message"] == "directory tree exceeds estimated size limit (1024 bytes raw)")
+
+        for bad in ["aGV sbG8=", "aGVsbG8=!", "QR=="] {
+            let b = r.body("file.write", ["path": r.data + "/out/bad.txt", "contentBase64": bad])
+            #expect(b?["code"] == "INVALID_BASE64" && b?["message"] == "contentBase64 is not valid base64", "\(bad): \(String(describing: b))")
+        }
+        let upload = try #require(r.invoke("terminal.upload", ["name": "x.txt", "contentBase64": "aGVsbG8"]))
+        #expect(upload["error"]?["message"] == "INVALID_REQUEST: invalid terminal upload encoding", "\(upload)")
+
+        let wrong = String(repeating: "0", count: 64)
+        for (path, overwrite) in [(r.data + "/out/keep.txt", true), (r.data + "/out/new.txt", false)] {
+            let b = try #require(r.body("file.write", ["path": path, "contentBase64": "aGVsbG8=", "overwrite": overwrite, "expectedSha256": wrong]))
+            #expect(b["code"] == "INTEGRITY_FAILURE" && b["message"]?.stringValue == "sha256 mismatch: expected \(wrong), got \(FilesRig.sha256(Array("hello".utf8)))", "\(b)")
+        }
+        #expect(r.read(r.data + "/out/keep.txt") == "keep")
+        #expect(r.names(r.data + "/out") == ["keep.txt", "small.bin"], "no file and no .tmp left: \(r.names(r.data + "/out"))")
+    }
+
+    @Test func theHardLimitHoldsWhateverTheConfigSays() throws {
+        let r = try FilesRig.start("write: ['$DATA/**']")
+        defer { r.cleanup() }
+        let b = try #require(r.body("file.write", ["path": r.data + "/huge.bin", "contentBase64": Data(count: 16 << 20 + 1).base64EncodedString()], wait: 120))
+        #expect(b["code"] == "FILE_TOO_LARGE" && b["message"] == "decoded content is 16777217 bytes; maximum is 16777216 bytes (16 MB)", "\(b)")
+        #expect(r.names(r.data).isEmpty)
+    }
+}
