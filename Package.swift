@@ -30,6 +30,8 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     // computer.act (XTest, wlroots virtual input); monitors and displayFrameId shared with screen via X11Support.
     ("Computer", [x11, "CXTest", wayland, cwayland]),
     // fs.listDir, terminal.upload and file transfer inside the node's own path policy; tar and file(1) as programs.
+    // desktop.stream: the desktop through x11vnc/wayvnc (programs) and the gateway's attach socket.
+    ("Desktop", []),
     ("Files", []),
     ("Location", []),
     // The tools of MCP servers on the device (stdio children, streamable HTTP), for agents.

@@ -50,6 +50,7 @@ import websockets
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.exceptions import InvalidSignature
 import jsonschema
+from desktop_broker import DesktopBroker, ATTACH_PATH
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -162,6 +163,7 @@ class Gateway:
         self.refusal = None       # {"error": {...}, "times": n}: scripted connect refusals
         self.waiting = {}         # requestId -> ws kept open after a pairing refusal (waitForResolution)
         self.join_codes = {}      # one-time join codes -> setup payload (GET /j/<code>)
+        self.desktop = DesktopBroker(emit)  # desktop.stream tickets, attach sockets and viewers
         self.node_commands = {}   # deviceId -> the commands its connect declared (plugin tool normalization)
         self.skills_answer = args.skills_answer  # how node.skills.update is answered
 
@@ -280,6 +282,10 @@ class Gateway:
         await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True, "ignored": not live}})
 
     async def handler(self, ws, path=None):
+        path = path if path is not None else getattr(getattr(ws, "request", None), "path", None)
+        if path and path.startswith(ATTACH_PATH):
+            await self.desktop.attach(ws, path)
+            return
         nonce = secrets.token_urlsafe(16)
         if self.args.oversize_before_challenge:
             # A hostile or broken gateway: one frame over the 64 KiB pre-auth limit, then nothing.
@@ -521,7 +527,11 @@ class Gateway:
         emit({"event": "pair_resolved_sent", "requestId": req_id, "decision": decision, "waiting": waiter is not None})
 
     async def http(self, path, headers):
-        """GET /j/<code>: a one-time join URL's setup payload, once; anything else is the WebSocket."""
+        """GET /j/<code>: a one-time join URL's setup payload, once; the desktop attach socket's
+        ticket check; anything else is the WebSocket."""
+        refusal = self.desktop.check_ticket(path)
+        if refusal is not None:
+            return refusal
         if not path.startswith("/j/"):
             return None
         code = path[3:].split("?", 1)[0]
@@ -532,6 +542,15 @@ class Gateway:
             return (http.HTTPStatus.NOT_FOUND, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body)
         body = json.dumps(payload).encode()
         return (http.HTTPStatus.OK, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))], body)
+
+    async def send_invoke(self, iid, command, params_json, timeout_ms):
+        """A node.invoke.request to every node session, its progress tracked (the broker's invokes)."""
+        for d, ws in list(self.sessions.items()):
+            self.pending_invokes[iid] = True
+            self.progress[iid] = {"next": 0, "count": 0, "bytes": 0, "heartbeats": 0, "gaps": 0, "ignoredAnswers": 0,
+                                  "quiet": False, "ignoreAfter": None}
+            await self.send(ws, {"type": "event", "event": "node.invoke.request",
+                                 "payload": {"id": iid, "nodeId": d, "command": command, "paramsJSON": params_json, "timeoutMs": timeout_ms}})
 
     async def invoke_once(self, ws, device_id, command, n, params_json=None):
         iid = "bench-%d" % n
@@ -721,6 +740,10 @@ class Gateway:
                 if "timeoutMs" in c:
                     ev["timeoutMs"] = c["timeoutMs"]
                 await self.send(ws, {"type": "event", "event": "node.invoke.request", "payload": ev})
+        elif cmd == "desktop_stream":
+            await self.desktop.start(c, self.send_invoke)
+        elif cmd == "desktop_close":
+            await self.desktop.close(c)
         elif cmd == "cancel":
             for d, ws in list(self.sessions.items()):
                 await self.send_checked(ws, "node.invoke.cancel", {"invokeId": c["id"], "nodeId": d}, "NodeInvokeCancelEvent")

@@ -183,6 +183,8 @@ public struct GatewayLink: Sendable {
     let call: @Sendable (String, JSONValue, Duration) async -> Result<JSONValue, GatewayCallError>
     /// The operator session, when the daemon keeps one (see `Capability.wantsOperatorSession`).
     public let operatorSession: OperatorSession
+    /// Opens a second socket to this gateway (bundles use `openStream`, GatewayStream.swift).
+    let streamOpener: @Sendable (String) async -> Result<any GatewayStream, NodeError>
 
     public init(canvasHostUrl: String?, pluginSurfaceUrls: [String: String], mainSessionKey: String?,
                 nodeId: String, displayName: String, isConnected: @escaping @Sendable () async -> Bool,
@@ -191,10 +193,14 @@ public struct GatewayLink: Sendable {
                     .failure(GatewayCallError(code: NodeError.Code.unavailable.rawValue, message: "not connected to a gateway", details: nil))
                 },
                 operatorSession: OperatorSession = .none,
+                openStream: @escaping @Sendable (String) async -> Result<any GatewayStream, NodeError> = { _ in
+                    .failure(NodeError(.unavailable, "not connected to a gateway"))
+                },
                 sendEvent: @escaping @Sendable (String, JSONValue) async -> Bool) {
         self.canvasHostUrl = canvasHostUrl; self.pluginSurfaceUrls = pluginSurfaceUrls
         self.mainSessionKey = mainSessionKey; self.nodeId = nodeId; self.displayName = displayName
-        self.isConnected = isConnected; self.request = request; self.call = call; self.operatorSession = operatorSession; self.sendEvent = sendEvent
+        self.isConnected = isConnected; self.request = request; self.call = call; self.operatorSession = operatorSession
+        self.streamOpener = openStream; self.sendEvent = sendEvent
     }
 }
 

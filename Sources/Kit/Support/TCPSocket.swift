@@ -37,7 +37,8 @@ public struct ResolvedAddress: Sendable, CustomStringConvertible {
 }
 
 /// Non-blocking TCP connection owned by exactly one stream; closed once. Shared by the gateway
-/// transport and capabilities that speak line protocols over TCP (gpsd).
+/// transport and capabilities that speak line protocols over TCP (gpsd). A Unix stream socket
+/// (`connect(unixPath:)`: a VNC server on the node's private socket) reads and writes the same way.
 public final class TCPSocket: ByteStream {
     public private(set) var fd: Int32
 
@@ -97,6 +98,30 @@ public final class TCPSocket: ByteStream {
             Glibc.close(fd)
         }
         throw TransportError(lastError)
+    }
+
+    /// Connects to the Unix stream socket at `path` (a local server: no timeout is needed, the
+    /// connect either succeeds or fails at once).
+    public static func connect(unixPath path: String) throws(TransportError) -> TCPSocket {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw TransportError("socket path \(path) is too long") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw TransportError(String(cString: strerror(errno))) }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            let why = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw TransportError("\(path): \(why)")
+        }
+        return TCPSocket(fd: fd)
     }
 
     public func read(_ buf: UnsafeMutableRawBufferPointer) -> IOStep {

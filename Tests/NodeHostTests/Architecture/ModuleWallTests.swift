@@ -87,7 +87,7 @@ struct ModuleWallTests {
                                                                file: f, expectedName: name, library: nil))
             }
         }
-        #expect(manifests.count == 9)
+        #expect(manifests.count == 10)
         var words: [String] = []
         for m in manifests {
             words += ["\"\(m.name)\"", "capabilities.\(m.name)", "libopenclaw-\(m.name)"]

@@ -78,7 +78,8 @@ public enum Daemon {
                                        await gateway.call(method, params: params, timeout: timeout)
                                            .mapError { GatewayCallError(code: $0.code, message: $0.message, details: $0.details) }
                                    },
-                                   operatorSession: operatorSession) { event, payload in
+                                   operatorSession: operatorSession,
+                                   openStream: { await gateway.openStream($0) }) { event, payload in
                 await gateway.sendEventNow(event, payload: payload)
             }
             Task {

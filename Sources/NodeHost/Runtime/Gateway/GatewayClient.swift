@@ -479,6 +479,14 @@ public actor GatewayClient {
         return await conn.call(method, params: params, timeout: timeout)
     }
 
+    /// Opens a bundle's stream socket on the live session's gateway (GatewayStreamSocket).
+    public func openStream(_ pathAndQuery: String) async -> Result<any GatewayStream, NodeError> {
+        guard let conn = current, await status.isConnected else {
+            return .failure(NodeError(.unavailable, "the \(session.role) session is not connected"))
+        }
+        return await GatewayStreamSocket.open(pathAndQuery, session: conn.ws, allowInsecurePublic: config.gateway.allowInsecure)
+    }
+
     /// Calls a gateway method on the live connection; nil when not connected or refused.
     public func request(_ method: String, params: JSONValue) async -> JSONValue? {
         guard let conn = current, await status.isConnected else { return nil }

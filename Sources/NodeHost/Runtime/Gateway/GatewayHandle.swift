@@ -77,6 +77,11 @@ public actor GatewayHandle {
         return await client.call(method, params: params, timeout: timeout)
     }
 
+    public func openStream(_ pathAndQuery: String) async -> Result<any GatewayStream, NodeError> {
+        guard let client else { return .failure(NodeError(.unavailable, "not connected to a gateway")) }
+        return await client.openStream(pathAndQuery)
+    }
+
     public func request(_ method: String, params: JSONValue) async -> JSONValue? {
         await client?.request(method, params: params)
     }

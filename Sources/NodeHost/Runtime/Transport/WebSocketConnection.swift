@@ -54,6 +54,8 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
         var decoder: WebSocketFrameDecoder
         var state: State = .open
         var closeSentAt: ContinuousClock.Instant?
+        /// Bytes the I/O thread took from `outgoing` and has not written yet.
+        var unwritten = 0
     }
     private let shared: Locked<Shared>
     /// Wakes the I/O thread's poll() when something was queued or the connection is closing.
@@ -155,6 +157,14 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
     @discardableResult
     public func send(textBytes: [UInt8]) -> Bool { enqueue(WebSocketFrame(opcode: .text, payload: textBytes)) }
 
+    /// Queues a binary message. Returns false when the connection is already closing.
+    @discardableResult
+    public func send(binary: [UInt8]) -> Bool { enqueue(WebSocketFrame(opcode: .binary, payload: binary)) }
+
+    /// Bytes queued (frame headers included) and not yet written to the socket: what a sender
+    /// that must not outrun the peer (a desktop stream) watches, like a browser's `bufferedAmount`.
+    public var bufferedBytes: Int { shared.withLock { $0.outgoing.count + $0.unwritten } }
+
     @discardableResult
     public func sendPing(_ payload: [UInt8] = []) -> Bool { enqueue(WebSocketFrame(opcode: .ping, payload: payload)) }
 
@@ -187,6 +197,9 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
     private func ioLoop() {
         var readBuf = [UInt8](repeating: 0, count: 64 * 1024)
         var pending: [UInt8] = []
+        // Bytes of `pending` already written: dropped from the front in bulk, not per write, so a
+        // few MiB queued (a desktop stream) are not moved once for every socket write.
+        var written = 0
         var wantWriteForRead = false
         var endReason: (UInt16?, String) = (1006, "connection lost")
         // Frames that arrived together with the upgrade response are already in the decoder.
@@ -199,23 +212,29 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
             return
         }
         loop: while true {
+            if written > 0 && (written == pending.count || written >= 1 << 20) {
+                pending.removeFirst(written)
+                written = 0
+            }
             let (st, closeAt) = shared.withLock { s -> (State, ContinuousClock.Instant?) in
                 if !s.outgoing.isEmpty { pending += s.outgoing; s.outgoing.removeAll(keepingCapacity: true) }
+                s.unwritten = pending.count - written
                 return (s.state, s.closeSentAt)
             }
+            let hasPending = written < pending.count
             // Closing: the peer has 2 s to answer the close. Open: nothing is timed, so the poll
             // waits for the socket or the wake-up alone.
             var timeoutMs: Int32 = -1
             if st == .closing, let at = closeAt {
                 let left = at + .seconds(2) - ContinuousClock.now
-                if pending.isEmpty, left <= .zero {
+                if !hasPending, left <= .zero {
                     endReason = (1000, "closed (peer did not answer the close)")
                     break loop
                 }
                 timeoutMs = Wakeup.milliseconds(max(left, .milliseconds(1)))
             }
             var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
-            if !pending.isEmpty || wantWriteForRead { fds[0].events |= Int16(POLLOUT) }
+            if hasPending || wantWriteForRead { fds[0].events |= Int16(POLLOUT) }
             if !stream.hasBufferedInput {
                 let rc = poll(&fds, 2, timeoutMs)
                 if rc < 0 && errno != EINTR { endReason = (1006, "poll failed"); break loop }
@@ -224,10 +243,12 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
             }
             if fds[1].revents != 0 { wakeup.drain() }
             // Write what is queued.
-            if !pending.isEmpty && (fds[0].revents & Int16(POLLOUT) != 0 || fds[0].revents == 0) {
-                let step = pending.withUnsafeBytes { stream.write($0) }
+            if hasPending && (fds[0].revents & Int16(POLLOUT) != 0 || fds[0].revents == 0) {
+                let step = pending.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
                 switch step {
-                case .bytes(let n): pending.removeFirst(n)
+                case .bytes(let n):
+                    written += n
+                    shared.withLock { $0.unwritten -= n }
                 case .wouldBlock: break
                 case .eof: endReason = (1006, "connection closed by the peer"); break loop
                 case .failed(let why): endReason = (1006, why); break loop
@@ -253,7 +274,7 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
                     case .failed(let why): endReason = (1006, why); break loop
                     }
                 }
-                if let end = deliverMessages(&pending) { endReason = end; if !pending.isEmpty { flush(pending) }; break loop }
+                if let end = deliverMessages(&pending) { endReason = end; if written < pending.count { flush(Array(pending[written...])) }; break loop }
             }
         }
         shared.withLock { $0.state = .closed }

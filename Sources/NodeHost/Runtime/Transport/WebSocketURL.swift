@@ -48,6 +48,21 @@ public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
         WebSocketURL(string: scheme + "://" + authority + path + (query.map { "?" + $0 } ?? ""))!
     }
 
+    /// Another resource on the same origin, below this URL's path as a context prefix
+    /// (`wss://gw/openclaw` + `/node-desktop/attach?ticket=…` → `wss://gw/openclaw/node-desktop/attach?ticket=…`).
+    /// nil unless `pathAndQuery` is an absolute path (no `//`, `..`, fragment or whitespace) and
+    /// the result keeps this URL's scheme, host and port.
+    public func sameOrigin(pathAndQuery: String) -> WebSocketURL? {
+        guard pathAndQuery.hasPrefix("/"), !pathAndQuery.hasPrefix("//"), !pathAndQuery.contains("#"),
+              !pathAndQuery.contains(where: { $0.isWhitespace || ($0.asciiValue ?? 0x20) < 0x20 }),
+              !pathAndQuery.split(separator: "?", maxSplits: 1)[0].split(separator: "/").contains("..") else { return nil }
+        var prefix = path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        guard let u = WebSocketURL(string: scheme + "://" + authority + prefix + pathAndQuery),
+              u.scheme == scheme, u.host == host, u.port == port else { return nil }
+        return u
+    }
+
     private static func percentDecoded(_ s: Substring) -> String? {
         guard s.contains("%") else { return String(s) }
         var out: [UInt8] = []

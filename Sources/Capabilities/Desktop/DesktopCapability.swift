@@ -1,0 +1,76 @@
+import Config
+import Kit
+import Support
+
+/// `desktop`: desktop.stream, the local desktop in the gateway's Control UI as a VNC (RFB) session
+/// through a second WebSocket (DesktopStream). Off by default: it hands an operator the screen,
+/// keyboard and mouse.
+final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, @unchecked Sendable {  // `link` is behind a lock
+    let manifest: BundleManifest
+    private let settings: DesktopSettings
+    private let stateDirectory: String
+    private let link = Locked<GatewayLink?>(nil)
+    private let streams = ActiveStreams()
+    private let log = Logger(component: "desktop")
+
+    init(context: CapabilityContext) {
+        manifest = context.manifest
+        settings = DesktopSettings(context.section, environment: context.environment)
+        stateDirectory = context.stateDirectory
+    }
+
+    var handlers: [CommandHandler] { [
+        CommandHandler("desktop.stream", params: DesktopStreamParams.self) { [self] (p: DesktopStreamParams, c: InvocationContext) async throws(NodeError) -> DesktopStream.Result in
+            let cancel = streams.add(c.invokeId)
+            defer { streams.remove(c.invokeId) }
+            let outcome = await withTaskCancellationHandler { () async -> Result<DesktopStream.Result, NodeError> in
+                do throws(NodeError) {
+                    return .success(try await DesktopStream.run(p, settings: settings, stateDirectory: stateDirectory, link: link.withLock { $0 },
+                                                                context: c, cancel: cancel, log: log))
+                } catch { return .failure(error) }
+            } onCancel: { cancel.cancel() }
+            return try outcome.get()
+        },
+    ] }
+
+    func availability() async -> Availability {
+        if settings.server == .auto, case .failure(let why) = LocalVNCServer.choose(settings) { return .unavailable(why.nodeError.message) }
+        return .available
+    }
+
+    func shutdown() async {
+        if streams.endAll() > 0 { log.info("the node is stopping: desktop streams ended") }
+    }
+
+    func gatewayConnected(_ link: GatewayLink) async { self.link.withLock { $0 = link } }
+
+    func presenceChanged(foreground: Bool) async {
+        guard !foreground else { return }
+        let n = streams.endAll()
+        if n > 0 { log.info("nobody is at the device any more (locked or idle): ended \(n) desktop stream(s)") }
+    }
+
+    func diagnose() async -> [Diagnosis] {
+        switch settings.server {
+        case .auto:
+            switch LocalVNCServer.choose(settings) {
+            case .success(let (kind, exe, target)):
+                let how = kind == .wayvnc
+                    ? "wayvnc (\(exe)) for the compositor at \(target), on a private Unix socket; the node checks the gateway's VNC password itself"
+                    : "x11vnc (\(exe)) for X display \(target), on a private Unix socket with a fresh password per stream"
+                return [Diagnosis(.ok, "desktop.stream would start \(how)")]
+            case .failure(let why):
+                return [Diagnosis(.fail, why.nodeError.message)]
+            }
+        case .external:
+            var out = [Diagnosis(.ok, "desktop.stream uses the VNC server you run at 127.0.0.1:\(settings.port) (server: external)")]
+            if let file = settings.passwordFile {
+                do { _ = try PasswordFile.read(file); out.append(Diagnosis(.ok, "its password comes from \(file)")) }
+                catch { out.append(Diagnosis(.fail, error.nodeError.message)) }
+            } else {
+                out.append(Diagnosis(.warn, "capabilities.desktop.passwordFile is not set: a server that asks for a VNC password cannot be streamed, and one that asks for none is refused"))
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Config
+import Glibc
+import Support
+
+/// `capabilities.desktop` plus the environment it depends on (the config check has made sure of
+/// the types and ranges).
+struct DesktopSettings: Sendable {
+    enum Server: String, Sendable { case auto, external }
+
+    let server: Server
+    /// server: external — the VNC server's TCP port on 127.0.0.1.
+    let port: Int
+    /// server: external — where its password is.
+    let passwordFile: String?
+    /// server: auto — the X display (config, else $DISPLAY).
+    let display: String?
+    /// server: auto — the compositor socket as an absolute path (config or $WAYLAND_DISPLAY, a
+    /// name resolved in $XDG_RUNTIME_DIR).
+    let waylandSocket: String?
+    /// What the VNC server the node starts inherits (XAUTHORITY, XDG_RUNTIME_DIR, PATH).
+    let environment: [String: String]
+
+    init(_ section: BundleSection, environment env: [String: String]) {
+        func nonEmpty(_ s: String?) -> String? { s.flatMap { $0.isEmpty ? nil : $0 } }
+        server = section.string("server").flatMap(Server.init(rawValue:)) ?? .auto
+        port = section.int("port") ?? 5900
+        passwordFile = nonEmpty(section.string("passwordFile"))
+        display = nonEmpty(section.string("display")) ?? nonEmpty(env["DISPLAY"])
+        let wayland = nonEmpty(section.string("waylandDisplay")) ?? nonEmpty(env["WAYLAND_DISPLAY"])
+        waylandSocket = wayland.map { $0.hasPrefix("/") ? $0 : (env["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())") + "/" + $0 }
+        environment = env
+    }
+}

@@ -1,0 +1,123 @@
+import Glibc
+import Kit
+import Support
+
+/// The VNC server the node starts for one stream (`server: "auto"`): x11vnc for an X display,
+/// wayvnc for a wlroots compositor. Either listens on a Unix socket in a fresh private directory
+/// (0700) and on no TCP port at all, so no other account on the machine can reach it; it serves
+/// one client and is stopped, with its whole process group, when the stream ends.
+///
+/// x11vnc gets a fresh random password (from a file it deletes once read: never on a command line)
+/// that the gateway answers with. wayvnc 0.5 (Debian 12) cannot ask for a password, so it serves
+/// without one on its private socket and the node itself asks the gateway for the password
+/// (`nodeChecksPassword`): the gateway still reaches only an authenticated server.
+final class LocalVNCServer: @unchecked Sendable {  // fields are set once in start; stop is idempotent through Subprocess
+    enum Kind: String, Sendable { case x11vnc, wayvnc }
+
+    let kind: Kind
+    /// The fresh password of this stream (8 characters: RFB's limit).
+    let password: String
+    let directory: String
+    let socketPath: String
+    private let process: Subprocess
+    private let logFile: String
+
+    /// wayvnc offers no password: the node runs the VNC authentication toward the gateway.
+    var nodeChecksPassword: Bool { kind == .wayvnc }
+
+    /// Which server would serve this session, and the executable, or why none.
+    static func choose(_ s: DesktopSettings) -> Result<(Kind, String, String), DesktopStreamError> {
+        if let socket = s.waylandSocket, FileSystem.isSocket(socket) {
+            guard let exe = Subprocess.findExecutable("wayvnc", path: s.environment["PATH"]) else {
+                return .failure(.configuration("desktop stream needs wayvnc to serve the Wayland compositor at \(socket): install the wayvnc package (or run a VNC server yourself and set capabilities.desktop.server to \"external\")"))
+            }
+            return .success((.wayvnc, exe, socket))
+        }
+        if let display = s.display {
+            guard let exe = Subprocess.findExecutable("x11vnc", path: s.environment["PATH"]) else {
+                return .failure(.configuration("desktop stream needs x11vnc to serve X display \(display): install the x11vnc package (or run a VNC server yourself and set capabilities.desktop.server to \"external\")"))
+            }
+            return .success((.x11vnc, exe, display))
+        }
+        return .failure(.configuration("desktop stream has no desktop to serve: no Wayland compositor socket (capabilities.desktop.waylandDisplay, $WAYLAND_DISPLAY) and no X display (capabilities.desktop.display, $DISPLAY)"))
+    }
+
+    private init(kind: Kind, password: String, directory: String, process: Subprocess, logFile: String) {
+        self.kind = kind; self.password = password; self.directory = directory
+        self.socketPath = directory + "/vnc.sock"; self.process = process; self.logFile = logFile
+    }
+
+    /// Starts the server under `parent` (the bundle's state directory) and waits until its socket
+    /// accepts (≤ 10 s).
+    static func start(_ s: DesktopSettings, under parent: String, cancel: CancelFlag) throws(DesktopStreamError) -> LocalVNCServer {
+        let (kind, exe, target) = try choose(s).get()
+        if let why = PrivateDirectory.create(parent) { throw .configuration("desktop stream: \(why)") }
+        let dir = parent + "/stream-" + SecureRandom.bytes(6).map { $0.hex() }.joined()
+        guard mkdir(dir, 0o700) == 0 else { throw .configuration("desktop stream: cannot create \(dir): \(String(cString: strerror(errno)))") }
+        let password = freshPassword()
+        let socket = dir + "/vnc.sock", log = dir + "/server.log"
+        var env = ["PATH": s.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir]
+        let args: [String]
+        switch kind {
+        case .x11vnc:
+            do { try FileSystem.write(Array((password + "\n").utf8), to: dir + "/password", mode: 0o600, atomically: false) }
+            catch { try? FileSystem.remove(dir); throw .configuration("desktop stream: cannot write the VNC password file: \(error)") }
+            if let xauth = s.environment["XAUTHORITY"] { env["XAUTHORITY"] = xauth }
+            // -rfbport 0: no TCP listener; -passwdfile rm: the file is deleted once read; -once:
+            // exit when the one client leaves; no remote control, no rc file, no ~/.vnc.
+            args = ["-display", target, "-rfbport", "0", "-unixsock", socket, "-passwdfile", "rm:" + dir + "/password",
+                    "-once", "-norc", "-nocmds", "-noremote", "-nossl", "-noipv6", "-nopw", "-quiet", "-xkb"]
+        case .wayvnc:
+            env["WAYLAND_DISPLAY"] = target
+            env["XDG_RUNTIME_DIR"] = s.environment["XDG_RUNTIME_DIR"] ?? dir
+            // Its own empty config home: a user's ~/.config/wayvnc/config cannot change how it listens.
+            env["XDG_CONFIG_HOME"] = dir
+            args = ["--unix-socket", socket]
+        }
+        let process: Subprocess
+        do { process = try Subprocess.spawn(exe, args, environment: env, stdout: .file(log), stderr: .file(log), newProcessGroup: true) }
+        catch { try? FileSystem.remove(dir); throw .configuration("desktop stream: cannot start \(kind.rawValue): \(error.description)") }
+        let server = LocalVNCServer(kind: kind, password: password, directory: dir, process: process, logFile: log)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileSystem.isSocket(socket) {
+            if !process.isRunning || cancel.isCancelled || ContinuousClock.now > deadline {
+                let why = cancel.isCancelled ? "cancelled" : process.isRunning ? "its socket did not appear within 10 s" : "it exited: \(server.logTail)"
+                server.stop()
+                throw cancel.isCancelled ? .cancelled : .serverUnavailable("\(kind.rawValue) could not serve \(target): \(why)")
+            }
+            _ = cancel.sleep(milliseconds: 20)
+        }
+        return server
+    }
+
+    /// A connection to it.
+    func connect() throws(DesktopStreamError) -> RFBSocket {
+        do { return RFBSocket(try TCPSocket.connect(unixPath: socketPath)) }
+        catch { throw .serverUnavailable("\(kind.rawValue): \(error.description)") }
+    }
+
+    /// Stops the server's process group (SIGTERM, then SIGKILL after 2 s) and removes its directory.
+    func stop() {
+        if process.isRunning {
+            kill(-process.pid, SIGTERM)
+            if !process.waitForExit(within: .seconds(2)) { kill(-process.pid, SIGKILL) }
+        }
+        _ = process.wait()
+        try? FileSystem.remove(directory)
+    }
+
+    var pid: pid_t { process.pid }
+
+    /// The last lines it wrote, for the error that says why it did not start.
+    var logTail: String {
+        let text = FileSystem.readText(logFile) ?? ""
+        let lines = text.split(separator: "\n").suffix(3).joined(separator: " | ")
+        return lines.isEmpty ? "no output" : String(lines.suffix(400))
+    }
+
+    /// 8 characters from 64 (48 bits): RFB keeps only the first 8 bytes of a password.
+    static func freshPassword() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        return String(SecureRandom.bytes(VNCAuthentication.maxPasswordBytes).map { alphabet[Int($0 & 63)] })
+    }
+}
