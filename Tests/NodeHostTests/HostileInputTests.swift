@@ -132,7 +132,12 @@ import Testing
                     : i % 13 == 0 ? .value(Self.hostileValue(&rng)) : .value(.object(o))
                 Self.timed(spec.name, i) {
                     do throws(NodeError) { _ = try spec.prepared(params) } catch {
-                        if error.code != .invalidRequest || error.message.count <= "INVALID_REQUEST: ".count {
+                        // Most commands answer bad params with code INVALID_REQUEST; desktop.stream keeps
+                        // upstream's shape (code UNAVAILABLE, message "INVALID_REQUEST: …"). Either way the
+                        // rejection must name the problem, never crash or leak another code.
+                        let paramRejection = error.code == .invalidRequest
+                            || (error.code == .unavailable && error.message.hasPrefix("INVALID_REQUEST: "))
+                        if !paramRejection || error.message.count <= "INVALID_REQUEST: ".count {
                             Issue.record("\(spec.name) #\(i): \(error.code) \(error.message.prefix(200))")
                         }
                     }
