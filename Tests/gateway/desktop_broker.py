@@ -140,7 +140,13 @@ class DesktopBroker:
             if result != 0:
                 await ws.close(1008, "authentication failed")
                 return
-            reader, writer = await asyncio.wait_for(stream["viewer"], 30)
+            # Wait for the viewer, unless the node hangs up first (it may end the stream any time).
+            closed = asyncio.ensure_future(ws.wait_closed())
+            await asyncio.wait([stream["viewer"], closed], timeout=30, return_when=asyncio.FIRST_COMPLETED)
+            closed.cancel()
+            if not stream["viewer"].done():
+                raise ConnectionError("the node closed the attach socket before a viewer came" if ws.closed else "no viewer within 30 s")
+            reader, writer = stream["viewer"].result()
             self.emit({"event": "desktop_viewer_connected", "id": t["id"]})
             # The viewer's side: an RFB 3.8 server without authentication (the gateway has done it).
             writer.write(b"RFB 003.008\n")

@@ -282,7 +282,10 @@ class Gateway:
         await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True, "ignored": not live}})
 
     async def handler(self, ws, path=None):
-        path = path if path is not None else getattr(getattr(ws, "request", None), "path", None)
+        # websockets ≥ 13 has ws.request.path; the legacy server of 10.x (Debian 12) has ws.path
+        # and only passes `path` to handlers that require it.
+        if path is None:
+            path = getattr(getattr(ws, "request", None), "path", None) or getattr(ws, "path", None)
         if path and path.startswith(ATTACH_PATH):
             await self.desktop.attach(ws, path)
             return

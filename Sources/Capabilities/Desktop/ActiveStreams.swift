@@ -1,23 +1,30 @@
+import Kit
 import Support
 
 /// The desktop streams running now, each with the flag that ends it: presence going away or the
-/// node stopping ends them all.
+/// node stopping ends them all, and the invoke then answers with why (not a bare "cancelled").
 final class ActiveStreams: Sendable {
-    private let flags = Locked<[String: CancelFlag]>([:])
+    private struct Entry { let flag: CancelFlag; var endedBecause: NodeError? }
+    private let entries = Locked<[String: Entry]>([:])
 
     func add(_ id: String) -> CancelFlag {
         let f = CancelFlag()
-        flags.withLock { $0[id] = f }
+        entries.withLock { $0[id] = Entry(flag: f, endedBecause: nil) }
         return f
     }
 
-    func remove(_ id: String) { _ = flags.withLock { $0.removeValue(forKey: id) } }
-
-    /// Ends every stream; how many there were.
+    /// Forgets the stream; the error it was ended with, if `endAll` ended it.
     @discardableResult
-    func endAll() -> Int {
-        let all = flags.withLock { f -> [CancelFlag] in defer { f = [:] }; return Array(f.values) }
-        for f in all { f.cancel() }
-        return all.count
+    func remove(_ id: String) -> NodeError? { entries.withLock { $0.removeValue(forKey: id)?.endedBecause } }
+
+    /// Ends every stream with `reason` as its invoke's answer; how many there were.
+    @discardableResult
+    func endAll(_ reason: NodeError) -> Int {
+        let flags = entries.withLock { e -> [CancelFlag] in
+            for id in e.keys where e[id]?.endedBecause == nil { e[id]?.endedBecause = reason }
+            return e.values.map(\.flag)
+        }
+        for f in flags { f.cancel() }
+        return flags.count
     }
 }

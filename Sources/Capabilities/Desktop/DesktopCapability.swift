@@ -22,13 +22,14 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
     var handlers: [CommandHandler] { [
         CommandHandler("desktop.stream", params: DesktopStreamParams.self) { [self] (p: DesktopStreamParams, c: InvocationContext) async throws(NodeError) -> DesktopStream.Result in
             let cancel = streams.add(c.invokeId)
-            defer { streams.remove(c.invokeId) }
             let outcome = await withTaskCancellationHandler { () async -> Result<DesktopStream.Result, NodeError> in
                 do throws(NodeError) {
                     return .success(try await DesktopStream.run(p, settings: settings, stateDirectory: stateDirectory, link: link.withLock { $0 },
                                                                 context: c, cancel: cancel, log: log))
                 } catch { return .failure(error) }
             } onCancel: { cancel.cancel() }
+            // Ended by presence or shutdown: say so instead of a bare "cancelled".
+            if let why = streams.remove(c.invokeId), case .failure = outcome { throw why }
             return try outcome.get()
         },
     ] }
@@ -39,14 +40,17 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
     }
 
     func shutdown() async {
-        if streams.endAll() > 0 { log.info("the node is stopping: desktop streams ended") }
+        if streams.endAll(NodeError(.unavailable, "the node is stopping: the desktop stream ended")) > 0 {
+            log.info("the node is stopping: desktop streams ended")
+        }
     }
 
     func gatewayConnected(_ link: GatewayLink) async { self.link.withLock { $0 = link } }
 
     func presenceChanged(foreground: Bool) async {
         guard !foreground else { return }
-        let n = streams.endAll()
+        let n = streams.endAll(NodeError(.backgroundUnavailable, "desktop.stream needs someone at the device, and presence became background: " +
+                                         "the stream ended. Run `openclaw-node presence foreground` or change presence.mode"))
         if n > 0 { log.info("nobody is at the device any more (locked or idle): ended \(n) desktop stream(s)") }
     }
 

@@ -1,0 +1,107 @@
+import Foundation
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// desktop.stream of an X display (Xvfb) through x11vnc, which the node starts for the stream on a
+/// private Unix socket: the operator's viewer sees the screen's pixels, its click reaches an X
+/// client (`xev`), and when the viewer hangs up the invoke ends `{"status":"closed"}` with the
+/// server stopped and its directory gone.
+@Suite(.serialized) struct DesktopStreamX11Tests {
+    final class Screen: @unchecked Sendable {
+        let x: Xvfb
+        let xev: BackgroundProcess
+        let log: String
+
+        init(_ size: String = "1024x768x24") throws {
+            x = try Xvfb(screens: [size])
+            let painter = try XPainter(x.display)
+            painter.fill(x: 0, y: 0, width: 1024, height: 768, rgb: 0x204080)
+            painter.fill(x: 100, y: 100, width: 60, height: 40, rgb: 0xFF8000)
+            // A small xev window in the middle records the operator's click.
+            log = TestPaths.tempDir("xev") + "/xev.log"
+            xev = try BackgroundProcess("/bin/sh", ["-c", "exec /usr/bin/xev -display \(x.display) -geometry 100x100+500+350 -event button > \(log)"])
+            _ = waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: self.log) }
+            usleep(500_000)
+        }
+
+        var presses: [String] {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            return text.components(separatedBy: "\n\n").filter { $0.hasPrefix("ButtonPress event") }
+        }
+
+        func stop() {
+            xev.stop()
+            x.stop()
+            try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent)
+        }
+    }
+
+    @Test func theOperatorSeesTheScreenAndClicksOnIt() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        let port = try rig.startStream("desk-1")
+        let seen = try rig.view(port, pixels: [(10, 10), (120, 110)], click: (550, 400))
+        #expect(seen["size"] == [1024, 768], "\(seen)")
+        #expect(seen["pixels"]?["10,10"] == [0x20, 0x40, 0x80], "the background: \(seen)")
+        #expect(seen["pixels"]?["120,110"] == [0xFF, 0x80, 0x00], "the orange box: \(seen)")
+
+        let result = try #require(rig.result("desk-1"), "no result: \(rig.node.log.suffix(3000))")
+        #expect(result["ok"] == true && result["payload"] == ["status": "closed"], "\(result)\n\(rig.brokerEvents)\n\(rig.node.log.suffix(3000))")
+        #expect(rig.progress("desk-1") == ["probing local RFB server\n", "desktop stream attached\n"], "\(rig.progress("desk-1"))")
+        let auth = try #require(rig.gw.waitFor("desktop_auth") { $0["id"] == "desk-1" })
+        #expect(auth["ok"] == true && auth["version"] == "RFB 003.008" && auth["offered"] == [2], "x11vnc asked the gateway for the stream's password: \(auth)")
+        let attached = try #require(rig.gw.waitFor("desktop_attached") { $0["id"] == "desk-1" })
+        #expect(attached["auth"] == "vnc-password" && attached["passwordLength"] == 8, "\(attached)")
+        let closed = try #require(rig.gw.waitFor("desktop_closed") { $0["id"] == "desk-1" })
+        #expect((closed["largestFrame"]?.intValue ?? .max) <= 65536 && closed["textFrames"] == 0, "\(closed)")
+        #expect((closed["fromNode"]?.intValue ?? 0) > 1024 * 768, "at least one full screen crossed: \(closed)")
+
+        let press = screen.presses
+        #expect(press.count == 1 && press.first?.contains("root:(550,400)") == true, "the click reached the X client: \(press)")
+        let pid = try #require(rig.serverPid("x11vnc"), "\(rig.node.log.suffix(2000))")
+        #expect(waitUntil(timeout: 5) { !DesktopRig.isAlive(pid) }, "x11vnc (pid \(pid)) was stopped")
+        #expect(rig.streamDirectories.isEmpty, "the stream's private directory is gone: \(rig.streamDirectories)")
+        #expect(rig.gw.schemaErrors.isEmpty, "\(rig.gw.schemaErrors)")
+        #expect(rig.node.log.contains("desktop stream ended (the gateway closed"), "\(rig.node.log.suffix(1500))")
+    }
+
+    /// The gateway closes the attach socket (the operator closed the Control UI tab): the stream
+    /// ends and the node is ready for the next one, which gets a server and password of its own.
+    @Test func theGatewayClosesAndASecondStreamFollows() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        _ = try rig.startStream("first")
+        #expect(rig.gw.waitFor("desktop_auth", timeout: 30) { $0["id"] == "first" }?["ok"] == true, "\(rig.node.log.suffix(2000))")
+        rig.gw.command(["cmd": "desktop_close", "id": "first"])
+        let first = try #require(rig.result("first"), "\(rig.node.log.suffix(2000))")
+        #expect(first["payload"] == ["status": "closed"], "\(first)")
+        let second = try rig.startStream("second")
+        let seen = try rig.view(second, pixels: [(10, 10)])
+        #expect(seen["pixels"]?["10,10"] == [0x20, 0x40, 0x80], "\(seen)")
+        #expect(try #require(rig.result("second"))["payload"] == ["status": "closed"])
+        let pids = rig.node.log.components(separatedBy: "desktop stream attached: x11vnc (pid ").dropFirst().map { $0.prefix { $0.isNumber } }
+        #expect(pids.count == 2 && pids[0] != pids[1], "one server per stream: \(pids)")
+        #expect(rig.streamDirectories.isEmpty)
+    }
+
+    /// Nobody at the device any more: the running stream ends, and a new one is refused the way
+    /// every foreground command is.
+    @Test func backgroundPresenceEndsTheStreamAndRefusesNewOnes() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        _ = try rig.startStream("live")
+        #expect(rig.gw.waitFor("desktop_auth", timeout: 30) { $0["id"] == "live" }?["ok"] == true, "\(rig.node.log.suffix(2000))")
+        let bg = try rig.node.cli(["presence", "background"])
+        #expect(bg.code == 0, "\(bg.stderr)")
+        let ended = try #require(rig.result("live"), "the stream did not end: \(rig.node.log.suffix(2000))")
+        #expect(ended["ok"] == false && ended["error"]?["code"] == "NODE_BACKGROUND_UNAVAILABLE", "\(ended)")
+        #expect(rig.gw.waitFor("desktop_closed") { $0["id"] == "live" } != nil)
+        let pid = try #require(rig.serverPid("x11vnc"))
+        #expect(waitUntil(timeout: 5) { !DesktopRig.isAlive(pid) })
+        _ = try rig.startStream("refused")
+        let refused = try #require(rig.result("refused"))
+        #expect(refused["error"]?["code"] == "NODE_BACKGROUND_UNAVAILABLE", "\(refused)")
+        #expect(rig.streamDirectories.isEmpty)
+    }
+}
