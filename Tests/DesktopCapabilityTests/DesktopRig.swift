@@ -59,9 +59,9 @@ final class DesktopRig: @unchecked Sendable {
         gw.all("progress").filter { $0["id"]?.stringValue == id }.compactMap { $0["chunk"]?.stringValue }
     }
 
-    /// The pid of the VNC server the node started for a stream, from its log line.
+    /// The pid of the VNC server the node started for the first stream, from its log line.
     func serverPid(_ kind: String) -> Int32? {
-        guard let r = node.log.range(of: "desktop stream attached: \(kind) (pid ") else { return nil }
+        guard let r = node.log.range(of: "started \(kind) (pid ") else { return nil }
         return Int32(node.log[r.upperBound...].prefix { $0.isNumber })
     }
 

@@ -31,7 +31,7 @@ enum DesktopStream {
         let target: Target
         do {
             target = try await BlockingExecutor.run("desktop-probe") { (flag: CancelFlag) throws(DesktopStreamError) -> Target in
-                try connect(settings, stateDirectory: stateDirectory, cancel: CancelFlag.either(flag, cancel))
+                try connect(settings, stateDirectory: stateDirectory, cancel: CancelFlag.either(flag, cancel), log: log)
             }
         } catch { throw error.nodeError }
         defer {
@@ -79,10 +79,10 @@ enum DesktopStream {
     }
 
     /// The blocking half: the server (started, or the configured one), probed.
-    private static func connect(_ s: DesktopSettings, stateDirectory: String, cancel: CancelFlag) throws(DesktopStreamError) -> Target {
+    private static func connect(_ s: DesktopSettings, stateDirectory: String, cancel: CancelFlag, log: Logger) throws(DesktopStreamError) -> Target {
         switch s.server {
         case .auto:
-            let server = try LocalVNCServer.start(s, under: stateDirectory, cancel: cancel)
+            let server = try LocalVNCServer.start(s, under: stateDirectory, cancel: cancel, log: log)
             do throws(DesktopStreamError) {
                 let socket = try server.connect()
                 let probe = try RFBProbe.run(socket, acceptNone: server.nodeChecksPassword, cancel: cancel)

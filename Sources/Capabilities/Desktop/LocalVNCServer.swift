@@ -49,13 +49,13 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
 
     /// Starts the server under `parent` (the bundle's state directory) and waits until its socket
     /// accepts (≤ 10 s).
-    static func start(_ s: DesktopSettings, under parent: String, cancel: CancelFlag) throws(DesktopStreamError) -> LocalVNCServer {
+    static func start(_ s: DesktopSettings, under parent: String, cancel: CancelFlag, log: Logger) throws(DesktopStreamError) -> LocalVNCServer {
         let (kind, exe, target) = try choose(s).get()
         if let why = PrivateDirectory.create(parent) { throw .configuration("desktop stream: \(why)") }
         let dir = parent + "/stream-" + SecureRandom.bytes(6).map { $0.hex() }.joined()
         guard mkdir(dir, 0o700) == 0 else { throw .configuration("desktop stream: cannot create \(dir): \(String(cString: strerror(errno)))") }
         let password = freshPassword()
-        let socket = dir + "/vnc.sock", log = dir + "/server.log"
+        let socket = dir + "/vnc.sock", logFile = dir + "/server.log"
         var env = ["PATH": s.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir]
         let args: [String]
         switch kind {
@@ -63,9 +63,11 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
             do { try FileSystem.write(Array((password + "\n").utf8), to: dir + "/password", mode: 0o600, atomically: false) }
             catch { try? FileSystem.remove(dir); throw .configuration("desktop stream: cannot write the VNC password file: \(error)") }
             if let xauth = s.environment["XAUTHORITY"] { env["XAUTHORITY"] = xauth }
-            // -rfbport 0: no TCP listener; -passwdfile rm: the file is deleted once read; -once:
-            // exit when the one client leaves; no remote control, no rc file, no ~/.vnc.
-            args = ["-display", target, "-rfbport", "0", "-unixsock", socket, "-passwdfile", "rm:" + dir + "/password",
+            // -rfbport 0 and -rfbportv6 -1: no TCP listener (x11vnc 0.9.16 still listens on
+            // [::]:5900 with -rfbport 0 and -noipv6 alone; -localhost cannot help, it refuses
+            // the Unix socket's clients too); -passwdfile rm: the file is deleted once read;
+            // -once: exit when the one client leaves; no remote control, no rc file, no ~/.vnc.
+            args = ["-display", target, "-rfbport", "0", "-rfbportv6", "-1", "-unixsock", socket, "-passwdfile", "rm:" + dir + "/password",
                     "-once", "-norc", "-nocmds", "-noremote", "-nossl", "-noipv6", "-nopw", "-quiet", "-xkb"]
         case .wayvnc:
             env["WAYLAND_DISPLAY"] = target
@@ -75,9 +77,10 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
             args = ["--unix-socket", socket]
         }
         let process: Subprocess
-        do { process = try Subprocess.spawn(exe, args, environment: env, stdout: .file(log), stderr: .file(log), newProcessGroup: true) }
+        do { process = try Subprocess.spawn(exe, args, environment: env, stdout: .file(logFile), stderr: .file(logFile), newProcessGroup: true) }
         catch { try? FileSystem.remove(dir); throw .configuration("desktop stream: cannot start \(kind.rawValue): \(error.description)") }
-        let server = LocalVNCServer(kind: kind, password: password, directory: dir, process: process, logFile: log)
+        let server = LocalVNCServer(kind: kind, password: password, directory: dir, process: process, logFile: logFile)
+        log.debug("started \(kind.rawValue) (pid \(process.pid)) for \(target) on \(socket)")
         let deadline = ContinuousClock.now + .seconds(10)
         while !FileSystem.isSocket(socket) {
             if !process.isRunning || cancel.isCancelled || ContinuousClock.now > deadline {
