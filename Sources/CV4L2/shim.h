@@ -19,9 +19,17 @@ static inline int cv4l2_qbuf(int fd, struct v4l2_buffer *b) { return ioctl(fd, V
 static inline int cv4l2_dqbuf(int fd, struct v4l2_buffer *b) { return ioctl(fd, VIDIOC_DQBUF, b); }
 static inline int cv4l2_streamon(int fd) { int t = V4L2_BUF_TYPE_VIDEO_CAPTURE; return ioctl(fd, VIDIOC_STREAMON, &t); }
 static inline int cv4l2_streamoff(int fd) { int t = V4L2_BUF_TYPE_VIDEO_CAPTURE; return ioctl(fd, VIDIOC_STREAMOFF, &t); }
+static inline int cv4l2_queryctrl(int fd, struct v4l2_queryctrl *q) { return ioctl(fd, VIDIOC_QUERYCTRL, q); }
+static inline int cv4l2_g_ctrl(int fd, struct v4l2_control *c) { return ioctl(fd, VIDIOC_G_CTRL, c); }
 
 // Constants Swift imports awkwardly (macros built from v4l2_fourcc or needing casts).
 static inline unsigned int cv4l2_fourcc_yuyv(void) { return V4L2_PIX_FMT_YUYV; }
 static inline unsigned int cv4l2_fourcc_nv12(void) { return V4L2_PIX_FMT_NV12; }
 static inline unsigned int cv4l2_fourcc_mjpeg(void) { return V4L2_PIX_FMT_MJPEG; }
 static inline unsigned int cv4l2_fourcc_jpeg(void) { return V4L2_PIX_FMT_JPEG; }
+
+// The controls of a camera's own adjustments that settle over its first frames after STREAMON.
+static inline unsigned int cv4l2_cid_exposure_auto(void) { return V4L2_CID_EXPOSURE_AUTO; }
+static inline unsigned int cv4l2_cid_autogain(void) { return V4L2_CID_AUTOGAIN; }
+static inline unsigned int cv4l2_cid_auto_white_balance(void) { return V4L2_CID_AUTO_WHITE_BALANCE; }
+static inline int cv4l2_exposure_manual(void) { return V4L2_EXPOSURE_MANUAL; }

@@ -84,7 +84,7 @@ import Testing
         #expect(CameraClipParams().wantsAudio)
     }
 
-    /// Unplugged after 15 frames: warm-up passes, the recording fails with a clear code.
+    /// Unplugged after 15 frames: the clip starts, its recording fails with a clear code.
     @Test func deviceGoneDuringAClipIsCameraUnavailable() throws {
         let cam = try FakeCamera(formats: "YUYV", sizes: "640x480", extraEnv: ["OCN_FAKE_V4L2_GONE_AFTER": "15"])
         defer { cam.cleanup() }

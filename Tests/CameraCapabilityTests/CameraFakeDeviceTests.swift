@@ -124,8 +124,10 @@ import Testing
         #expect(payload?["code"] == "CAMERA_BUSY", "\(r.stdout)")
     }
 
+    /// Unplugged right after STREAMON: a camera without auto controls has no warm-up, so its
+    /// very first frame is the one that must fail (CameraWarmupTests unplugs one during its warm-up).
     @Test func deviceDisappearingMidStreamIsCameraUnavailable() throws {
-        let cam = try FakeCamera(formats: "YUYV", sizes: "640x480", extraEnv: ["OCN_FAKE_V4L2_GONE_AFTER": "1"])
+        let cam = try FakeCamera(formats: "YUYV", sizes: "640x480", extraEnv: ["OCN_FAKE_V4L2_GONE_AFTER": "0"])
         defer { cam.cleanup() }
         let (r, payload) = try cam.invoke("camera.snap")
         #expect(r.code == 1)

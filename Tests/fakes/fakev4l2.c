@@ -8,11 +8,17 @@
 // poll()/select() (always readable) work without hooks, for the node and for ffmpeg's v4l2 input.
 //
 // Settings (environment):
-//   OCN_FAKE_V4L2="PATH:FMT[,FMT]:WxH[,WxH][;PATH:...]"   FMT is YUYV, NV12 or MJPG
+//   OCN_FAKE_V4L2="PATH:FMT[,FMT]:WxH[,WxH][:CTRL=V[,CTRL=V]][;PATH:...]"   FMT is YUYV, NV12 or MJPG
 //   (NV12 rows are padded to a multiple of 64 bytes, as ISP drivers such as the Raspberry Pi's do,
 //   so a reader that ignores bytesperline gets a sheared picture)
+//   CTRL is exposure_auto (V4L2_CID_EXPOSURE_AUTO, a menu: 0 auto, 1 manual, 2 shutter priority,
+//   3 aperture priority — what UVC webcams start in), autogain or auto_white_balance (booleans),
+//   V its current value: the device answers VIDIOC_QUERYCTRL/G_CTRL/S_CTRL for those, like a UVC
+//   webcam; without any it has no controls at all (EINVAL), like a capture card or test source
 //   OCN_FAKE_V4L2_GONE_AFTER=N   DQBUF fails with ENODEV after N frames (device unplugged)
 //   OCN_FAKE_V4L2_FPS=N          frame rate DQBUF and poll() pace to (default 30)
+//   OCN_FAKE_V4L2_CORRUPT=N      the first N frames after each STREAMON are zeros flagged
+//                                V4L2_BUF_FLAG_ERROR, as UVC drivers deliver a damaged transfer
 // Busy: REQBUFS with count > 0 takes flock(LOCK_EX|LOCK_NB) on the placeholder file, so a second
 // process streaming from the same device gets EBUSY, as from a real driver.
 //
@@ -45,12 +51,21 @@
 #define MAX_SIZES 4
 #define MAX_OPEN 16
 #define MAX_BUFFERS 8
+#define NCONTROLS 3
+
+// The controls a device may offer, in ascending id order (V4L2_CTRL_FLAG_NEXT_CTRL walks them so).
+static const struct { const char *name; uint32_t id; uint32_t type; int max; } control_kinds[NCONTROLS] = {
+    { "auto_white_balance", V4L2_CID_AUTO_WHITE_BALANCE, V4L2_CTRL_TYPE_BOOLEAN, 1 },
+    { "autogain", V4L2_CID_AUTOGAIN, V4L2_CTRL_TYPE_BOOLEAN, 1 },
+    { "exposure_auto", V4L2_CID_EXPOSURE_AUTO, V4L2_CTRL_TYPE_MENU, V4L2_EXPOSURE_APERTURE_PRIORITY },
+};
 
 struct device {
     char path[256];
     int nformats, nsizes;
     uint32_t formats[MAX_FORMATS];
     int widths[MAX_SIZES], heights[MAX_SIZES];
+    int has_control[NCONTROLS], control_value[NCONTROLS];
 };
 
 struct handle {
@@ -64,6 +79,7 @@ struct handle {
     int queued[MAX_BUFFERS], queue_len;
     uint32_t bytesused[MAX_BUFFERS];
     uint32_t sequence;
+    uint32_t since_streamon;  // frames delivered since the last STREAMON (OCN_FAKE_V4L2_CORRUPT)
     struct timespec next_frame;
 };
 
@@ -72,7 +88,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct device devices[MAX_DEVICES];
 static int ndevices;
 static struct handle handles[MAX_OPEN];
-static int gone_after = -1, fps = 30;
+static int gone_after = -1, fps = 30, corrupt_frames = 0;
 
 static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
@@ -82,7 +98,7 @@ static int (*real_ioctl)(int, unsigned long, ...);
 static void parse_device(char *spec) {
     if (ndevices == MAX_DEVICES) return;
     struct device *d = &devices[ndevices];
-    char *path = strtok(spec, ":"), *fmts = strtok(NULL, ":"), *sizes = strtok(NULL, ":");
+    char *path = strtok(spec, ":"), *fmts = strtok(NULL, ":"), *sizes = strtok(NULL, ":"), *ctrls = strtok(NULL, ":");
     if (!path || !fmts || !sizes) return;
     snprintf(d->path, sizeof d->path, "%s", path);
     for (char *f = strtok(fmts, ","); f && d->nformats < MAX_FORMATS; f = strtok(NULL, ","))
@@ -92,6 +108,15 @@ static void parse_device(char *spec) {
         next = strchr(s, ',');
         if (next) *next++ = 0;
         if (sscanf(s, "%dx%d", &d->widths[d->nsizes], &d->heights[d->nsizes]) == 2) d->nsizes++;
+    }
+    for (char *c = ctrls, *next; c && *c; c = next) {
+        next = strchr(c, ',');
+        if (next) *next++ = 0;
+        char *eq = strchr(c, '=');
+        if (!eq) continue;
+        *eq = 0;
+        for (int k = 0; k < NCONTROLS; k++)
+            if (strcmp(c, control_kinds[k].name) == 0) { d->has_control[k] = 1; d->control_value[k] = atoi(eq + 1); }
     }
     ndevices++;
 }
@@ -106,6 +131,8 @@ static void init(void) {
     if (g && *g) gone_after = atoi(g);
     const char *f = getenv("OCN_FAKE_V4L2_FPS");
     if (f && atoi(f) > 0) fps = atoi(f);
+    const char *c = getenv("OCN_FAKE_V4L2_CORRUPT");
+    if (c && *c) corrupt_frames = atoi(c);
     const char *cfg = getenv("OCN_FAKE_V4L2");
     if (!cfg) return;
     char *copy = strdup(cfg), *save = NULL;
@@ -238,6 +265,34 @@ static uint32_t fill_mjpeg(uint8_t *out, uint32_t capacity, int w, int h, uint32
 // ---- ioctls ------------------------------------------------------------------------------------
 
 static int fail(int e) { errno = e; return -1; }
+
+// The index in control_kinds of the device's control `id`, or -1 (the device does not have it).
+static int control_index(struct device *d, uint32_t id) {
+    for (int k = 0; k < NCONTROLS; k++)
+        if (control_kinds[k].id == id && d->has_control[k]) return k;
+    return -1;
+}
+
+static int query_control(struct device *d, struct v4l2_queryctrl *q) {
+    int k = -1;
+    if (q->id & V4L2_CTRL_FLAG_NEXT_CTRL) {
+        uint32_t after = q->id & ~(V4L2_CTRL_FLAG_NEXT_CTRL | V4L2_CTRL_FLAG_NEXT_COMPOUND);
+        for (int i = 0; i < NCONTROLS && k < 0; i++)
+            if (d->has_control[i] && control_kinds[i].id > after) k = i;
+    } else {
+        k = control_index(d, q->id);
+    }
+    if (k < 0) return fail(EINVAL);
+    memset(q, 0, sizeof *q);
+    q->id = control_kinds[k].id;
+    q->type = control_kinds[k].type;
+    snprintf((char *)q->name, sizeof q->name, "%s", control_kinds[k].name);
+    q->minimum = 0;
+    q->maximum = control_kinds[k].max;
+    q->step = 1;
+    q->default_value = control_kinds[k].type == V4L2_CTRL_TYPE_MENU ? V4L2_EXPOSURE_APERTURE_PRIORITY : 1;
+    return 0;
+}
 
 static int size_supported(struct device *d, int w, int h) {
     for (int i = 0; i < d->nsizes; i++)
@@ -378,6 +433,17 @@ static int fake_ioctl(struct handle *hd, unsigned long request, void *arg) {
         in->type = V4L2_INPUT_TYPE_CAMERA;
         return 0;
     }
+    case VIDIOC_QUERYCTRL: return query_control(d, arg);
+    case VIDIOC_G_CTRL:
+    case VIDIOC_S_CTRL: {
+        struct v4l2_control *c = arg;
+        int k = control_index(d, c->id);
+        if (k < 0) return fail(EINVAL);
+        if (request == VIDIOC_G_CTRL) { c->value = d->control_value[k]; return 0; }
+        if (c->value < 0 || c->value > control_kinds[k].max) return fail(ERANGE);
+        d->control_value[k] = c->value;
+        return 0;
+    }
     case VIDIOC_G_INPUT: *(int *)arg = 0; return 0;
     case VIDIOC_S_INPUT: return *(int *)arg == 0 ? 0 : fail(EINVAL);
     case VIDIOC_REQBUFS: {
@@ -439,7 +505,9 @@ static int fake_ioctl(struct handle *hd, unsigned long request, void *arg) {
         memmove(hd->queued, hd->queued + 1, sizeof(int) * --hd->queue_len);
         uint8_t *mem = mmap(NULL, hd->sizeimage, PROT_READ | PROT_WRITE, MAP_SHARED, hd->fd, (off_t)index * hd->sizeimage);
         if (mem == MAP_FAILED) return -1;
-        uint32_t used = hd->pixfmt == V4L2_PIX_FMT_MJPEG
+        int corrupt = hd->since_streamon++ < (uint32_t)corrupt_frames;
+        uint32_t used = corrupt ? (memset(mem, 0, hd->sizeimage / 2), hd->sizeimage / 2)
+            : hd->pixfmt == V4L2_PIX_FMT_MJPEG
             ? fill_mjpeg(mem, hd->sizeimage, hd->width, hd->height, hd->sequence)
             : hd->pixfmt == V4L2_PIX_FMT_NV12 ? fill_nv12(mem, hd->width, hd->height, hd->sequence)
             : fill_yuyv(mem, hd->width, hd->height, hd->sequence);
@@ -455,7 +523,7 @@ static int fake_ioctl(struct handle *hd, unsigned long request, void *arg) {
         b->m.offset = index * hd->sizeimage;
         b->field = V4L2_FIELD_NONE;
         b->sequence = hd->sequence++;
-        b->flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_MAPPED;
+        b->flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_MAPPED | (corrupt ? V4L2_BUF_FLAG_ERROR : 0);
         b->timestamp.tv_sec = now.tv_sec;
         b->timestamp.tv_usec = now.tv_nsec / 1000;
         return 0;
@@ -463,6 +531,7 @@ static int fake_ioctl(struct handle *hd, unsigned long request, void *arg) {
     case VIDIOC_STREAMON:
         if (*(int *)arg != V4L2_BUF_TYPE_VIDEO_CAPTURE || hd->nbuffers == 0) return fail(EINVAL);
         hd->streaming = 1;
+        hd->since_streamon = 0;
         hd->next_frame.tv_sec = 0;
         return 0;
     case VIDIOC_STREAMOFF:
@@ -471,7 +540,7 @@ static int fake_ioctl(struct handle *hd, unsigned long request, void *arg) {
         hd->queue_len = 0;
         return 0;
     default:
-        // Controls, standards, crop…: a camera without them.
+        // Extended controls, standards, crop…: a camera without them.
         return fail(ENOTTY);
     }
 }

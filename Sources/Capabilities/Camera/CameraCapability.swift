@@ -88,7 +88,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         return try await BlockingExecutor.run(name) { (cancel: CancelFlag) throws(NodeError) -> R in
             let path = try CameraDevices.resolve(deviceId, facing: facing, settings: settings)
             let session: CameraSession
-            if let idle = warm.checkout(path: path) { session = idle } else { session = try CameraSession(path: path) }
+            if let idle = warm.checkout(path: path) { session = idle } else { session = try CameraSession(path: path, warmup: settings.warmup) }
             let payload = try body(session, cancel)
             warm.checkin(session, path: path)
             return payload

@@ -18,18 +18,23 @@ struct CameraSettings: Sendable {
     var audioDevice = "default"
     /// Where sysfs is (camera sides come from physical_location); OPENCLAW_NODE_SYSFS moves it for tests.
     var sysfsRoot = "/sys"
+    /// `capabilities.camera.warmup`: whether a new stream's first frames are thrown away only on
+    /// cameras that report automatic exposure, gain or white balance, or on all.
+    var warmup: CameraWarmupMode = .auto
 
     init(deviceDir: String = "/dev", defaultDevice: String? = nil, idleRelease: Duration = .seconds(5),
-         audioDevice: String = "default") {
+         audioDevice: String = "default", warmup: CameraWarmupMode = .auto) {
         self.deviceDir = deviceDir
         self.defaultDevice = defaultDevice
         self.idleRelease = idleRelease
         self.audioDevice = audioDevice
+        self.warmup = warmup
     }
 
     init(_ section: BundleSection, environment env: [String: String]) {
         deviceDir = env["OPENCLAW_NODE_CAMERA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev"
         defaultDevice = section.string("device").flatMap { $0.isEmpty ? nil : $0 }
+        warmup = section.string("warmup").flatMap(CameraWarmupMode.init(rawValue:)) ?? .auto
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         sysfsRoot = env["OPENCLAW_NODE_SYSFS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/sys"
         if let ms = env["OPENCLAW_NODE_CAMERA_IDLE_MS"].flatMap(Int.init), ms >= 0 { idleRelease = .milliseconds(ms) }

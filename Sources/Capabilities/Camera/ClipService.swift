@@ -40,7 +40,7 @@ enum ClipService {
         session.stream = nil
         let stream = try V4L2Stream(device: session.device, format: plan.format, size: plan.size)
         session.stream = stream
-        try SnapService.warmUp(stream, cancel: cancel)
+        try stream.settle(session.warmup, cancel: cancel)
 
         let fitted = ImageSize.fitting(width: stream.width, height: stream.height, maxWidth: maxWidth)
         let size = ImageSize.evenScaled(width: fitted.width, height: fitted.height, factor: 1)

@@ -4,15 +4,12 @@ import Kit
 import Media
 import Support
 
-/// camera.snap on an open session: pick format and size, start (or reuse) the stream, let the
-/// exposure settle, wait delayMs, then encode one frame — MJPEG passed through when it already
-/// fits, YUYV/NV12 (or MJPEG that must be resized) encoded by the shared StillImageEncoder.
+/// camera.snap on an open session: pick format and size, start (or reuse) the stream, wait
+/// delayMs, then encode the first frame the session's warm-up accepts (at once on a camera without
+/// automatic adjustments; on one with them, after they had a few frames to settle, counted from
+/// STREAMON so the delay's frames count too) — MJPEG passed through when it already fits,
+/// YUYV/NV12 (or MJPEG that must be resized) encoded by the shared StillImageEncoder.
 enum SnapService {
-    /// Frames and time discarded after STREAMON while auto-exposure settles (bounded).
-    static let warmupFrames = 3
-    static let warmupTime: Duration = .milliseconds(150)
-    static let warmupLimit: Duration = .seconds(1)
-
     static func run(_ p: CameraSnapParams, session: CameraSession, budget payload: PayloadBudget,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraSnapResult {
         let maxWidth = p.effectiveMaxWidth
@@ -30,30 +27,28 @@ enum SnapService {
             session.stream = nil  // STREAMOFF before S_FMT, which drivers refuse while streaming
             stream = try V4L2Stream(device: session.device, format: plan.format, size: plan.size)
             session.stream = stream
-            try warmUp(stream, cancel: cancel)
         }
         if p.effectiveDelayMs > 0 {
             try sleep(.milliseconds(p.effectiveDelayMs), cancel: cancel)
             stream.dropQueued()
         }
-        let captured = ContinuousClock.now
+        let before = stream.dequeued
+        var captured = started
+        var framesBefore = 0
         let budget = payload.stillImageBase64Bytes
-        let image = try stream.withFrame(cancel: cancel) { (frame: UnsafeRawBufferPointer) throws(NodeError) -> SnapImage in
-            try encode(frame, stream: stream, quality: p.effectiveQuality, maxWidth: maxWidth, budget: budget)
+        let image = try stream.withSettledFrame(session.warmup, cancel: cancel) {
+            (frame: UnsafeRawBufferPointer) throws(NodeError) -> SnapImage in
+            captured = .now
+            framesBefore = stream.dequeued
+            return try encode(frame, stream: stream, quality: p.effectiveQuality, maxWidth: maxWidth, budget: budget)
         }
-        log.debug("snap \(session.device.path) \(plan.format.rawValue) \(plan.size) \(warm ? "warm" : "cold"): " +
-                  "ready \(captured - started), encoded \(image.width)x\(image.height) \(image.data.count) bytes")
+        // "frame N of the stream, K skipped here": N counts from STREAMON (delay and warm-up
+        // frames included), K only what waiting for a settled, intact frame threw away.
+        log.debug("snap \(session.device.path) \(plan.format.rawValue) \(plan.size) \(warm ? "warm" : "cold") " +
+                  "(\(session.adjustments), \(session.warmup)): frame \(framesBefore) of the stream, " +
+                  "\(framesBefore - before) skipped here, taken after \(captured - started), " +
+                  "encoded \(image.width)x\(image.height) \(image.data.count) bytes in \(.now - captured)")
         return CameraSnapResult(base64: Base64.encode(image.data), width: image.width, height: image.height)
-    }
-
-    static func warmUp(_ stream: V4L2Stream, cancel: CancelFlag) throws(NodeError) {
-        let start = ContinuousClock.now
-        var frames = 0
-        while frames < warmupFrames || ContinuousClock.now - start < warmupTime {
-            try stream.withFrame(cancel: cancel) { (_: UnsafeRawBufferPointer) throws(NodeError) in }
-            frames += 1
-            if ContinuousClock.now - start > warmupLimit { break }
-        }
     }
 
     static func sleep(_ d: Duration, cancel: CancelFlag) throws(NodeError) {

@@ -16,6 +16,10 @@ final class V4L2Stream {
     let bytesPerRow: Int
     private var buffers: [UnsafeMutableRawBufferPointer] = []
     private var streaming = false
+    /// When STREAMON succeeded, and how many frames were taken from the driver since: what a
+    /// `Warmup` is measured against.
+    private(set) var startedAt = ContinuousClock.now
+    private(set) var dequeued = 0
     /// Raised by the caller's CancelFlag (`CancelFlag.wakes`), so the wait for a frame ends at once.
     private let wakeup = Wakeup()
 
@@ -41,6 +45,7 @@ final class V4L2Stream {
         try mapBuffers()
         guard cv4l2_streamon(device.fd) == 0 else { throw CameraError.errno(errno, device.path, "VIDIOC_STREAMON") }
         streaming = true
+        startedAt = .now
     }
 
     deinit {
@@ -79,8 +84,11 @@ final class V4L2Stream {
         return b
     }
 
-    /// Hands the next frame to `body` (valid only inside it) and gives the buffer back to the
-    /// driver afterwards. Waits at most `timeoutMs` on the device fd, and ends when `cancel` is raised.
+    /// Hands the next intact frame to `body` (valid only inside it) and gives the buffer back to
+    /// the driver afterwards. Waits at most `timeoutMs` on the device fd, and ends when `cancel` is
+    /// raised. A buffer the driver flags as damaged (V4L2_BUF_FLAG_ERROR — UVC cameras send some
+    /// right after STREAMON, which a warm-up used to swallow) or delivers empty is given back unseen,
+    /// though counted in `dequeued`, and the wait goes on.
     func withFrame<T>(timeoutMs: Int = 3000, cancel: CancelFlag,
                       _ body: (UnsafeRawBufferPointer) throws(NodeError) -> T) throws(NodeError) -> T {
         let deadline = ContinuousClock.now + .milliseconds(timeoutMs)
@@ -89,10 +97,16 @@ final class V4L2Stream {
             try cancel.check()
             var b = Self.buffer(0)
             if cv4l2_dqbuf(device.fd, &b) == 0 {
-                defer { _ = cv4l2_qbuf(device.fd, &b) }
+                defer { _ = cv4l2_qbuf(device.fd, &b); dequeued += 1 }
                 guard Int(b.index) < buffers.count else { throw CameraError.unavailable("driver returned an unknown buffer") }
                 let used = min(Int(b.bytesused), buffers[Int(b.index)].count)
-                return try body(UnsafeRawBufferPointer(rebasing: buffers[Int(b.index)][0..<used]))
+                if b.flags & UInt32(V4L2_BUF_FLAG_ERROR) == 0 && used > 0 {
+                    return try body(UnsafeRawBufferPointer(rebasing: buffers[Int(b.index)][0..<used]))
+                }
+                guard ContinuousClock.now < deadline else {
+                    throw CameraError.unavailable("\(device.path) delivered no intact frame within \(timeoutMs) ms")
+                }
+                continue
             }
             let e = errno
             guard e == EAGAIN || e == EINTR else { throw CameraError.errno(e, device.path, "VIDIOC_DQBUF") }
@@ -113,6 +127,28 @@ final class V4L2Stream {
             var b = Self.buffer(0)
             guard cv4l2_dqbuf(device.fd, &b) == 0 else { return }
             _ = cv4l2_qbuf(device.fd, &b)
+            dequeued += 1
+        }
+    }
+
+    /// The first intact frame `warmup` accepts, handed to `body`; earlier ones are thrown away.
+    /// The frame that ends the warm-up is the one used, not the one after it. Frames and time are
+    /// counted from STREAMON, so those a snap's delayMs already let pass count too.
+    func withSettledFrame<T>(_ warmup: Warmup, cancel: CancelFlag,
+                             _ body: (UnsafeRawBufferPointer) throws(NodeError) -> T) throws(NodeError) -> T {
+        while true {
+            let result = try withFrame(cancel: cancel) { (frame: UnsafeRawBufferPointer) throws(NodeError) -> T? in
+                guard warmup.accepts(framesBefore: dequeued, elapsed: .now - startedAt) else { return nil }
+                return try body(frame)
+            }
+            if let result { return result }
+        }
+    }
+
+    /// Throws frames away until `warmup` would accept the next one (none for `Warmup.none`).
+    func settle(_ warmup: Warmup, cancel: CancelFlag) throws(NodeError) {
+        while !warmup.accepts(framesBefore: dequeued, elapsed: .now - startedAt) {
+            try withFrame(cancel: cancel) { (_: UnsafeRawBufferPointer) throws(NodeError) in }
         }
     }
 }

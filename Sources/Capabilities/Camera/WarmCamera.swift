@@ -7,14 +7,20 @@ import Support
 final class CameraSession {
     let device: V4L2Device
     let formats: [CameraPixelFormat: [FrameSize]]
+    /// What the device adjusts by itself, read when it is opened, and so which first frames of a
+    /// new stream are too early to use.
+    let adjustments: AutoAdjustments
+    let warmup: Warmup
     /// Replaced when a snap needs another format or size; releasing it stops streaming.
     var stream: V4L2Stream?
 
-    init(path: String) throws(NodeError) {
+    init(path: String, warmup mode: CameraWarmupMode) throws(NodeError) {
         device = try V4L2Device(path: path)
         guard try device.identity().isCapture else { throw CameraError.unavailable("\(path) is not a video capture device") }
         formats = device.formats()
         guard !formats.isEmpty else { throw CameraError.unavailable("\(path) offers none of the formats the node reads (YUYV, NV12, MJPEG)") }
+        adjustments = device.autoAdjustments()
+        warmup = Warmup.choose(mode, adjustments)
     }
 }
 
