@@ -25,6 +25,9 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", path: "Shims/CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
+        // The PNG writer's deflate and CRC (libpng, which decodes PNG, links zlib already).
+        .systemLibrary(name: "CZlib", path: "Shims/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
         // Headers only (Debian installs them on the default include path): Media opens libswscale
         // with dlopen on first use (SwscaleLibrary), the video library links libavcodec, libavformat
         // and libavutil in its own manifest, so an idle node maps none of FFmpeg.
@@ -43,7 +46,7 @@ let package = Package(
                 exclude: ["protocols"], publicHeadersPath: "include"),
         .target(name: "Media",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
-                               "CTurboJPEG", "CPNG", "CFFmpeg", "CALSA"],
+                               "CTurboJPEG", "CPNG", "CZlib", "CFFmpeg", "CALSA"],
                 path: ".",
                 exclude: ["Package.swift", "Shims", "X11", "Wayland"]),
         .target(name: "X11Support",

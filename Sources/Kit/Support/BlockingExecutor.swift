@@ -61,6 +61,27 @@ public enum BlockingExecutor {
         Task { await run(name) { (_: CancelFlag) in body() } }
     }
 
+    /// Runs `body(0)` … `body(count - 1)` at the same time, `body(0)` on the calling thread and each
+    /// other one on a thread of its own named `name`, and returns when all of them have returned.
+    /// For spreading one CPU-bound step of a job that already runs (a PNG's deflate) over the cores,
+    /// for milliseconds: not bounded by `jobLimit`, since the caller holds a slot and asks for a
+    /// few threads that end by themselves. Each call of `body` must touch only its own index's state.
+    public static func fanOut(_ name: String, count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        guard count > 1 else {
+            if count == 1 { body(0) }
+            return
+        }
+        let running = Locked(count - 1)
+        for index in 1..<count {
+            Thread.start(name: name, stackSize: 0) {
+                body(index)
+                running.update { $0 -= 1 }
+            }
+        }
+        body(0)
+        running.wait(until: { $0 == 0 })
+    }
+
     /// Starts a long-lived loop on a thread of its own named `name`. The loop ends when `body`
     /// returns; its owner stops it the way it stops any wait (a `Wakeup`, a closed fd, a flag).
     public static func startLoop(name: String, stackSize: Int = 0, _ body: @escaping @Sendable () -> Void) {
