@@ -12,7 +12,7 @@ passwordLength}, desktop_auth {ok, version, offered}, desktop_viewer_connected, 
 {fromNode, toNode, frames, largestFrame, textFrames}.
 Commands: {"cmd": "desktop_stream", "id": id, "ticket"?: t (use this ticket instead of a fresh one),
 "attachTicket"?: t (params name one ticket, the attach socket another), "stallMs"?: n (stop reading
-the node's socket for n ms once the viewer is connected: a slow viewer), "wrongPassword"?: b}
+the node's socket for n ms once "stallAfter" bytes, default 1 MiB, have come: a slow viewer), "wrongPassword"?: b}
 {"cmd": "desktop_close", "id": id} (the viewer side goes away: the gateway closes the attach socket).
 """
 import asyncio, http, json, secrets, struct, time
@@ -88,7 +88,7 @@ class DesktopBroker:
         ticket = c.get("ticket") or secrets.token_hex(24)
         attach = c.get("attachTicket") or ticket
         self.tickets[attach] = {"created": time.monotonic(), "id": c["id"], "used": False,
-                                "stallMs": c.get("stallMs", 0), "wrongPassword": bool(c.get("wrongPassword"))}
+                                "stallMs": c.get("stallMs", 0), "stallAfter": c.get("stallAfter", 1 << 20), "wrongPassword": bool(c.get("wrongPassword"))}
         viewer = asyncio.get_running_loop().create_future()
         server = await asyncio.start_server(lambda r, w: viewer.done() or viewer.set_result((r, w)), "127.0.0.1", 0)
         self.streams[c["id"]] = {"viewer": viewer, "server": server, "ws": None}
@@ -168,10 +168,14 @@ class DesktopBroker:
                     await ws.send(data)
 
             async def node_to_viewer():
-                if t["stallMs"]:
-                    await asyncio.sleep(t["stallMs"] / 1000)
-                    self.emit({"event": "desktop_stall_over", "id": t["id"]})
+                stall = t["stallMs"]
                 while True:
+                    # The slow viewer: once stallAfter bytes have come (past the RFB handshake,
+                    # into a screen update), stop reading the node's socket for stallMs.
+                    if stall and stats["fromNode"] >= t["stallAfter"]:
+                        await asyncio.sleep(stall / 1000)
+                        stall = 0
+                        self.emit({"event": "desktop_stall_over", "id": t["id"], "fromNode": stats["fromNode"]})
                     writer.write(await node.message())
                     await writer.drain()
 

@@ -1,0 +1,49 @@
+import Foundation
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// How a desktop stream ends and how it holds up: the gateway's cancel ends it and its server at
+/// once, and a viewer that stops reading makes the node stop reading the VNC server (instead of
+/// queueing the whole screen in memory) without losing a byte.
+@Suite(.serialized) struct DesktopStreamFlowTests {
+    typealias Screen = DesktopStreamX11Tests.Screen
+
+    @Test func theGatewaysCancelEndsTheStreamAndItsServer() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        _ = try rig.startStream("cancel-me")
+        #expect(rig.gw.waitFor("desktop_auth", timeout: 30) { $0["id"] == "cancel-me" }?["ok"] == true, "\(rig.node.log.suffix(2000))")
+        let pid = try #require(rig.serverPid("x11vnc"))
+        rig.gw.command(["cmd": "cancel", "id": "cancel-me"])
+        #expect(rig.gw.waitFor("desktop_closed", timeout: 10) { $0["id"] == "cancel-me" } != nil, "the attach socket was not closed: \(rig.brokerEvents)")
+        #expect(waitUntil(timeout: 5) { !DesktopRig.isAlive(pid) }, "x11vnc (pid \(pid)) outlived the cancel")
+        #expect(waitUntil(timeout: 5) { rig.streamDirectories.isEmpty })
+        #expect(rig.node.log.contains("desktop stream ended (cancelled)"), "\(rig.node.log.suffix(1500))")
+        // The node takes the next stream as usual.
+        let port = try rig.startStream("after")
+        #expect(try rig.view(port, pixels: [(10, 10)])["pixels"]?["10,10"] == [0x20, 0x40, 0x80])
+    }
+
+    /// A 3840x2160 screen sent raw is 32 MiB per update. The broker stops reading the node's
+    /// attach socket for 3 s once the viewer asked for two: the node pauses reading x11vnc while
+    /// over 4 MiB waits for the gateway, then resumes, and the viewer gets both updates intact.
+    @Test func aSlowViewerPausesTheServerAndLosesNothing() throws {
+        let screen = try Screen("3840x2160x24"); defer { screen.stop() }
+        let painter = try XPainter(screen.x.display)
+        painter.fill(x: 3800, y: 2100, width: 40, height: 60, rgb: 0x00C060)
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        let port = try rig.startStream("slow", ["stallMs": 3000])
+        let seen = try rig.view(port, pixels: [(10, 10), (3820, 2150), (120, 110)], refreshes: 2)
+        #expect(seen["size"] == [3840, 2160], "\(seen)\n\(rig.brokerEvents)\n\(rig.node.log.suffix(2000))")
+        #expect(seen["pixels"]?["10,10"] == [0x20, 0x40, 0x80] && seen["pixels"]?["3820,2150"] == [0x00, 0xC0, 0x60]
+                && seen["pixels"]?["120,110"] == [0xFF, 0x80, 0x00], "\(seen)")
+        #expect(rig.gw.waitFor("desktop_stall_over") { $0["id"] == "slow" } != nil)
+        #expect(try #require(rig.result("slow", timeout: 60))["payload"] == ["status": "closed"])
+        let closed = try #require(rig.gw.waitFor("desktop_closed") { $0["id"] == "slow" })
+        #expect((closed["fromNode"]?.intValue ?? 0) > 2 * 3840 * 2160 * 4, "two full raw updates crossed: \(closed)")
+        #expect((closed["largestFrame"]?.intValue ?? .max) <= 65536, "\(closed)")
+        let ended = rig.node.log.components(separatedBy: "\n").first { $0.contains("desktop stream ended") } ?? ""
+        #expect(ended.contains("while 4 MiB waited for the gateway"), "the node never paused the server: \(ended)")
+    }
+}
