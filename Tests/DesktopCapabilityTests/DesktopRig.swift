@@ -18,15 +18,16 @@ final class DesktopRig: @unchecked Sendable {
     }
     static var python: String { venv + "/bin/python" }
 
-    /// `desktop`: the inside of `capabilities.desktop: { … }` after `enabled: true`.
-    init(desktop: String, env: [String: String] = [:]) throws {
+    /// `desktop`: the inside of `capabilities.desktop: { … }` after `enabled: true`; `others`:
+    /// more sections of `capabilities`.
+    init(desktop: String, others: String = "", env: [String: String] = [:]) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw TestFailure("no test environment at \(Self.venv) for the RFB viewer: run scripts/mcp-venv (scripts/test does)")
         }
         dir = TestPaths.tempDir("desktop")
         gw = try TestGateway(stateFile: dir + "/gw.json", args: ["--auto-approve"])
         node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { desktop: { enabled: true, \(desktop) }, " +
-                             "canvas: { enabled: false }, camera: { enabled: false } }")
+                             "canvas: { enabled: false }, camera: { enabled: false }\(others.isEmpty ? "" : ", " + others) }")
         node.extraEnv = env
         try node.start()
         guard gw.waitFor("hello") != nil else { throw TestFailure("no hello: \(node.log)") }

@@ -85,6 +85,49 @@ import Testing
         #expect(rig.streamDirectories.isEmpty)
     }
 
+    /// An agent and an operator never move one pointer: the operator opening the desktop stops
+    /// the agent's execution (its held button is let go), computer.act waits while the stream
+    /// runs, and afterwards the execution goes on once it has taken a new screenshot.
+    @Test func computerControlStepsBackWhileAnOperatorHasTheDesktop() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'",
+                                 others: "computer: { enabled: true, display: '\(screen.x.display)' }, screen: { enabled: true, display: '\(screen.x.display)' }")
+        defer { rig.stop() }
+        let exec = "33333333-3333-4333-8333-333333333333"
+        func call(_ command: String, _ params: JSONValue) throws -> JSONValue {
+            try #require(rig.gw.invoke(command, paramsJSON: params.jsonString(), timeoutMs: 30_000), "\(rig.node.log.suffix(2000))")
+        }
+        func snapshot() throws -> String {
+            let shot = try call("screen.snapshot", ["executionId": .string(exec), "maxWidth": 1024, "format": "jpeg"])
+            return try #require(shot["payload"]?["displayFrameId"]?.stringValue, "\(shot)")
+        }
+        func click(_ frame: String) throws -> JSONValue {
+            try call("computer.act", ["action": "left_click", "executionId": .string(exec), "x": 550, "y": 400,
+                                      "displayFrameId": .string(frame), "refWidth": 1024])
+        }
+        let before = try snapshot()
+        #expect(try click(before)["ok"] == true)
+        #expect(try call("computer.act", ["action": "left_mouse_down", "executionId": .string(exec)])["ok"] == true)
+        #expect(waitUntil(timeout: 5) { screen.presses.count == 2 }, "\(screen.presses)")
+
+        _ = try rig.startStream("operator")
+        #expect(rig.gw.waitFor("progress", timeout: 30) { $0["id"] == "operator" && $0["chunk"] == "desktop stream attached\n" } != nil,
+                "\(rig.node.log.suffix(2000))")
+        #expect(waitUntil(timeout: 5) { rig.node.log.contains("stopped: an operator opened the desktop through desktop.stream") }, "\(rig.node.log.suffix(2000))")
+        #expect(waitUntil(timeout: 5) {
+            ((try? String(contentsOfFile: screen.log, encoding: .utf8)) ?? "").components(separatedBy: "ButtonRelease event").count == 3
+        }, "the agent's held button was let go")
+        let busy = try call("computer.act", ["action": "left_click", "executionId": .string(exec)])
+        #expect(busy["error"]?["code"] == "COMPUTER_HOST_BUSY" && busy["error"]?["message"]?.stringValue?.contains("desktop.stream") == true, "\(busy)")
+
+        rig.gw.command(["cmd": "desktop_close", "id": "operator"])
+        #expect(rig.result("operator")?["payload"] == ["status": "closed"])
+        let stale = try click(before)
+        #expect(stale["error"]?["code"] == "COMPUTER_USER_OVERRIDE", "the desktop may have changed under the operator: \(stale)")
+        #expect(try click(try snapshot())["ok"] == true, "a new screenshot lets the execution go on")
+        #expect(waitUntil(timeout: 5) { screen.presses.count == 3 }, "\(screen.presses)")
+    }
+
     /// Nobody at the device any more: the running stream ends, and a new one is refused the way
     /// every foreground command is.
     @Test func backgroundPresenceEndsTheStreamAndRefusesNewOnes() throws {

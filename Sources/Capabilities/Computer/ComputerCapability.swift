@@ -20,6 +20,8 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         /// An execution a person interrupted, and when; refused until it takes a new screenshot.
         var overridden: (execution: String, at: ContinuousClock.Instant)?
         var watcher: UserInputWatcher?
+        /// The RemoteDesktopSessions observer that stops executions when an operator streams this desktop.
+        var operatorWatch: UInt64?
         /// Raised by an execution's end (gateway gone, shutdown, a person at the desk): the actions
         /// running then stop waiting, release what they hold and return.
         var interrupt = CancelFlag()
@@ -51,12 +53,28 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         return try XTestInput(name: display)
     }
 
-    /// The daemon watches for a person using the keyboard or mouse (XInput2).
+    /// The desktop this node drives, as desktop.stream names it (RemoteDesktopSessions).
+    var drivenDesktop: String? {
+        if let socket = settings.waylandDisplay {
+            return RemoteDesktopSessions.desktop(waylandSocket: socket, environment: ProcessEnvironment.current)
+        }
+        return settings.display.map(RemoteDesktopSessions.desktop(x11Display:))
+    }
+
+    /// The daemon watches for a person using the keyboard or mouse (XInput2), and for an operator
+    /// opening this desktop in the gateway's viewer (desktop.stream), whose clicks XInput2 cannot
+    /// tell from the agent's (both come through XTest).
     func start() async -> Availability {
+        if let mine = drivenDesktop {
+            let id = RemoteDesktopSessions.shared.observe { [weak self] shown in
+                if shown == mine { self?.personAtTheDesk("an operator opened the desktop through desktop.stream") }
+            }
+            state.withLock { $0.operatorWatch = id }
+        }
         // XInput2 is X11's; a Wayland compositor shows no client the input of others.
         guard settings.waylandDisplay == nil, let display = settings.display else { return .available }
         do {
-            let w = try UserInputWatcher(display: display) { [weak self] in self?.personAtTheDesk() }
+            let w = try UserInputWatcher(display: display) { [weak self] in self?.personAtTheDesk("a person used the keyboard or mouse") }
             state.withLock { $0.watcher = w }
         } catch {
             log.warn("input from a person at the desk will not stop executions: \(error.message)")
@@ -66,20 +84,25 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     /// A person used the keyboard or mouse: they win. The running execution stops and releases
     /// what it holds; its next action is refused until it takes a new screenshot.
-    private func personAtTheDesk() {
+    private func personAtTheDesk(_ who: String) {
         guard let stoppedExecution = state.withLock({ s -> String? in
             guard let o = s.owner else { return nil }
             s.overridden = (o, .now)
             return o
         }) else { return }
-        endExecution(reason: "a person used the keyboard or mouse")
-        log.info("execution \(stoppedExecution.prefix(8)) stopped: a person used the keyboard or mouse")
+        endExecution(reason: who)
+        log.info("execution \(stoppedExecution.prefix(8)) stopped: \(who)")
     }
 
     func gatewayConnected(_ link: GatewayLink) async { endExecution(reason: "new gateway session") }
     func gatewayDisconnected() async { endExecution(reason: "gateway disconnected") }
     func shutdown() async {
-        state.withLock { $0.watcher?.stop(); $0.watcher = nil }
+        let watch = state.withLock { s -> UInt64? in
+            s.watcher?.stop(); s.watcher = nil
+            defer { s.operatorWatch = nil }
+            return s.operatorWatch
+        }
+        if let watch { RemoteDesktopSessions.shared.removeObserver(watch) }
         endExecution(reason: "shutdown")
     }
 
@@ -117,6 +140,10 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         if action == .closeExecution {
             if state.withLock({ $0.owner == p.executionId }) { endExecution(reason: p.closeReason) }
             return ComputerActResult()
+        }
+        if let mine = drivenDesktop, RemoteDesktopSessions.shared.isShown(mine) {
+            throw NodeError(ComputerError.hostBusy, "an operator is using this desktop through desktop.stream; " +
+                            "computer control goes on when the stream ends (then take a new screenshot)")
         }
         try state.withLock { (s: inout State) throws(NodeError) in
             if let o = s.overridden, o.execution == p.executionId {

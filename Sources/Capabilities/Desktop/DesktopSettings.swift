@@ -1,5 +1,6 @@
 import Config
 import Glibc
+import Kit
 import Support
 
 /// `capabilities.desktop` plus the environment it depends on (the config check has made sure of
@@ -29,5 +30,13 @@ struct DesktopSettings: Sendable {
         let wayland = nonEmpty(section.string("waylandDisplay")) ?? nonEmpty(env["WAYLAND_DISPLAY"])
         waylandSocket = wayland.map { $0.hasPrefix("/") ? $0 : (env["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())") + "/" + $0 }
         environment = env
+    }
+
+    /// The desktop a stream shows, as computer control names it (RemoteDesktopSessions): the
+    /// compositor when its socket is there (what `auto` serves first), else the X display. An
+    /// external server is taken to show the same session.
+    var shownDesktop: String? {
+        if let socket = waylandSocket, FileSystem.isSocket(socket) { return RemoteDesktopSessions.desktop(waylandSocket: socket, environment: environment) }
+        return display.map(RemoteDesktopSessions.desktop(x11Display:))
     }
 }

@@ -66,6 +66,9 @@ enum DesktopStream {
             throw (cancel.isCancelled ? DesktopStreamError.cancelled : error).nodeError
         }
         watchdog.cancel()
+        // From here an operator has the desktop: computer control steps back until the end.
+        let claim = settings.shownDesktop.map(RemoteDesktopSessions.shared.begin)
+        defer { claim.map(RemoteDesktopSessions.shared.end) }
         await context.duplex.write("desktop stream attached\n")
         log.info("desktop stream attached: \(target.name) → gateway (invoke \(context.invokeId))")
         let (end, totals) = await RFBSplice.run(server: target.socket, gateway: stream, pending: gatewayBytes.takeRest(), cancel: cancel)
