@@ -17,6 +17,10 @@ final class PythonServer: @unchecked Sendable {
     private let reader: LineReader
 
     init(script: String, args: [String] = [], readyTimeout: TimeInterval = 20) throws {
+        // The test process talks to these servers through the node's own transport, as the daemon
+        // does, and like the daemon (CLI.swift) it must not die of SIGPIPE when a peer hangs up
+        // under a TLS write (OpenSSL writes with plain write(2)). Run alone, a TLS test did.
+        signal(SIGPIPE, SIG_IGN)
         child = try Subprocess.spawn(PythonServer.python, ["-u", TestPaths.repoRoot + "/Tests/gateway/" + script] + args,
                                      stdin: .pipe, stdout: .pipe, stderr: .inherit)
         reader = LineReader(child.stdout!)
