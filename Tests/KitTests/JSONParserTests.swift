@@ -85,6 +85,22 @@ import Testing
     }
 
     @Test func base64RefusesWhatIsNotBase64() {
-        for bad in ["a", "ab=c", "abc*", "a===", "ab==c"] { #expect(Base64.decode(bad) == nil, "\(bad)") }
+        for bad in ["a", "ab=c", "abc*", "a===", "ab==c", "====", "QQ===", "QUJD=QQ==", "QU\u{e9}D", " QQ=="] {
+            #expect(Base64.decode(bad) == nil, "\(bad)")
+        }
+        #expect(Base64.decode("") == [] && Base64.decode("QQ") == [65] && Base64.decode("QUI") == [65, 66])
+        // Canonical: the unused low bits of the last character are zero.
+        func canonical(_ s: String) -> [UInt8]? { var t = s; return t.withUTF8 { Base64.decode(utf8: $0, canonical: true) } }
+        #expect(canonical("QQ==") == [65] && canonical("QR==") == nil && Base64.decode("QR==") == [65])
+        #expect(canonical("QUI=") == [65, 66] && canonical("QUJ=") == nil)
+    }
+
+    /// Every byte value through both alphabets at sizes around 16 MiB's, against Foundation.
+    @Test func base64OfAFileMatchesFoundation() {
+        var rng = SystemRandomNumberGenerator()
+        let bytes = (0..<(1 << 20) + 2).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let ours = Base64.encode(bytes)
+        #expect(ours == Data(bytes).base64EncodedString())
+        #expect(Base64.decode(ours) == bytes && Base64.decode(Base64.encodeURLSafe(bytes)) == bytes)
     }
 }

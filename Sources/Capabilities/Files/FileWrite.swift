@@ -140,13 +140,13 @@ struct FileWrite {
     /// Upstream's rule: the text must be what its bytes encode to, padding and the URL-safe
     /// alphabet aside ("QR==" names no bytes exactly and is refused; "QQ", "QQ==" are both "A").
     static func decodeTolerant(_ text: String) -> [UInt8]? {
-        var body = Substring(text)
-        while body.hasSuffix("=") { body = body.dropLast() }
-        let standard = String(body.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        guard !standard.contains("="), let bytes = Base64.decode(standard) else { return nil }
-        var again = Substring(Base64.encode(bytes))
-        while again.hasSuffix("=") { again = again.dropLast() }
-        return again == standard ? bytes : nil
+        // On the UTF-8 bytes, in one pass: 16 MiB of content is 22 MB of text.
+        var text = text
+        return text.withUTF8 { all in
+            var n = all.count
+            while n > 0, all[n - 1] == UInt8(ascii: "=") { n -= 1 }
+            return Base64.decode(utf8: UnsafeBufferPointer(rebasing: all[..<n]), canonical: true)
+        }
     }
 
     /// The missing directories down to `canonicalParent`, each made with mkdirat in the one above

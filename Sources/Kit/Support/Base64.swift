@@ -9,56 +9,80 @@ public enum Base64 {
 
     private static func encode(_ bytes: some Collection<UInt8>, alphabet: [UInt8], pad: Bool) -> String {
         let input = Array(bytes)
-        var out = [UInt8]()
-        out.reserveCapacity((input.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= input.count {
-            let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            out += [alphabet[Int(v >> 18 & 63)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)], alphabet[Int(v & 63)]]
-            i += 3
-        }
-        let rest = input.count - i
-        if rest > 0 {
-            let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
-            out += [alphabet[Int(v >> 18 & 63)], alphabet[Int(v >> 12 & 63)]]
-            if rest == 2 { out.append(alphabet[Int(v >> 6 & 63)]) }
-            if pad { out += Array(repeating: UInt8(ascii: "="), count: 3 - rest) }
+        let full = input.count / 3, rest = input.count % 3
+        let length = full * 4 + (rest == 0 ? 0 : pad ? 4 : rest + 1)
+        // One pass into the final buffer: a 16 MiB file's base64 is built in one allocation.
+        let out = [UInt8](unsafeUninitializedCapacity: length) { buf, initialized in
+            input.withUnsafeBufferPointer { src in
+                alphabet.withUnsafeBufferPointer { a in
+                    var i = 0, o = 0
+                    for _ in 0..<full {
+                        let v = UInt32(src[i]) << 16 | UInt32(src[i + 1]) << 8 | UInt32(src[i + 2])
+                        buf[o] = a[Int(v >> 18 & 63)]; buf[o + 1] = a[Int(v >> 12 & 63)]
+                        buf[o + 2] = a[Int(v >> 6 & 63)]; buf[o + 3] = a[Int(v & 63)]
+                        i += 3; o += 4
+                    }
+                    if rest > 0 {
+                        let v = UInt32(src[i]) << 16 | (rest == 2 ? UInt32(src[i + 1]) << 8 : 0)
+                        buf[o] = a[Int(v >> 18 & 63)]; buf[o + 1] = a[Int(v >> 12 & 63)]
+                        o += 2
+                        if rest == 2 { buf[o] = a[Int(v >> 6 & 63)]; o += 1 }
+                        if pad { while o < length { buf[o] = UInt8(ascii: "="); o += 1 } }
+                    }
+                }
+            }
+            initialized = length
         }
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Each byte's value in either alphabet; 0xFF for anything else (padding included).
+    private static let values: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in standard.enumerated() { t[Int(c)] = UInt8(i) }
+        t[Int(UInt8(ascii: "-"))] = 62
+        t[Int(UInt8(ascii: "_"))] = 63
+        return t
+    }()
+
     /// Decodes either alphabet, padded or not; nil on any other character or a bad length.
     public static func decode(_ text: String) -> [UInt8]? {
-        var values: [UInt8] = []
-        values.reserveCapacity(text.utf8.count)
-        var padding = 0
-        for c in text.utf8 {
-            if c == UInt8(ascii: "=") { padding += 1; continue }
-            guard padding == 0 else { return nil }  // data after padding
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(c - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(c - UInt8(ascii: "a") + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(c - UInt8(ascii: "0") + 52)
-            case UInt8(ascii: "+"), UInt8(ascii: "-"): values.append(62)
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): values.append(63)
-            default: return nil
+        var text = text
+        return text.withUTF8 { decode(utf8: $0) }
+    }
+
+    /// `decode` on UTF-8 bytes. `canonical`: also nil when the unused low bits of the last
+    /// character are not zero (the text is not what encoding its bytes gives).
+    public static func decode(utf8 input: UnsafeBufferPointer<UInt8>, canonical: Bool = false) -> [UInt8]? {
+        var count = input.count, padding = 0
+        while count > 0, input[count - 1] == UInt8(ascii: "=") { count -= 1; padding += 1 }
+        // An "=" before the trailing ones is data after padding: the table refuses it below.
+        guard count % 4 != 1, padding <= 2, padding == 0 || (count + padding) % 4 == 0 else { return nil }
+        let full = count / 4, rest = count % 4
+        let length = full * 3 + (rest == 0 ? 0 : rest - 1)
+        var ok = true
+        let out = [UInt8](unsafeUninitializedCapacity: length) { buf, initialized in
+            values.withUnsafeBufferPointer { t in
+                var i = 0, o = 0
+                for _ in 0..<full {
+                    let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = t[Int(input[i + 2])], d = t[Int(input[i + 3])]
+                    guard (a | b | c | d) & 0xC0 == 0 else { ok = false; return }
+                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buf[o] = UInt8(truncatingIfNeeded: v >> 16); buf[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    buf[o + 2] = UInt8(truncatingIfNeeded: v)
+                    i += 4; o += 3
+                }
+                if rest >= 2 {
+                    let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = rest == 3 ? t[Int(input[i + 2])] : 0
+                    guard (a | b | c) & 0xC0 == 0 else { ok = false; return }
+                    if canonical && (rest == 2 ? b & 0x0F : c & 0x03) != 0 { ok = false; return }
+                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                    buf[o] = UInt8(truncatingIfNeeded: v >> 16)
+                    if rest == 3 { buf[o + 1] = UInt8(truncatingIfNeeded: v >> 8) }
+                }
             }
+            initialized = ok ? length : 0
         }
-        guard values.count % 4 != 1, padding <= 2, padding == 0 || (values.count + padding) % 4 == 0 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(values.count * 3 / 4)
-        var i = 0
-        while i + 4 <= values.count {
-            let v = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6 | UInt32(values[i + 3])
-            out += [UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)]
-            i += 4
-        }
-        let rest = values.count - i
-        if rest >= 2 {
-            let v = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | (rest == 3 ? UInt32(values[i + 2]) << 6 : 0)
-            out.append(UInt8(v >> 16 & 255))
-            if rest == 3 { out.append(UInt8(v >> 8 & 255)) }
-        }
-        return out
+        return ok ? out : nil
     }
 }

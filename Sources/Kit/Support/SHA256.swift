@@ -3,33 +3,56 @@
 /// public data only, so constant time does not matter here; signatures stay with OpenSSL.
 public enum SHA256 {
     public static func hash(_ data: some Collection<UInt8>) -> [UInt8] {
+        if let digest = data.withContiguousStorageIfAvailable({ hash(bytes: UnsafeRawBufferPointer($0)) }) { return digest }
+        return Array(data).withUnsafeBytes { hash(bytes: $0) }
+    }
+
+    /// Whole blocks are read where they lie (a 16 MiB file is not copied to be padded); only the
+    /// last one or two are built with the padding.
+    static func hash(bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        let message = padded(data)
-        var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let b = chunk + i * 4
-                w[i] = UInt32(message[b]) << 24 | UInt32(message[b + 1]) << 16 | UInt32(message[b + 2]) << 8 | UInt32(message[b + 3])
+        let whole = bytes.count / 64
+        var tail = Array(bytes[(whole * 64)...])
+        let bitLength = UInt64(bytes.count) * 8
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        h.withUnsafeMutableBufferPointer { state in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                k.withUnsafeBufferPointer { k in
+                    if let base = bytes.baseAddress {
+                        for block in 0..<whole { compress(base + block * 64, state, w, k) }
+                    }
+                    tail.withUnsafeBytes { t in
+                        for block in 0..<(t.count / 64) { compress(t.baseAddress! + block * 64, state, w, k) }
+                    }
+                }
             }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
-            h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
         }
         return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - UInt32($0) * 8)) } }
+    }
+
+    /// One 64-byte block into the state (FIPS 180-4 §6.2.2).
+    private static func compress(_ block: UnsafeRawPointer, _ h: UnsafeMutableBufferPointer<UInt32>,
+                                 _ w: UnsafeMutableBufferPointer<UInt32>, _ k: UnsafeBufferPointer<UInt32>) {
+        for i in 0..<16 { w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)) }
+        for i in 16..<64 {
+            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+        for i in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let ch = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let maj = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = s0 &+ maj
+            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        }
+        h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
+        h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
     }
 
     /// The message with FIPS 180-4's padding: a 1 bit, zeros, and the length in bits as a big-endian
