@@ -128,6 +128,17 @@ import Testing
         #expect(waitUntil(timeout: 5) { screen.presses.count == 3 }, "\(screen.presses)")
     }
 
+    /// doctor names the server a stream would start, or what is missing.
+    @Test func doctorSaysWhichServerAStreamWouldUse() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        let auto = try rig.node.cli(["doctor"])
+        #expect(auto.stdout.contains("desktop.stream would start x11vnc (/usr/bin/x11vnc) for X display \(screen.x.display)"), "\(auto.stdout)")
+        rig.node.rewriteConfig(gatewaySection: "url: '\(rig.gw.url)'", extra: "capabilities: { desktop: { enabled: true, server: 'external', port: 5999 } }")
+        let external = try rig.node.cli(["doctor"])
+        #expect(external.stdout.contains("127.0.0.1:5999") && external.stdout.contains("passwordFile is not set"), "\(external.stdout)")
+    }
+
     /// Nobody at the device any more: the running stream ends, and a new one is refused the way
     /// every foreground command is.
     @Test func backgroundPresenceEndsTheStreamAndRefusesNewOnes() throws {
