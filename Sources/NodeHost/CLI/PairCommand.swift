@@ -71,6 +71,7 @@ enum PairCommand {
         await run.value
         await runtime.shutdown()
         let key = await client.gatewayKey
+        let reached = await client.url.absoluteString
         let hasToken = (try? runtime.store.deviceToken(gateway: key, role: "node")) != nil
         guard case .connected = end, hasToken else {
             let why: String
@@ -89,12 +90,13 @@ enum PairCommand {
                                           "displayName": .string(config.displayName), "deviceTokenStored": true,
                                           "bootstrapTokenStored": false, "database": .string(runtime.store.path)]
             if !code.urls.isEmpty { o["urls"] = .array(code.urls.map { .string($0) }) }
+            o["reachedAt"] = .string(reached)
             if let fp = code.tlsFingerprint { o["tlsFingerprint"] = .string(fp) }
             if let e = code.expiresAtMs { o["expiresAtMs"] = .number(Double(e)) }
             Out.json(.object(o))
             return ExitCode.ok.rawValue
         }
-        Out.line("Paired with \(code.url) as \(config.displayName) (device \(identity.deviceId.prefix(12))…).")
+        Out.line("Paired with \(code.url)\(reached == code.url ? "" : " (reached at \(reached))") as \(config.displayName) (device \(identity.deviceId.prefix(12))…).")
         if !code.urls.isEmpty { Out.line("Gateway URLs: \(code.urls.joined(separator: ", "))") }
         if let fp = code.tlsFingerprint { Out.line("TLS pin:      sha256:\(fp)") }
         Out.line("Stored in \(runtime.store.path): the gateway URL\(code.urls.isEmpty ? "" : "s")\(code.tlsFingerprint == nil ? "" : ", the TLS pin") and the device token; the one-time bootstrap token was not stored.")

@@ -13,7 +13,15 @@ import Support
 /// The same loop runs the optional operator session (`session: .operator`): same device key, URL,
 /// TLS pin and backoff, its own device token (tokens are per role), no invokes and no presence.
 public actor GatewayClient {
-    public let url: WebSocketURL
+    /// The address in use: the configured (or paired) URL, or another address a pairing link
+    /// named for the same gateway (`urls`) once the ones before it could not be reached.
+    public var url: WebSocketURL { urls[urlIndex] }
+    /// The primary URL first, then the pairing link's other addresses. Tokens and the pin are the
+    /// gateway's, kept under the primary's key whichever address answers.
+    private let urls: [WebSocketURL]
+    private var urlIndex = 0
+    /// Addresses that could not be reached in a row: a full round of them waits for the backoff.
+    private var unreachableInRound = 0
     /// Storage key for tokens and pins: scheme://host:port.
     public let gatewayKey: String
     private let config: NodeConfig
@@ -81,7 +89,17 @@ public actor GatewayClient {
         guard let u = WebSocketURL(string: text), u.scheme == "ws" || u.scheme == "wss" else {
             throw ConfigError(description: "gateway.url \"\(text)\" is not a ws:// or wss:// URL (e.g. ws://127.0.0.1:18789)")
         }
-        self.url = u
+        // The other addresses of the same gateway: the link's, or those `openclaw-node pair`
+        // stored with the URL this config now uses.
+        var others = code?.urls ?? []
+        if code == nil, PairingLink.rememberedURL(store) == text { others = PairingLink.rememberedURLs(store) }
+        var all = [u]
+        for o in others {
+            guard let alt = WebSocketURL(string: o), alt.scheme == "ws" || alt.scheme == "wss",
+                  !all.contains(where: { $0.absoluteString == alt.absoluteString }) else { continue }
+            all.append(alt)
+        }
+        self.urls = all
         self.gatewayKey = Self.key(scheme: u.scheme, host: u.host, port: u.port)
         self.config = config
         self.store = store
@@ -183,8 +201,11 @@ public actor GatewayClient {
                 case .untrusted where !session.isNode && gw.tlsPin == nil && config.gateway.allowTOFU:
                     await decide(.transport("the gateway's certificate is not pinned yet; waiting for the node session to pin it"), record: &gw)
                 case .pinMismatch, .insecureURL:
+                    // Another address of the gateway must still pass the same check.
+                    if nextAddress(after: error.description) { continue }
                     await decide(.configuration(error.description), record: &gw)
                 default:
+                    if nextAddress(after: "cannot reach it: \(error.description)") { continue }
                     await decide(.transport("cannot reach the gateway: \(error.description)"), record: &gw)
                 }
                 continue
@@ -243,6 +264,7 @@ public actor GatewayClient {
         save(gw)
         lastLoggedRequestId = nil
         pairingLogged = false
+        unreachableInRound = 0
         policy.connected()
         await status.setHello(hello)
         await status.set(.connected(url: url.absoluteString, serverVersion: hello.serverVersion))
@@ -265,6 +287,22 @@ public actor GatewayClient {
         } else {
             await decide(.transport(reason), record: &gw)
         }
+    }
+
+    /// After `url` failed (`why`): moves on to the gateway's next address. True when that one has
+    /// not been tried in this round, so it is tried at once; false when every address failed in a
+    /// row, and the reconnect decision (backoff, or a pause) comes first.
+    private func nextAddress(after why: String) -> Bool {
+        guard urls.count > 1 else { return false }
+        let failed = url
+        urlIndex = (urlIndex + 1) % urls.count
+        unreachableInRound += 1
+        guard unreachableInRound < urls.count else {
+            unreachableInRound = 0
+            return false
+        }
+        log.info("\(failed.absoluteString): \(why); trying \(url.absoluteString), another address the pairing link named for this gateway")
+        return true
     }
 
     /// A refused `connect`: the same attempt's fallbacks first, then the reconnect decision.
