@@ -129,11 +129,7 @@ import Testing
     @Test func deviceDisappearingMidStreamIsCameraUnavailable() throws {
         let cam = try FakeCamera(formats: "YUYV", sizes: "640x480", extraEnv: ["OCN_FAKE_V4L2_GONE_AFTER": "0"])
         defer { cam.cleanup() }
-        let (r, payload) = try cam.invoke("camera.snap")
-        #expect(r.code == 1)
-        #expect(payload?["code"] == "CAMERA_UNAVAILABLE", "\(r.stdout)")
-        #expect(payload?["message"]?.stringValue?.contains("gone") == true, "\(r.stdout)")
-        #expect(!cam.isHeld, "the device must be released after the failure")
+        try cam.expectSnapFailsUnplugged()
     }
 
     @Test func disabledCameraIsCameraDisabled() throws {

@@ -1,5 +1,6 @@
 @testable import Config
 import Foundation
+import Testing
 @testable import HostPresence
 @testable import Kit
 import Media
@@ -63,6 +64,16 @@ struct FakeCamera {
         guard fd >= 0 else { return false }
         defer { close(fd) }
         return flock(fd, LOCK_EX | LOCK_NB) != 0
+    }
+
+    /// A snap on a camera unplugged mid-stream fails CAMERA_UNAVAILABLE saying it is gone, and the
+    /// device is released.
+    func expectSnapFailsUnplugged() throws {
+        let (r, payload) = try invoke("camera.snap")
+        #expect(r.code == 1)
+        #expect(payload?["code"] == "CAMERA_UNAVAILABLE", "\(r.stdout)")
+        #expect(payload?["message"]?.stringValue?.contains("gone") == true, "\(r.stdout)")
+        #expect(!isHeld, "the device must be released after the failure")
     }
 
 
