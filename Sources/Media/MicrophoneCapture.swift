@@ -148,11 +148,11 @@ public final class MicrophoneCapture: @unchecked Sendable {  // the snd_pcm_t po
             deliver(AudioChunk(samples: Array(buffer[0..<(n * ch)]), frames: n, channels: ch, timestampNs: ts))
             // A real device blocks until audio exists; file/null PCMs return it at once (1 s in a
             // few ms). Never run ahead of real time, so every source behaves like a microphone.
+            // The pause ends on `stop()` too: a capture that just heard its end is closed at once,
+            // not a chunk (20 ms) later. Timestamps count samples, so a late wake-up cannot drift.
             let endNs = anchorNs + counted * 1_000_000_000 / rate
-            if endNs > monotonicNowNs() {
-                var t = timespec(tv_sec: Int(endNs / 1_000_000_000), tv_nsec: Int(endNs % 1_000_000_000))
-                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nil) == EINTR {}
-            }
+            let nowNs = monotonicNowNs()
+            if endNs > nowNs, stopSignal.sleep(.nanoseconds(Int64(endNs - nowNs))) { break }
         }
     }
 

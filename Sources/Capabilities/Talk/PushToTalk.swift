@@ -5,7 +5,8 @@ import Support
 
 /// One push-to-talk capture at a time: the microphone feeds the warm recognizer on its own thread,
 /// and the capture ends by stop/cancel, or for `once` on speech followed by silence or at the cap.
-/// Audio is never kept: each chunk goes straight into the decoder.
+/// Audio is never written anywhere: each chunk goes straight into the decoder, and the capture's
+/// chunks stay in memory only until it ends (see `EarlyFinish`).
 ///
 /// The recognizer's language model is given back after `releaseAfter` without a turn and loaded
 /// again by the next capture while it records: until it is ready, the chunks wait in memory and
@@ -16,6 +17,22 @@ final class PushToTalk: Sendable {
     static let silenceAfterSpeech: UInt64 = 450_000_000
     /// `once` always answers inside the callers' default 15 s invoke timeout.
     static let onceCap: Duration = .seconds(12)
+
+    /// The final decode (pocketsphinx's second pass over the whole utterance, most of a turn's
+    /// end) is done early, at the speaker's pause, on a thread of its own while the silence window
+    /// runs: by the end of the window the transcript is there. Its utterance ends there; a fresh
+    /// one listens to what follows. When speech comes back instead, the recognizer starts again
+    /// on the capture's audio so far (kept in memory for that) and goes on as if nothing happened:
+    /// the transcript is the one a single utterance gives either way.
+    enum EarlyFinish {
+        /// This much silence after the decoder's end of speech before finishing early: pauses
+        /// inside a sentence are mostly shorter, so they rarely cost a replay. The rest of
+        /// `silenceAfterSpeech` is left for the decode.
+        static let after: UInt64 = 150_000_000
+        /// Audio kept for a replay, at most (16 kHz frames; 20 s, 640 KB). A longer capture is
+        /// finished at its end as before, since a replay would cost as much as the audio.
+        static let keptFrames = 16_000 * 20
+    }
 
     enum State { case idle, capturing(Capture), finishing(String) }
 
@@ -29,14 +46,25 @@ final class PushToTalk: Sendable {
             var onEndpoint: (@Sendable () -> Void)?
             /// The capture should end but had no handler yet (set by `setEndpoint`, which fires at once).
             var endpointPending = false
-            /// Chunks recorded while the recognizer loads (nil: it is ready, chunks go straight in).
+            /// Chunks recorded while the recognizer is busy on the worker (loading, finishing early,
+            /// replaying); nil: it is free, chunks go straight in.
             var waiting: [AudioChunk]?
             /// Why the recognizer could not be loaded for this capture.
             var loadFailure: NodeError?
-            /// The recognizer is loading for this capture; `loaded` once it has fed everything that
-            /// waited (or failed).
-            var isLoading = false
-            var loaded = false
+            /// A worker thread has the recognizer and decodes what waits (ends with `waiting` nil).
+            var working = false
+            /// The capture's audio so far, in order, for a replay (nil: past `EarlyFinish.keptFrames`).
+            var kept: [AudioChunk]? = []
+            var keptFrames = 0
+            /// The transcript finished at the last pause; while set, the decoder's utterance is a
+            /// fresh one that has heard only silence since.
+            var early: String?
+            /// How many early finishes and replays this capture made (logs and tests).
+            var earlyFinishes = 0
+            var replays = 0
+            /// The end of the last chunk an early finish was made at: a replay passes that pause
+            /// again and must not finish there again.
+            var finishedAtNs: UInt64 = 0
         }
         /// Taken after the push-to-talk's own state when both are (never the other way round).
         let progress = Locked(Progress())
@@ -140,6 +168,7 @@ final class PushToTalk: Sendable {
     /// `core` held.
     private func beginOrLoad(_ capture: Capture, preamble: AudioChunk?, _ core: inout Core) throws(NodeError) {
         if let t = core.releaseTimer { DeadlineTimer.shared.cancel(t); core.releaseTimer = nil }
+        if let p = preamble { capture.progress.withLock { Self.keep(p, &$0) } }
         let ready = decoder.withLock { $0.isReady }
         if ready {
             try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
@@ -156,29 +185,92 @@ final class PushToTalk: Sendable {
             }
             return
         }
-        capture.progress.withLock { $0.waiting = preamble.map { [$0] } ?? []; $0.isLoading = true }
-        BlockingExecutor.start("speech-model") { [self] in
-            let started = ContinuousClock.now
-            do throws(NodeError) {
-                try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in try recognizer.begin() }
-                log.info("speech recognizer's language model loaded in \((ContinuousClock.now - started).milliseconds) ms (push-to-talk \(capture.id.prefix(8)))")
-            } catch {
-                capture.progress.withLock { $0.loadFailure = error; $0.waiting = nil }
-                log.warn("speech recognizer could not load: \(error.message)")
-                endpoint(capture)
-                capture.progress.update { $0.loaded = true }
-                return
+        capture.progress.withLock { $0.waiting = preamble.map { [$0] } ?? []; $0.working = true }
+        BlockingExecutor.start("speech-model") { [self] in work(.load, capture) }
+    }
+
+    /// What the worker thread does with the recognizer before it decodes what waited.
+    enum Job { case load, finishEarly(atNs: UInt64), replay }
+
+    /// The worker: runs `job`, then decodes the chunks that waited meanwhile, in order, until none
+    /// wait (the microphone thread then feeds the recognizer again). A chunk may call for another
+    /// job (a pause, speech again), which runs here before the next chunk.
+    private func work(_ job: Job, _ capture: Capture) {
+        var next: Job? = job
+        while true {
+            if let job = next {
+                next = nil
+                if case .load = job, !load(capture) { return }
+                if case .finishEarly(let at) = job { finishEarly(capture, at: at) }
+                if case .replay = job { replay(capture) }
             }
-            // Decode what was recorded meanwhile, in order, until nothing waits.
-            while let batch = capture.progress.withLock({ p -> [AudioChunk]? in
-                guard let w = p.waiting, !w.isEmpty else { p.waiting = nil; return nil }
+            // `update`: the end of the work wakes `awaitWorker`.
+            guard let batch = capture.progress.update({ p -> [AudioChunk]? in
+                guard let w = p.waiting, !w.isEmpty else { p.waiting = nil; p.working = false; return nil }
                 p.waiting = []
                 return w
-            }) {
-                for chunk in batch { decode(chunk, capture) }
+            }) else { return }
+            for (i, chunk) in batch.enumerated() {
+                guard let job = decode(chunk, capture, onWorker: true) else { continue }
+                // The rest of the batch goes back in front of what arrived since.
+                capture.progress.withLock { $0.waiting = Array(batch[(i + 1)...]) + ($0.waiting ?? []) }
+                next = job
+                break
             }
-            capture.progress.update { $0.loaded = true }
         }
+    }
+
+    /// Loads the language model for a capture that started without it; false when it cannot.
+    private func load(_ capture: Capture) -> Bool {
+        let started = ContinuousClock.now
+        do throws(NodeError) {
+            try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in try recognizer.begin() }
+            log.info("speech recognizer's language model loaded in \((ContinuousClock.now - started).milliseconds) ms (push-to-talk \(capture.id.prefix(8)))")
+            return true
+        } catch {
+            capture.progress.update { $0.loadFailure = error; $0.waiting = nil; $0.working = false }
+            log.warn("speech recognizer could not load: \(error.message)")
+            endpoint(capture)
+            return false
+        }
+    }
+
+    /// Finishes the utterance at the speaker's pause and starts a fresh one for what follows.
+    private func finishEarly(_ capture: Capture, at: UInt64) {
+        let started = monotonicNowNs()
+        let text = decoder.withLock { recognizer -> String? in
+            defer { try? recognizer.begin() }
+            return try? recognizer.finish()
+        }
+        guard let text else { replay(capture); return }  // the utterance is lost: build it again
+        capture.progress.withLock { $0.early = text; $0.finishedAtNs = at; $0.earlyFinishes += 1 }
+        log.debug("push-to-talk \(capture.id.prefix(8)): finished early at the pause in \((monotonicNowNs() - started) / 1_000_000) ms")
+    }
+
+    /// Speech after an early finish: the recognizer starts again on everything heard so far.
+    private func replay(_ capture: Capture) {
+        let started = monotonicNowNs()
+        let chunks = capture.progress.withLock { p -> [AudioChunk] in
+            p.early = nil
+            p.replays += 1
+            defer { if p.keptFrames > EarlyFinish.keptFrames { p.kept = nil } }
+            return p.kept ?? []
+        }
+        decoder.withLock { recognizer in
+            _ = try? recognizer.finish()
+            guard (try? recognizer.begin()) != nil else { return }
+            for chunk in chunks { chunk.samples.withUnsafeBufferPointer { _ = try? recognizer.feed($0) } }
+        }
+        log.debug("push-to-talk \(capture.id.prefix(8)): speech again after a pause; \(chunks.count) chunks replayed in \((monotonicNowNs() - started) / 1_000_000) ms")
+    }
+
+    /// Keeps `chunk` for a replay while the capture is short enough. Past that, what was kept
+    /// goes unless an early finish still needs it for its replay (which then lets it go).
+    private static func keep(_ chunk: AudioChunk, _ p: inout Capture.Progress) {
+        guard p.kept != nil else { return }
+        p.kept!.append(chunk)
+        p.keptFrames += chunk.frames
+        if p.keptFrames > EarlyFinish.keptFrames, p.early == nil { p.kept = nil }
     }
 
     func feed(_ chunk: AudioChunk, _ capture: Capture) {
@@ -187,26 +279,42 @@ final class PushToTalk: Sendable {
             p.waiting!.append(chunk)
             return true
         }
-        if !queued { decode(chunk, capture) }
+        guard !queued, let job = decode(chunk, capture, onWorker: false) else { return }
+        // The recognizer goes to the worker (the chunks after this one wait for it there): the
+        // microphone thread must not stop reading for a decode's length.
+        BlockingExecutor.start("speech-decode") { [self] in work(job, capture) }
     }
 
-    private func decode(_ chunk: AudioChunk, _ capture: Capture) {
+    /// Feeds one chunk and decides whether the capture ends; a job for the worker when the chunk
+    /// calls for one (then `waiting` is set, so that later chunks wait for it).
+    private func decode(_ chunk: AudioChunk, _ capture: Capture, onWorker: Bool) -> Job? {
         let inSpeech = decoder.withLock { recognizer -> Bool in
             chunk.samples.withUnsafeBufferPointer { try? recognizer.feed($0) }
             return recognizer.hearsSpeech
         }
         let endNs = chunk.timestampNs + UInt64(chunk.frames) * 1_000_000_000 / 16_000
-        let fire = capture.progress.withLock { p -> (@Sendable () -> Void)? in
+        let (fire, job) = capture.progress.withLock { p -> ((@Sendable () -> Void)?, Job?) in
+            Self.keep(chunk, &p)
+            var job: Job?
+            if p.early != nil, inSpeech || p.keptFrames > EarlyFinish.keptFrames {
+                // Speech again, or past what may be kept: back to one utterance, finished at the end.
+                job = .replay
+            } else if !inSpeech, p.early == nil, p.kept != nil, p.heardSpeech, endNs > p.finishedAtNs, endNs > p.lastSpeechNs,
+                      endNs - p.lastSpeechNs >= EarlyFinish.after, p.lastSpeechNs > p.finishedAtNs {
+                job = .finishEarly(atNs: endNs)
+            }
+            if job != nil, !onWorker { p.waiting = []; p.working = true }
             if inSpeech { p.heardSpeech = true; p.lastSpeechNs = max(p.lastSpeechNs, endNs) }
             else if p.heardSpeech, endNs > p.lastSpeechNs, endNs - p.lastSpeechNs >= Self.silenceAfterSpeech {
                 let fire = p.onEndpoint
                 p.onEndpoint = nil
                 if fire == nil { p.endpointPending = true }
-                return fire
+                return (fire, job)
             }
-            return nil
+            return (nil, job)
         }
         fire?()
+        return job
     }
 
     /// Ends a `once` capture now (its microphone failed: there is nothing more to wait for).
@@ -230,10 +338,9 @@ final class PushToTalk: Sendable {
         if now { handler() }
     }
 
-    /// Waits until `capture`'s recognizer has loaded and decoded what waited (if it was loading).
-    private func awaitLoaded(_ capture: Capture) throws(NodeError) {
-        guard capture.progress.withLock({ $0.isLoading }) else { return }
-        capture.progress.wait(until: { $0.loaded })
+    /// Waits until the worker (loading, finishing early, replaying) has decoded what waited.
+    private func awaitWorker(_ capture: Capture) throws(NodeError) {
+        capture.progress.wait(until: { !$0.working })
         if let e = capture.progress.withLock({ $0.loadFailure }) { throw e }
     }
 
@@ -278,8 +385,12 @@ final class PushToTalk: Sendable {
         defer { core.withLock { $0.state = .idle; scheduleRelease(&$0) } }
         let failure = capture.mic.stop()
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)))")
-        try awaitLoaded(capture)
-        let text = try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) -> String in try recognizer.finish() }
+        try awaitWorker(capture)
+        let early = capture.progress.withLock { p -> String? in defer { p.kept = nil }; return p.early }
+        let text = try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) -> String in
+            let last = try recognizer.finish()  // after an early finish: silence only, nothing to decode
+            return early ?? last
+        }
         if let failure {
             log.warn("push-to-talk \(capture.id.prefix(8)): the microphone stopped working: \(failure.description)")
             throw NodeError.unavailable("the microphone stopped working during the capture (\(failure.description)); " +
@@ -294,7 +405,8 @@ final class PushToTalk: Sendable {
         guard let capture = takeCapture() else { return nil }
         defer { core.withLock { $0.state = .idle; scheduleRelease(&$0) } }
         _ = capture.mic.stop()
-        try? awaitLoaded(capture)
+        try? awaitWorker(capture)
+        capture.progress.withLock { $0.kept = nil }
         _ = decoder.withLock { try? $0.finish() }
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)) cancelled)")
         return capture.id
