@@ -42,8 +42,20 @@ public final class ImageScaler {
     }
 
     /// Converts `source` into an allocated AVFrame (planar YUV for the video encoder).
+    /// A same-size 32-bit RGB screen frame into YUV 4:2:0 skips libswscale (YUV420Converter);
+    /// `direct: false` (tests) always takes libswscale.
     public func convert(_ source: PixelView, into frame: UnsafeMutablePointer<AVFrame>) throws(MediaError) {
+        try convert(source, into: frame, direct: true)
+    }
+
+    func convert(_ source: PixelView, into frame: UnsafeMutablePointer<AVFrame>, direct: Bool) throws(MediaError) {
         let f = frame.pointee
+        if direct, f.format == AV_PIX_FMT_YUV420P.rawValue, YUV420Converter.handles(source, width: Int(f.width), height: Int(f.height)),
+           let y = f.data.0, let u = f.data.1, let v = f.data.2 {
+            YUV420Converter.convert(source, y: y, yStride: Int(f.linesize.0), u: u, uStride: Int(f.linesize.1),
+                                    v: v, vStride: Int(f.linesize.2))
+            return
+        }
         let (sws, ctx) = try prepare(source, width: Int(f.width), height: Int(f.height), format: AVPixelFormat(rawValue: f.format))
         let rows = cff_scale_packed_to_frame(sws.scale, ctx, source.base.assumingMemoryBound(to: UInt8.self), source.chromaPlane,
                                              Int32(source.bytesPerRow), Int32(source.height), frame)

@@ -6,8 +6,10 @@ import Kit
 /// and libavformat, ~130 shared libraries with their codecs) lives in libopenclaw-video.so and is
 /// loaded on the first clip or recording, so a node that only takes photos never maps it.
 public protocol MP4Recording: AnyObject {
-    /// The libavcodec encoder in use ("libx264" on Debian).
+    /// The libavcodec encoder in use ("libx264" on Debian, "h264_v4l2m2m" where that hardware opens).
     var encoderName: String { get }
+    /// Encoders tried before it and why each was passed over ("h264_v4l2m2m: does not open: …").
+    var rejectedEncoders: [String] { get }
     var framesEncoded: Int { get }
     /// Bytes of MP4 written so far.
     var byteCount: Int { get }
@@ -38,6 +40,14 @@ public enum VideoEncoding {
 
     /// Whether recording can work here: the video library and FFmpeg's libraries load.
     public static func checkLibraries() throws(MediaError) { try factory().checkLibraries() }
+
+    /// For doctor: the encoder a recording gets here (a small one is opened to find out) and the
+    /// ones passed over, as "libx264; not used: h264_v4l2m2m: does not open: No such device".
+    public static func encoderReport() throws(MediaError) -> String {
+        let probe = try recorder(settings: VideoSettings(width: 64, height: 64, fps: 10, maxBitrate: 500_000))
+        let rejected = probe.rejectedEncoders
+        return probe.encoderName + (rejected.isEmpty ? "" : "; not used: " + rejected.joined(separator: "; "))
+    }
 
     private static func factory() throws(MediaError) -> any MP4RecorderFactory {
         switch BundleLoader.load("video") {

@@ -15,6 +15,7 @@ public enum MediaLibraryCheck {
         do throws(MediaError) {
             try VideoEncoding.checkLibraries()
             out.append(Diagnosis(.ok, "recording: the video library (libavcodec, libavformat) loads"))
+            out.append(Diagnosis(.ok, "recording: H.264 encoder \(try VideoEncoding.encoderReport())"))
         } catch {
             out.append(Diagnosis(.fail, "recording will fail: \(error.description)"))
         }

@@ -12,8 +12,10 @@ import Support
 /// recorder's life (FFmpegLibraries), so their idle period starts when the last recorder is gone.
 final class MP4Recorder: MP4Recording {
     public let settings: VideoSettings
-    /// The libavcodec encoder in use ("libx264" on Debian).
-    public let encoderName: String
+    /// The libavcodec encoder in use ("libx264" on Debian, "h264_v4l2m2m" where that hardware opens).
+    public private(set) var encoderName = ""
+    /// Encoders tried before it and why they were passed over ("h264_v4l2m2m: does not open: …").
+    public private(set) var rejectedEncoders: [String] = []
     public private(set) var framesEncoded = 0
 
     private let lease: IdleReleased<FFmpegLibraries, DynamicLibrary.Failure>.Lease
@@ -22,7 +24,7 @@ final class MP4Recorder: MP4Recording {
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     /// Owned by `format`. Implicitly unwrapped so the object is whole (and deinit frees what
-    /// exists) as soon as the encoder is chosen, whatever fails after that.
+    /// exists) as soon as the sink exists, whatever fails after that.
     private var stream: UnsafeMutablePointer<AVStream>!
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
@@ -35,10 +37,9 @@ final class MP4Recorder: MP4Recording {
     /// The audio track, when one was asked for.
     private var audio: AACTrack?
 
-    /// Encoders tried in order; Debian's libavcodec has libx264.
-    static let encoderPreference = ["libx264", "libopenh264"]
-
-    public init(settings: VideoSettings, audio audioSettings: AudioSettings? = nil) throws(MediaError) {
+    /// `encoders` are tried in order (H264Encoders); the first that opens is used.
+    public init(settings: VideoSettings, audio audioSettings: AudioSettings? = nil,
+                encoders: [String] = H264Encoders.preference) throws(MediaError) {
         guard settings.width >= 2, settings.height >= 2, settings.width % 2 == 0, settings.height % 2 == 0 else {
             throw MediaError(.unsupported, "video size \(settings.width)x\(settings.height) must be even")
         }
@@ -49,48 +50,21 @@ final class MP4Recorder: MP4Recording {
         ff.av_log_set_level(AV_LOG_ERROR)
         sink = try MemorySink(ff)
 
-        var found: UnsafePointer<AVCodec>? = nil
-        for name in MP4Recorder.encoderPreference where found == nil { found = ff.avcodec_find_encoder_by_name(name) }
-        if found == nil { found = ff.avcodec_find_encoder(AV_CODEC_ID_H264) }
-        guard let encoder = found else {
-            throw MediaError(.unsupported, "libavcodec has no H.264 encoder (install libavcodec with libx264)")
-        }
-        encoderName = String(cString: encoder.pointee.name)
-
         var fmt: UnsafeMutablePointer<AVFormatContext>? = nil
         let rc = ff.avformat_alloc_output_context2(&fmt, nil, "mp4", nil)
         guard rc >= 0, let fmt else { throw ff.error("MP4 muxer", rc) }
         format = fmt
         guard let st = ff.avformat_new_stream(fmt, nil) else { throw MediaError(.codec, "avformat_new_stream failed") }
         stream = st
-        guard let ctx = ff.avcodec_alloc_context3(encoder) else { throw MediaError(.codec, "avcodec_alloc_context3 failed") }
-        codec = ctx
-
-        ctx.pointee.width = Int32(settings.width)
-        ctx.pointee.height = Int32(settings.height)
-        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        ctx.pointee.time_base = AVRational(num: 1, den: 1000)
-        ctx.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
-        // A keyframe every 10 s: a still screen costs a whole frame per keyframe, and the payload
-        // budget matters more than fast seeking in a clip of at most a minute.
-        ctx.pointee.gop_size = Int32(max(1, settings.fps * 10))
-        // No B-frames: packets leave in presentation order, so each one's duration is known exactly.
-        ctx.pointee.max_b_frames = 0
-        // Encoder threads as the machine allows (libavcodec's default is one), so 1080p stays real-time.
-        ctx.pointee.thread_count = 0
-        ctx.pointee.rc_max_rate = Int64(settings.maxBitrate)
-        ctx.pointee.rc_buffer_size = Int32(clamping: settings.maxBitrate)
-        if encoderName != "libx264" { ctx.pointee.bit_rate = Int64(settings.maxBitrate) * 8 / 10 }
-        if fmt.pointee.oformat.pointee.flags & cff_fmt_global_header() != 0 {
-            ctx.pointee.flags |= cff_codec_flag_global_header()
+        let globalHeader = fmt.pointee.oformat.pointee.flags & cff_fmt_global_header() != 0
+        let chosen = try H264Encoders.open(encoders, ff) { ctx, name in
+            MP4Recorder.configure(ctx, encoder: name, settings, globalHeader: globalHeader, ff)
         }
-        if encoderName == "libx264" {
-            _ = ff.av_opt_set(ctx.pointee.priv_data, "preset", settings.preset, 0)
-            _ = ff.av_opt_set(ctx.pointee.priv_data, "crf", String(settings.crf), 0)
-        }
-        var open = ff.avcodec_open2(ctx, encoder, nil)
-        guard open >= 0 else { throw ff.error("opening \(encoderName)", open) }
-        open = ff.avcodec_parameters_from_context(st.pointee.codecpar, ctx)
+        codec = chosen.context
+        encoderName = chosen.name
+        rejectedEncoders = chosen.rejected
+        let ctx = chosen.context
+        var open = ff.avcodec_parameters_from_context(st.pointee.codecpar, ctx)
         guard open >= 0 else { throw ff.error("stream parameters", open) }
         st.pointee.time_base = ctx.pointee.time_base
         // Every stream must exist (with its codec parameters) before the header is written.
@@ -111,6 +85,31 @@ final class MP4Recorder: MP4Recording {
         packet = ff.av_packet_alloc()
         held = ff.av_packet_alloc()
         guard packet != nil, held != nil else { throw MediaError(.codec, "out of memory") }
+    }
+
+    /// The encoder options, set before it opens (again for each encoder tried).
+    private static func configure(_ ctx: UnsafeMutablePointer<AVCodecContext>, encoder encoderName: String,
+                                  _ settings: VideoSettings, globalHeader: Bool, _ ff: FFmpegLibraries) {
+        ctx.pointee.width = Int32(settings.width)
+        ctx.pointee.height = Int32(settings.height)
+        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        ctx.pointee.time_base = AVRational(num: 1, den: 1000)
+        ctx.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
+        // A keyframe every 10 s: a still screen costs a whole frame per keyframe, and the payload
+        // budget matters more than fast seeking in a clip of at most a minute.
+        ctx.pointee.gop_size = Int32(max(1, settings.fps * 10))
+        // No B-frames: packets leave in presentation order, so each one's duration is known exactly.
+        ctx.pointee.max_b_frames = 0
+        // Encoder threads as the machine allows (libavcodec's default is one), so 1080p stays real-time.
+        ctx.pointee.thread_count = 0
+        ctx.pointee.rc_max_rate = Int64(settings.maxBitrate)
+        ctx.pointee.rc_buffer_size = Int32(clamping: settings.maxBitrate)
+        if encoderName != "libx264" { ctx.pointee.bit_rate = Int64(settings.maxBitrate) * 8 / 10 }
+        if globalHeader { ctx.pointee.flags |= cff_codec_flag_global_header() }
+        if encoderName == "libx264" {
+            _ = ff.av_opt_set(ctx.pointee.priv_data, "preset", settings.preset, 0)
+            _ = ff.av_opt_set(ctx.pointee.priv_data, "crf", String(settings.crf), 0)
+        }
     }
 
     deinit {

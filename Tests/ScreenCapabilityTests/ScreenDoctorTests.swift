@@ -12,5 +12,7 @@ struct ScreenDoctorTests {
         let r = try e.run(["doctor", "--config", e.config])
         #expect(r.stdout.contains("screen: image scaling: libswscale loads"), "\(r.stdout)")
         #expect(r.stdout.contains("screen: recording: the video library (libavcodec, libavformat) loads"), "\(r.stdout)")
+        // Which H.264 encoder a recording gets: no V4L2 M2M device here, so libx264, saying why not the hardware one.
+        #expect(r.stdout.contains("screen: recording: H.264 encoder libx264; not used: h264_v4l2m2m: does not open"), "\(r.stdout)")
     }
 }

@@ -48,7 +48,8 @@ enum RecordService {
         guard mp4.count <= plan.maxBytes else { throw tooLarge(mp4.count, plan, maxPayloadBytes) }
         // hasAudio only when AAC actually reached the file, not merely because a device opened.
         let hasAudio = RecordAudio.hasAudio(recorder, mic: mic, log: log)
-        log.debug("record \(grabber.width)x\(grabber.height) via \(grabber.method) → \(recorder.encoderName) " +
+        let passedOver = recorder.rejectedEncoders.isEmpty ? "" : " (not used: \(recorder.rejectedEncoders.joined(separator: "; ")))"
+        log.debug("record \(grabber.width)x\(grabber.height) via \(grabber.method) → \(recorder.encoderName)\(passedOver) " +
                   "\(plan.video.width)x\(plan.video.height) ≤\(plan.video.maxBitrate / 1000) kbit/s: \(recorder.framesEncoded) frames " +
                   "(\(skipped) slots skipped), \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
         return ScreenRecordResult(base64: Base64.encode(mp4), durationMs: durationMs, fps: fps,
