@@ -52,11 +52,8 @@ public enum YUV420Converter {
                 let r = SIMD4<Int16>(truncatingIfNeeded: (rs.evenHalf &+ rs.oddHalf &+ 2) &>> 2)
                 let g = SIMD4<Int16>(truncatingIfNeeded: (gs.evenHalf &+ gs.oddHalf &+ 2) &>> 2)
                 let b = SIMD4<Int16>(truncatingIfNeeded: (bs.evenHalf &+ bs.oddHalf &+ 2) &>> 2)
-                // |coefficients| × 255 ≤ 28 560: the sums stay inside Int16.
-                let cu = ((r &* -38 &+ g &* -74 &+ b &* 112 &+ 128) &>> 8) &+ 128
-                let cv = ((r &* 112 &+ g &* -94 &+ b &* -18 &+ 128) &>> 8) &+ 128
-                UnsafeMutableRawPointer(uRow).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: cu), toByteOffset: x / 2, as: SIMD4<UInt8>.self)
-                UnsafeMutableRawPointer(vRow).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: cv), toByteOffset: x / 2, as: SIMD4<UInt8>.self)
+                UnsafeMutableRawPointer(uRow).storeBytes(of: chroma(r, g, b, -38, -74, 112), toByteOffset: x / 2, as: SIMD4<UInt8>.self)
+                UnsafeMutableRawPointer(vRow).storeBytes(of: chroma(r, g, b, 112, -94, -18), toByteOffset: x / 2, as: SIMD4<UInt8>.self)
                 x += 8
             }
             // The last < 8 columns (widths that are not a multiple of 8), two at a time.
@@ -85,8 +82,27 @@ public enum YUV420Converter {
     }
 
     /// Y = ((66 R + 129 G + 25 B + 128) >> 8) + 16; the sum (≤ 56 228) fits UInt16.
+    /// (Written as typed steps: Swift 6.0's type checker gives up on the one-line form.)
     @inline(__always)
     private static func luma(_ r: SIMD8<UInt16>, _ g: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt8> {
-        SIMD8<UInt8>(truncatingIfNeeded: ((r &* 66 &+ g &* 129 &+ b &* 25 &+ 128) &>> 8) &+ 16)
+        var sum: SIMD8<UInt16> = r &* 66
+        sum &+= g &* 129
+        sum &+= b &* 25
+        sum &+= SIMD8<UInt16>(repeating: 128)
+        let y: SIMD8<UInt16> = (sum &>> 8) &+ SIMD8<UInt16>(repeating: 16)
+        return SIMD8<UInt8>(truncatingIfNeeded: y)
+    }
+
+    /// U or V = ((kr R + kg G + kb B + 128) >> 8) + 128 of four 2×2 means; |k| × 255 ≤ 28 560, so
+    /// the sums stay inside Int16.
+    @inline(__always)
+    private static func chroma(_ r: SIMD4<Int16>, _ g: SIMD4<Int16>, _ b: SIMD4<Int16>,
+                               _ kr: Int16, _ kg: Int16, _ kb: Int16) -> SIMD4<UInt8> {
+        var sum: SIMD4<Int16> = r &* kr
+        sum &+= g &* kg
+        sum &+= b &* kb
+        sum &+= SIMD4<Int16>(repeating: 128)
+        let c: SIMD4<Int16> = (sum &>> 8) &+ SIMD4<Int16>(repeating: 128)
+        return SIMD4<UInt8>(truncatingIfNeeded: c)
     }
 }
