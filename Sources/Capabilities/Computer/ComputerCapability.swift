@@ -33,6 +33,11 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     init(manifest: BundleManifest, settings: ComputerSettings, clock: any NodeClock = SystemClock()) {
         self.manifest = manifest; self.settings = settings; self.clock = clock
+        if let socket = settings.waylandDisplay {
+            drivenDesktop = RemoteDesktopSessions.desktop(waylandSocket: socket, environment: ProcessEnvironment.current)
+        } else {
+            drivenDesktop = settings.display.map(RemoteDesktopSessions.desktop(x11Display:))
+        }
     }
 
     var handlers: [CommandHandler] { ComputerCommands.handlers(self) }
@@ -53,13 +58,9 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         return try XTestInput(name: display)
     }
 
-    /// The desktop this node drives, as desktop.stream names it (RemoteDesktopSessions).
-    var drivenDesktop: String? {
-        if let socket = settings.waylandDisplay {
-            return RemoteDesktopSessions.desktop(waylandSocket: socket, environment: ProcessEnvironment.current)
-        }
-        return settings.display.map(RemoteDesktopSessions.desktop(x11Display:))
-    }
+    /// The desktop this node drives, as desktop.stream names it (RemoteDesktopSessions): fixed by
+    /// the settings, so named once rather than on every action.
+    let drivenDesktop: String?
 
     /// The daemon watches for a person using the keyboard or mouse (XInput2), and for an operator
     /// opening this desktop in the gateway's viewer (desktop.stream), whose clicks XInput2 cannot
