@@ -28,7 +28,7 @@ struct DesktopSettings: Sendable {
         passwordFile = nonEmpty(section.string("passwordFile"))
         display = nonEmpty(section.string("display")) ?? nonEmpty(env["DISPLAY"])
         let wayland = nonEmpty(section.string("waylandDisplay")) ?? nonEmpty(env["WAYLAND_DISPLAY"])
-        waylandSocket = wayland.map { $0.hasPrefix("/") ? $0 : (env["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())") + "/" + $0 }
+        waylandSocket = wayland.map { RemoteDesktopSessions.waylandSocketPath($0, environment: env) }
         environment = env
     }
 

@@ -32,8 +32,13 @@ public final class RemoteDesktopSessions: Sendable {
     }
 
     public static func desktop(waylandSocket socket: String, environment: [String: String]) -> String {
-        if socket.hasPrefix("/") { return "wayland:" + socket }
-        return "wayland:" + (environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())") + "/" + socket
+        "wayland:" + waylandSocketPath(socket, environment: environment)
+    }
+
+    /// A compositor socket as an absolute path: a bare name (WAYLAND_DISPLAY's usual form) is in
+    /// XDG_RUNTIME_DIR, as libwayland finds it.
+    public static func waylandSocketPath(_ socket: String, environment: [String: String]) -> String {
+        socket.hasPrefix("/") ? socket : (environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())") + "/" + socket
     }
 
     /// A stream begins showing `desktop`: every observer hears of it before this returns.
