@@ -56,7 +56,7 @@ import Testing
         let speech = try TalkRecognizerTests.samples(TalkRecognizerTests.goForward)
         // "go forward" (to 1.2 s), a pause long enough for an early finish, then "ten meters".
         let split = 19_200
-        let audio = Array(speech[..<split]) + Self.quiet(speech, seconds: 0.6) + Array(speech[split...]) + Self.quiet(speech, seconds: 0.6)
+        let audio = Array(speech[..<split]) + Self.quiet(speech, seconds: 1.0) + Array(speech[split...]) + Self.quiet(speech, seconds: 0.6)
         let whole = try TalkRecognizerTests.decode(r, audio).text
         #expect(whole.hasSuffix("ten meters"), "one utterance over the same audio: \(whole)")
         let got = try Self.capture(audio, PushToTalk(recognizer: r, device: "null"))
@@ -76,5 +76,39 @@ import Testing
         let got = try Self.capture(audio, PushToTalk(recognizer: r, device: "null"))
         #expect(got.early >= 1, "\(got)")
         #expect(got.text == whole, "\(got)")
+    }
+
+    /// The phrase three times with the short pauses of speech between phrases (0.34 s, which the
+    /// decoder hears as ~200 ms of silence): no early finish there, only at the end.
+    @Test func shortPausesBetweenPhrasesAreNotFinishedAt() throws {
+        let r = try PocketSphinxRecognizer()
+        let speech = try TalkRecognizerTests.samples(TalkRecognizerTests.goForward)
+        let phrase = Array(speech[7_200..<36_000]), pause = Array(speech[..<3_200])
+        let audio = Array(speech[..<7_200]) + phrase + pause + phrase + pause + phrase + Self.quiet(speech, seconds: 0.6)
+        let got = try Self.capture(audio, PushToTalk(recognizer: r, device: "null"))
+        #expect(got.early == 1 && got.replays == 0, "finished at the end only: \(got)")
+        #expect(got.text == "go forward ten meters go forward ten meters go forward ten meters", "\(got)")
+    }
+}
+
+/// When an early finish starts: as late as the predicted decode allows, never before `after`.
+@Suite struct EarlyFinishTimingTests {
+    typealias EF = PushToTalk.EarlyFinish
+
+    @Test func aLongerUtteranceStartsItsFinishEarlierButNeverBeforeTheFloor() {
+        let pace = EF.Pace(nsPerAudioSecond: 40_000_000)
+        let short = pace.silenceBeforeFinish(audioNs: 1_000_000_000), long = pace.silenceBeforeFinish(audioNs: 5_000_000_000)
+        // 1 s: 40 ms predicted, +10 ms, +40 ms margin, before the 450 ms window ends.
+        #expect(short == 360_000_000)
+        #expect(long < short && long >= EF.after)
+        #expect(pace.silenceBeforeFinish(audioNs: 60_000_000_000) == EF.after)
+    }
+
+    @Test func thePaceMovesHalfwayTowardsWhatAFinishTook() {
+        var pace = EF.Pace(nsPerAudioSecond: 40_000_000)
+        pace.learn(took: 40_000_000, audioNs: 2_000_000_000)  // 20 ms per audio second
+        #expect(pace.nsPerAudioSecond == 30_000_000)
+        pace.learn(took: 500_000_000, audioNs: 100_000_000)  // too short an utterance to learn from
+        #expect(pace.nsPerAudioSecond == 30_000_000)
     }
 }

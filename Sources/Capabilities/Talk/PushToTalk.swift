@@ -18,22 +18,6 @@ final class PushToTalk: Sendable {
     /// `once` always answers inside the callers' default 15 s invoke timeout.
     static let onceCap: Duration = .seconds(12)
 
-    /// The final decode (pocketsphinx's second pass over the whole utterance, most of a turn's
-    /// end) is done early, at the speaker's pause, on a thread of its own while the silence window
-    /// runs: by the end of the window the transcript is there. Its utterance ends there; a fresh
-    /// one listens to what follows. When speech comes back instead, the recognizer starts again
-    /// on the capture's audio so far (kept in memory for that) and goes on as if nothing happened:
-    /// the transcript is the one a single utterance gives either way.
-    enum EarlyFinish {
-        /// This much silence after the decoder's end of speech before finishing early: pauses
-        /// inside a sentence are mostly shorter, so they rarely cost a replay. The rest of
-        /// `silenceAfterSpeech` is left for the decode.
-        static let after: UInt64 = 150_000_000
-        /// Audio kept for a replay, at most (16 kHz frames; 20 s, 640 KB). A longer capture is
-        /// finished at its end as before, since a replay would cost as much as the audio.
-        static let keptFrames = 16_000 * 20
-    }
-
     enum State { case idle, capturing(Capture), finishing(String) }
 
     final class Capture: Sendable {
@@ -65,6 +49,8 @@ final class PushToTalk: Sendable {
             /// The end of the last chunk an early finish was made at: a replay passes that pause
             /// again and must not finish there again.
             var finishedAtNs: UInt64 = 0
+            /// Where the capture's audio starts (its first chunk): the utterance a finish decodes.
+            var startNs: UInt64?
         }
         /// Taken after the push-to-talk's own state when both are (never the other way round).
         let progress = Locked(Progress())
@@ -78,6 +64,8 @@ final class PushToTalk: Sendable {
         var releaseTimer: DeadlineTimer.Token?
     }
     private let core = Locked(Core())
+    /// How long a finish took per second of utterance lately (EarlyFinish.Pace).
+    private let pace = Locked(EarlyFinish.Pace())
     /// The recognizer is fed on the microphone thread and finished by the caller; one at a time.
     /// Taken after `core` when both are.
     private let decoder: Locked<any SpeechRecognizer>
@@ -243,8 +231,13 @@ final class PushToTalk: Sendable {
             return try? recognizer.finish()
         }
         guard let text else { replay(capture); return }  // the utterance is lost: build it again
-        capture.progress.withLock { $0.early = text; $0.finishedAtNs = at; $0.earlyFinishes += 1 }
-        log.debug("push-to-talk \(capture.id.prefix(8)): finished early at the pause in \((monotonicNowNs() - started) / 1_000_000) ms")
+        let (audioNs, silenceNs) = capture.progress.withLock { p -> (UInt64, UInt64) in
+            p.early = text; p.finishedAtNs = at; p.earlyFinishes += 1
+            return (at - min(at, p.startNs ?? at), at - min(at, p.lastSpeechNs))
+        }
+        let took = monotonicNowNs() - started
+        pace.withLock { $0.learn(took: took, audioNs: audioNs) }
+        log.debug("push-to-talk \(capture.id.prefix(8)): \(audioNs / 1_000_000) ms of audio finished early, \(silenceNs / 1_000_000) ms into a pause, in \(took / 1_000_000) ms")
     }
 
     /// Speech after an early finish: the recognizer starts again on everything heard so far.
@@ -267,6 +260,7 @@ final class PushToTalk: Sendable {
     /// Keeps `chunk` for a replay while the capture is short enough. Past that, what was kept
     /// goes unless an early finish still needs it for its replay (which then lets it go).
     private static func keep(_ chunk: AudioChunk, _ p: inout Capture.Progress) {
+        if p.startNs == nil, chunk.frames > 0 { p.startNs = chunk.timestampNs }
         guard p.kept != nil else { return }
         p.kept!.append(chunk)
         p.keptFrames += chunk.frames
@@ -293,6 +287,7 @@ final class PushToTalk: Sendable {
             return recognizer.hearsSpeech
         }
         let endNs = chunk.timestampNs + UInt64(chunk.frames) * 1_000_000_000 / 16_000
+        let pace = pace.withLock { $0 }
         let (fire, job) = capture.progress.withLock { p -> ((@Sendable () -> Void)?, Job?) in
             Self.keep(chunk, &p)
             var job: Job?
@@ -300,7 +295,8 @@ final class PushToTalk: Sendable {
                 // Speech again, or past what may be kept: back to one utterance, finished at the end.
                 job = .replay
             } else if !inSpeech, p.early == nil, p.kept != nil, p.heardSpeech, endNs > p.finishedAtNs, endNs > p.lastSpeechNs,
-                      endNs - p.lastSpeechNs >= EarlyFinish.after, p.lastSpeechNs > p.finishedAtNs {
+                      endNs - p.lastSpeechNs >= pace.silenceBeforeFinish(audioNs: endNs - min(endNs, p.startNs ?? endNs)),
+                      p.lastSpeechNs > p.finishedAtNs {
                 job = .finishEarly(atNs: endNs)
             }
             if job != nil, !onWorker { p.waiting = []; p.working = true }
