@@ -38,10 +38,11 @@ enum InvokeCommand {
             guard let n = Int(t), n >= 0 else { throw Arguments.Failure(description: "--timeout must be a whole number of milliseconds") }
             return n
         }
-        let config = try CLI.loadConfig(a)
         let pretty = !a.flag("compact")
 
-        if !a.flag("local"), let client = ControlClient.connect(stateDir: config.stateDir) {
+        // A running daemon has checked its config already: find its socket without the bundles.
+        if !a.flag("local"), let dir = ConfigLoader.stateDir(path: ConfigLoader.resolvePath(explicit: a.option("config"))),
+           let client = ControlClient.connect(stateDir: dir) {
             var req: [String: JSONValue] = ["op": "invoke", "command": .string(command)]
             if let params { req["params"] = params }
             if let timeout { req["timeoutMs"] = .number(Double(timeout)) }
@@ -51,6 +52,7 @@ enum InvokeCommand {
             return ExitCode.failure.rawValue
         }
 
+        let config = try CLI.loadConfig(a)
         let presence = NodeRuntime.presenceMonitor(config)
         let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config, presence), presence: presence)
         let result = await runtime.dispatcher.invoke(id: "cli-" + SecureRandom.uuid(), command: command,
