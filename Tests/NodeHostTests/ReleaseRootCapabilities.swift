@@ -65,8 +65,10 @@ enum ReleaseRootCapabilities {
             r = try runProcess("/usr/bin/cc", flags)
         } else {
             let cache = (ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? NSHomeDirectory() + "/.cache") + "/openclaw-node"
-            r = try runProcess("/opt/swift/usr/bin/clang", ["--target=aarch64-linux-gnu", "--sysroot=\(cache)/sysroot-trixie-arm64",
-                                                            "-fuse-ld=lld"] + flags)
+            // Any clang cross-compiles; the one beside /opt/swift's Swift, else Debian's.
+            let clang = FileManager.default.isExecutableFile(atPath: "/opt/swift/usr/bin/clang") ? "/opt/swift/usr/bin/clang" : "/usr/bin/clang"
+            r = try runProcess(clang, ["--target=aarch64-linux-gnu", "--sysroot=\(cache)/sysroot-trixie-arm64",
+                                       "-fuse-ld=lld"] + flags)
         }
         guard r.code == 0 else { throw TestFailure("building fakev4l2.c for \(arch) failed: \(r.stderr)") }
     }
