@@ -49,8 +49,12 @@ final class PushToTalk: Sendable {
             /// The end of the last chunk an early finish was made at: a replay passes that pause
             /// again and must not finish there again.
             var finishedAtNs: UInt64 = 0
-            /// Where the capture's audio starts (its first chunk): the utterance a finish decodes.
-            var startNs: UInt64?
+            /// How much audio the utterance a finish at `endNs` decodes: from the first kept chunk
+            /// (an early finish needs them kept), 0 when none are.
+            func audioNs(until endNs: UInt64) -> UInt64 {
+                guard let start = kept?.first(where: { $0.frames > 0 })?.timestampNs, endNs > start else { return 0 }
+                return endNs - start
+            }
         }
         /// Taken after the push-to-talk's own state when both are (never the other way round).
         let progress = Locked(Progress())
@@ -233,7 +237,7 @@ final class PushToTalk: Sendable {
         guard let text else { replay(capture); return }  // the utterance is lost: build it again
         let (audioNs, silenceNs) = capture.progress.withLock { p -> (UInt64, UInt64) in
             p.early = text; p.finishedAtNs = at; p.earlyFinishes += 1
-            return (at - min(at, p.startNs ?? at), at - min(at, p.lastSpeechNs))
+            return (p.audioNs(until: at), at - min(at, p.lastSpeechNs))
         }
         let took = monotonicNowNs() - started
         pace.withLock { $0.learn(took: took, audioNs: audioNs) }
@@ -260,7 +264,6 @@ final class PushToTalk: Sendable {
     /// Keeps `chunk` for a replay while the capture is short enough. Past that, what was kept
     /// goes unless an early finish still needs it for its replay (which then lets it go).
     private static func keep(_ chunk: AudioChunk, _ p: inout Capture.Progress) {
-        if p.startNs == nil, chunk.frames > 0 { p.startNs = chunk.timestampNs }
         guard p.kept != nil else { return }
         p.kept!.append(chunk)
         p.keptFrames += chunk.frames
@@ -295,7 +298,7 @@ final class PushToTalk: Sendable {
                 // Speech again, or past what may be kept: back to one utterance, finished at the end.
                 job = .replay
             } else if !inSpeech, p.early == nil, p.kept != nil, p.heardSpeech, endNs > p.finishedAtNs, endNs > p.lastSpeechNs,
-                      endNs - p.lastSpeechNs >= pace.silenceBeforeFinish(audioNs: endNs - min(endNs, p.startNs ?? endNs)),
+                      endNs - p.lastSpeechNs >= pace.silenceBeforeFinish(audioNs: p.audioNs(until: endNs)),
                       p.lastSpeechNs > p.finishedAtNs {
                 job = .finishEarly(atNs: endNs)
             }

@@ -36,11 +36,19 @@ public enum ConfigLoader {
     /// `catalog`: the capabilities whose sections the file may have (the installed bundles).
     public static func load(path: String?, environment env: [String: String] = NodeSecrets.environment,
                             catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
-        guard let path else {
-            var c = NodeConfig(environment: env, catalog: catalog)
-            c.applyEnvironment(env)
-            return c
-        }
+        guard let path else { return defaults(env, catalog) }
+        return try parse(try text(path), file: path, environment: env, catalog: catalog)
+    }
+
+    /// The built-in config with the environment's overrides (no file).
+    private static func defaults(_ env: [String: String], _ catalog: BundleCatalog) -> NodeConfig {
+        var c = NodeConfig(environment: env, catalog: catalog)
+        c.applyEnvironment(env)
+        return c
+    }
+
+    /// The file's text, or why it cannot be read as a config (missing, unreadable, not UTF-8).
+    private static func text(_ path: String) throws(Failure) -> String {
         let data: [UInt8]
         do { data = try FileSystem.contents(path) }
         catch {
@@ -48,7 +56,7 @@ public enum ConfigLoader {
             throw .unreadable(path: path, reason: reason)
         }
         guard let text = String(validating: data, as: UTF8.self) else { throw .syntax(invalidUTF8(data, file: path)) }
-        return try parse(text, file: path, environment: env, catalog: catalog)
+        return text
     }
 
     /// The state directory (where the control socket is) of a daemon running with the file at
@@ -57,9 +65,8 @@ public enum ConfigLoader {
     /// when the file cannot be read or parsed (`load` then says why).
     public static func stateDir(path: String?, environment env: [String: String] = NodeSecrets.environment) -> String? {
         let none = BundleCatalog(manifests: [])
-        guard let path else { var c = NodeConfig(environment: env, catalog: none); c.applyEnvironment(env); return c.stateDir }
-        guard let data = try? FileSystem.contents(path), let text = String(validating: data, as: UTF8.self),
-              let doc = try? JSON5Parser.parse(text, file: path) else { return nil }
+        guard let path else { return defaults(env, none).stateDir }
+        guard let text = try? text(path), let doc = try? JSON5Parser.parse(text, file: path) else { return nil }
         return NodeConfig(document: doc.plain, sourceFile: path, environment: env, catalog: none).stateDir
     }
 
