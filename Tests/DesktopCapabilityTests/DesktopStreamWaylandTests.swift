@@ -37,9 +37,12 @@ struct DesktopStreamWaylandTests {
         var events: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         #expect(waitUntil(timeout: 10) { events.contains("activated") }, "wev did not get a window: \(events)")
         let second = try rig.startStream("wl-2")
-        _ = try rig.view(second, click: (400, 300))
-        #expect(waitUntil(timeout: 5) { events.contains("button: 272 (left), state: 1 (pressed)") }, "the click did not reach wev: \(events.suffix(1500))")
-        #expect(try #require(rig.result("wl-2"))["payload"] == ["status": "closed"])
+        let viewed = try rig.view(second, click: (400, 300))
+        let closed = rig.result("wl-2")
+        // On failure: what the viewer saw, how the stream ended, and what the node logged.
+        let story = "viewer: \(viewed)\nresult: \(closed.map { $0.jsonString() } ?? "none")\n\(rig.brokerEvents)\n\(rig.node.log.suffix(2000))"
+        #expect(waitUntil(timeout: 5) { events.contains("button: 272 (left), state: 1 (pressed)") }, "the click did not reach wev: \(events.suffix(1500))\n\(story)")
+        #expect(try #require(closed, "\(story)")["payload"] == ["status": "closed"], "\(story)")
     }
 
     /// The attack: a gateway that does not know this stream's password. The node checks the

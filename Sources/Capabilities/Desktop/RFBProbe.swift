@@ -26,7 +26,12 @@ struct RFBProbe: Sendable, Equatable {
     let offered: [UInt8]
     let auth: Auth
 
+    /// How long a running server has to greet and offer its security types (upstream's probe).
     static let timeout: Duration = .milliseconds(1500)
+    /// The same for a server the node has just started: its socket exists before its event loop
+    /// runs, and on a loaded 2-core machine or a Raspberry Pi wayvnc's first greeting took longer
+    /// than 1.5 s (CI saw a second stream fail that way while a client window was up).
+    static let freshServerTimeout: Duration = .seconds(10)
     static let otherKnownTypes: Set<UInt8> = [6, 16, 19, 22, 113]
 
     /// The version the node answers a banner with: 3.8 above 3.7, 3.7 for 3.7, else 3.3; nil when
@@ -55,8 +60,8 @@ struct RFBProbe: Sendable, Equatable {
 
     /// Probes the server on `socket`. Refuses one that offers no authentication unless
     /// `acceptNone` (the node's own wayvnc).
-    static func run(_ socket: RFBSocket, acceptNone: Bool, cancel: CancelFlag) throws(DesktopStreamError) -> RFBProbe {
-        let deadline = ContinuousClock.now + timeout
+    static func run(_ socket: RFBSocket, acceptNone: Bool, within limit: Duration = timeout, cancel: CancelFlag) throws(DesktopStreamError) -> RFBProbe {
+        let deadline = ContinuousClock.now + limit
         let banner: [UInt8]
         do throws(DesktopStreamError) { banner = try socket.read(exactly: 12, until: deadline, cancel: cancel) } catch {
             // Silence or a hang-up instead of a banner: something else listens there.
