@@ -103,6 +103,6 @@ struct BundleManifestReaderTests {
         let c = BundleCatalog.scan([dir])
         #expect(c.names == ["device", "demo"], "\(c.refused)")
         #expect(c.refused.map(\.name).sorted() == ["broken", "loose"])
-        #expect(c.refusedReasons.contains { $0.hasPrefix("loose:") && $0.contains("writable by group or others") })
+        #expect(c.refusedReasons.contains { $0.hasPrefix("loose:") && $0.contains("writable by others (mode 0666)") })
     }
 }

@@ -16,12 +16,13 @@ enum StateTrust {
         var parent = PathName.directory(real)
         while !parent.isEmpty {
             guard stat(parent, &st) == 0 else { break }
-            let mode = st.st_mode & 0o7777
             if st.st_uid != 0 && st.st_uid != geteuid() {
                 return refusal(dir, "the directory above it, \(parent), is owned by uid \(st.st_uid), who could replace it")
             }
-            if mode & 0o022 != 0 && mode & S_ISVTX == 0 {
-                return refusal(dir, "the directory above it, \(parent), is writable by group or others (mode \(mode.octal())), who could replace it")
+            // A user's own directories are group-writable for their private group under Debian
+            // 13's umask 0002: that lets nobody else in (FileTrust.writers).
+            if let who = FileTrust.writers(st, isDirectory: true) {
+                return refusal(dir, "the directory above it, \(parent), is writable by \(who) (mode \((st.st_mode & 0o7777).octal())), who could replace it")
             }
             if parent == "/" { break }
             parent = PathName.directory(parent)

@@ -67,9 +67,9 @@ import Testing
         guard geteuid() == 0 else { return }  // giving files to another account needs root
         let attacks: [(String, (String) throws -> Void, String)] = [
             ("directory of another account", { chown($0, 65534, 65534) }, "owned by uid 65534"),
-            ("group-writable directory", { chmod($0, 0o775) }, "writable by group or others"),
+            ("directory writable by a group others are in", { chown($0, uid_t.max, 65534); chmod($0, 0o775) }, "writable by its group (gid 65534), which has members other than its owner"),
             ("manifest of another account", { chown($0 + "/plugin.json5", 65534, 65534) }, "owned by uid 65534"),
-            ("world-writable manifest", { chmod($0 + "/plugin.json5", 0o666) }, "writable by group or others"),
+            ("world-writable manifest", { chmod($0 + "/plugin.json5", 0o666) }, "writable by others (mode 0666)"),
             ("executable of another account", { chown($0 + "/probe.py", 65534, 65534) }, "refused executable"),
             ("world-writable executable", { chmod($0 + "/probe.py", 0o777) }, "refused executable"),
             ("executable outside the directory", { d in
@@ -96,7 +96,9 @@ import Testing
             #expect(stderr.contains(says), "\(what): \(stderr)")
         }
         // A plugin in a proper directory runs, in its directory, without the node's secrets (8).
-        let (root, pdir) = try Self.pluginTree { _ in }
+        // Group-writable for its owner's private group (root's here; a user's own group under
+        // Debian 13's umask 0002) lets nobody else write: that is a proper directory too.
+        let (root, pdir) = try Self.pluginTree { d in chmod(d, 0o775); chmod(d + "/plugin.json5", 0o664) }
         defer { try? FileManager.default.removeItem(atPath: root) }
         let (res, stderr) = try Self.invokeProbe(root)
         #expect(res?["mode"] == "env", "\(String(describing: res)) \(stderr)")
@@ -120,7 +122,9 @@ import Testing
             ("a state.db that is a symlink", { s in
                 rename(s + "/state.db", s + "/real.db"); symlink(s + "/real.db", s + "/state.db")
             }, "it is not a regular file"),
-            ("a state directory under a directory others can write", { s in chmod(PathName.directory(s), 0o777) }, "is writable by group or others (mode 0777), who could replace it"),
+            ("a state directory under a directory others can write", { s in chmod(PathName.directory(s), 0o777) }, "is writable by others (mode 0777), who could replace it"),
+            ("a state directory under a directory a shared group can write", { s in chown(PathName.directory(s), uid_t.max, 65534); chmod(PathName.directory(s), 0o775) },
+             "is writable by its group (gid 65534), which has members other than its owner (mode 0775), who could replace it"),
         ]
         for (what, spoil, says) in attacks {
             let e = CLIEnv("")
@@ -133,14 +137,23 @@ import Testing
             let status = try runProcess(TestPaths.nodeBinary, ["status", "--config", e.config], env: e.vars)
             #expect(status.code != 0 && status.stderr.contains(says), "\(what): status \(status.stderr)")
             chmod(PathName.directory(state), 0o755)
+            chown(PathName.directory(state), uid_t.max, 0)
         }
+        // The legitimate case beside them: a parent group-writable for its owner's private group
+        // (what a Debian 13 login's umask 0002 makes) is no way in for anyone else.
+        let e = CLIEnv("")
+        defer { e.cleanup() }
+        #expect(try runProcess(TestPaths.nodeBinary, ["status", "--config", e.config], env: e.vars).code == 0)
+        chmod(e.dir, 0o775)
+        let status = try runProcess(TestPaths.nodeBinary, ["status", "--config", e.config], env: e.vars)
+        #expect(status.code == 0, "a private group's writable parent: \(status.stderr)")
     }
 
     @Test func aBundlesWritableLibraryIsRefused() throws {
         let t = try BundleLoadingTests.InstallTree(config: "capabilities: { camera: { enabled: true } }"); defer { t.cleanup() }
         chmod(t.lib + "/libopenclaw-media.so", 0o666)
         let why = try #require(try t.reason("camera"))
-        #expect(why.contains("the library libopenclaw-media.so beside it is not trustworthy") && why.contains("writable by group or others (mode 0666)"), "\(why)")
+        #expect(why.contains("the library libopenclaw-media.so beside it is not trustworthy") && why.contains("writable by others (mode 0666)"), "\(why)")
         chmod(t.lib + "/libopenclaw-media.so", 0o755)
         let fine = try t.reason("camera")
         #expect(fine?.contains("not trustworthy") != true, "\(String(describing: fine))")

@@ -1,0 +1,58 @@
+import Glibc
+
+/// Debian's user private groups: every account has a group of its own, and since Debian 13 a
+/// login's umask is 0002 (pam_umask with USERGROUPS_ENAB), so what a user checks out or builds is
+/// group-writable by that group alone. Such a bit lets nobody else write, so FileTrust accepts it
+/// under the rule Debian's OpenSSH applies to StrictModes: the group must have exactly one member,
+/// the file's owner — counting the accounts whose primary group it is and its listed members.
+/// A group with no member at all is not private (setgid programs use those).
+enum PrivateGroup {
+    /// Serialises the passwd enumeration, whose position is global to the process.
+    private static let enumeration = Lock()
+
+    /// Whether group `gid` has exactly one member and that member is account `owner`.
+    static func isPrivate(gid: gid_t, to owner: uid_t) -> Bool {
+        guard let listed = listedMembers(gid), let ownerName = name(of: owner) else { return false }
+        if listed.contains(where: { $0 != ownerName }) { return false }
+        var primaryMembers: [uid_t] = []
+        guard forEachAccount({ uid, group in if group == gid { primaryMembers.append(uid) } }) else { return false }
+        if primaryMembers.contains(where: { $0 != owner }) { return false }
+        return !primaryMembers.isEmpty || !listed.isEmpty
+    }
+
+    /// The names in the group's member list; nil when there is no such group.
+    private static func listedMembers(_ gid: gid_t) -> [String]? {
+        var buffer = [CChar](repeating: 0, count: 16384)
+        var group = group(), result: UnsafeMutablePointer<group>?
+        guard getgrgid_r(gid, &group, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        var names: [String] = []
+        var member = group.gr_mem
+        while let m = member, let name = m.pointee {
+            names.append(String(cString: name))
+            member = m + 1
+        }
+        return names
+    }
+
+    private static func name(of uid: uid_t) -> String? {
+        var buffer = [CChar](repeating: 0, count: 16384)
+        var account = passwd(), result: UnsafeMutablePointer<passwd>?
+        guard getpwuid_r(uid, &account, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return String(cString: account.pw_name)
+    }
+
+    /// Calls `body` with each account's uid and primary gid; false when the list could not be read.
+    private static func forEachAccount(_ body: (uid_t, gid_t) -> Void) -> Bool {
+        enumeration.withLock {
+            var buffer = [CChar](repeating: 0, count: 16384)
+            var account = passwd(), result: UnsafeMutablePointer<passwd>?
+            setpwent(); defer { endpwent() }
+            while true {
+                let rc = getpwent_r(&account, &buffer, buffer.count, &result)
+                if rc == ENOENT || (rc == 0 && result == nil) { return true }
+                guard rc == 0 else { return false }
+                body(account.pw_uid, account.pw_gid)
+            }
+        }
+    }
+}
