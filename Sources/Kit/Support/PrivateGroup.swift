@@ -9,9 +9,23 @@ import Glibc
 enum PrivateGroup {
     /// Serialises the passwd enumeration, whose position is global to the process.
     private static let enumeration = Lock()
+    /// Answers of the last few seconds: a checkout under umask 0002 makes every file and directory
+    /// of a bundle's path group-writable, and reading the account list for each made `caps` 2-3x
+    /// slower. A few seconds cover one scan; a membership change is seen at the next one.
+    private static let recent = Locked([Key: (answer: Bool, at: ContinuousClock.Instant)]())
+    private static let remembered: Duration = .seconds(5)
+    private struct Key: Hashable { let gid: gid_t; let owner: uid_t }
 
     /// Whether group `gid` has exactly one member and that member is account `owner`.
     static func isPrivate(gid: gid_t, to owner: uid_t) -> Bool {
+        let key = Key(gid: gid, owner: owner), now = ContinuousClock.now
+        if let known = recent.withLock({ $0[key] }), now - known.at < remembered { return known.answer }
+        let answer = lookUp(gid: gid, owner: owner)
+        recent.withLock { $0[key] = (answer, now) }
+        return answer
+    }
+
+    private static func lookUp(gid: gid_t, owner: uid_t) -> Bool {
         guard let listed = listedMembers(gid), let ownerName = name(of: owner) else { return false }
         if listed.contains(where: { $0 != ownerName }) { return false }
         var primaryMembers: [uid_t] = []
