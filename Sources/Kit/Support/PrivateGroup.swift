@@ -34,25 +34,30 @@ enum PrivateGroup {
         return !primaryMembers.isEmpty || !listed.isEmpty
     }
 
-    /// The names in the group's member list; nil when there is no such group.
+    /// The names in the group's member list; nil when there is no such group. The strings point
+    /// into `buffer`, so they are read while it is pinned.
     private static func listedMembers(_ gid: gid_t) -> [String]? {
         var buffer = [CChar](repeating: 0, count: 16384)
-        var group = group(), result: UnsafeMutablePointer<group>?
-        guard getgrgid_r(gid, &group, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        var names: [String] = []
-        var member = group.gr_mem
-        while let m = member, let name = m.pointee {
-            names.append(String(cString: name))
-            member = m + 1
+        return buffer.withUnsafeMutableBufferPointer { b -> [String]? in
+            var group = group(), result: UnsafeMutablePointer<group>?
+            guard getgrgid_r(gid, &group, b.baseAddress!, b.count, &result) == 0, result != nil else { return nil }
+            var names: [String] = []
+            var member = group.gr_mem
+            while let m = member, let name = m.pointee {
+                names.append(String(cString: name))
+                member = m + 1
+            }
+            return names
         }
-        return names
     }
 
     private static func name(of uid: uid_t) -> String? {
         var buffer = [CChar](repeating: 0, count: 16384)
-        var account = passwd(), result: UnsafeMutablePointer<passwd>?
-        guard getpwuid_r(uid, &account, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return String(cString: account.pw_name)
+        return buffer.withUnsafeMutableBufferPointer { b -> String? in
+            var account = passwd(), result: UnsafeMutablePointer<passwd>?
+            guard getpwuid_r(uid, &account, b.baseAddress!, b.count, &result) == 0, result != nil else { return nil }
+            return account.pw_name.map { String(cString: $0) }
+        }
     }
 
     /// Calls `body` with each account's uid and primary gid; false when the list could not be read.
