@@ -29,6 +29,27 @@ import Testing
         #expect(mode(dir + "/state.db") == 0o600)
     }
 
+    /// A daemon starting on a new state directory while CLI commands run beside it: every one of
+    /// them creates the schema or finds it made, none fails with "table … already exists", and
+    /// they share one identity.
+    @Test func processesOpeningANewStateAtOnceAllSucceed() throws {
+        for round in 0..<5 {
+            let e = CLIEnv("")
+            defer { e.cleanup() }
+            let script = "for i in 0 1 2 3 4 5; do (\"$0\" status --json --config \"$1\" > \"$2/out$i\" 2> \"$2/err$i\"; echo $? > \"$2/rc$i\") & done; wait"
+            _ = try runProcess("/bin/sh", ["-c", script, TestPaths.nodeBinary, e.config, e.dir], env: e.vars)
+            var ids: Set<String> = []
+            for i in 0..<6 {
+                let out = (try? String(contentsOfFile: e.dir + "/out\(i)", encoding: .utf8)) ?? ""
+                let rc = (try? String(contentsOfFile: e.dir + "/rc\(i)", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                let err = (try? String(contentsOfFile: e.dir + "/err\(i)", encoding: .utf8)) ?? ""
+                #expect(rc == "0", "round \(round), process \(i): \(err)")
+                if let id = JSONValue.parse(out)?["deviceId"]?.stringValue { ids.insert(id) }
+            }
+            #expect(ids.count == 1, "round \(round): \(ids)")
+        }
+    }
+
     @Test func walAndStrictTables() throws {
         let dir = TestPaths.tempDir("store")
         defer { try? FileManager.default.removeItem(atPath: dir) }

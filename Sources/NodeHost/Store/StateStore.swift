@@ -128,15 +128,20 @@ public final class StateStore: Sendable {
             var version = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
             if version > Migrations.latest { throw Failure.tooNew(path: path, version: version) }
             while version < Migrations.latest {
-                let step = Migrations.steps[version]
-                let next = version + 1
-                try db.transaction { () throws(SQLiteError) in
-                    try db.execute(step)
+                let due = version
+                version = try db.transaction { () throws(SQLiteError) -> Int in
+                    // Another process may have migrated since the read above (a CLI command beside a
+                    // daemon starting on a new state directory: CI saw "table device_identity
+                    // already exists"). Read again under the write lock; run the step only if due.
+                    let now = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+                    guard now == due else { return now }
+                    try db.execute(Migrations.steps[due])
                     try db.execute("DELETE FROM schema_version")
-                    try db.query("INSERT INTO schema_version (version) VALUES (?)", [.integer(Int64(next))])
+                    try db.query("INSERT INTO schema_version (version) VALUES (?)", [.integer(Int64(due + 1))])
+                    return due + 1
                 }
-                version = next
             }
+            if version > Migrations.latest { throw Failure.tooNew(path: path, version: version) }
             return db
         } catch let e as SQLiteError {
             throw .database(path: path, e)
