@@ -101,7 +101,7 @@ public final class StateStore: Sendable {
             }
             do {
                 let db = try SQLiteDatabase(path: path, readOnlyImmutable: true)
-                let version = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+                let version = try schemaVersion(db)
                 guard version == Migrations.latest else { throw Failure.database(path: path, e) }
                 return db
             } catch let e2 as SQLiteError {
@@ -112,6 +112,11 @@ public final class StateStore: Sendable {
                 throw .database(path: path, e)
             }
         }
+    }
+
+    /// The migration step the database is at (0: none yet).
+    private static func schemaVersion(_ db: SQLiteDatabase) throws(SQLiteError) -> Int {
+        Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
     }
 
     private static func openReadWrite(_ path: String) throws(Failure) -> SQLiteDatabase {
@@ -125,7 +130,7 @@ public final class StateStore: Sendable {
             _ = try db.query("PRAGMA journal_mode=WAL")
             try db.execute("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL")
             try db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL) STRICT")
-            var version = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+            var version = try schemaVersion(db)
             if version > Migrations.latest { throw Failure.tooNew(path: path, version: version) }
             while version < Migrations.latest {
                 let due = version
@@ -133,7 +138,7 @@ public final class StateStore: Sendable {
                     // Another process may have migrated since the read above (a CLI command beside a
                     // daemon starting on a new state directory: CI saw "table device_identity
                     // already exists"). Read again under the write lock; run the step only if due.
-                    let now = Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+                    let now = try schemaVersion(db)
                     guard now == due else { return now }
                     try db.execute(Migrations.steps[due])
                     try db.execute("DELETE FROM schema_version")
@@ -297,7 +302,7 @@ public final class StateStore: Sendable {
     /// The schema version on disk (for status/doctor).
     public func schemaVersion() throws(Failure) -> Int {
         try locked { (db: SQLiteDatabase) throws(SQLiteError) in
-            Int(try db.query("SELECT version FROM schema_version").first?.first?.integer ?? 0)
+            try Self.schemaVersion(db)
         }
     }
 }
