@@ -97,6 +97,8 @@ import Testing
         let defaults = GatewayProtocol.HelloOk(["type": "hello-ok"])
         #expect(defaults?.maxPayload == 25 * 1024 * 1024)
         #expect(GatewayProtocol.HelloOk(["type": "hello-ok", "policy": ["maxPayload": 3]])?.maxPayload == 1024)
+        // A gateway's 9e18 sized inbound buffers and overflowed clip bitrates: held to 1 GiB.
+        #expect(GatewayProtocol.HelloOk(["type": "hello-ok", "policy": ["maxPayload": 9e18]])?.maxPayload == 1 << 30)
         #expect(defaults?.tickIntervalMs == 30000)
     }
 

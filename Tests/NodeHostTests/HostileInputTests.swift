@@ -14,37 +14,10 @@ import Testing
 /// `scripts/test` runs a short version; `scripts/chaos` sets OPENCLAW_CHAOS_SCALE for the full one.
 @Suite(.serialized) struct HostileInputTests {
     /// 1 in scripts/test; scripts/chaos uses 500 (1,000,000 frames and documents).
-    static let scale = max(1, Int(ProcessInfo.processInfo.environment["OPENCLAW_CHAOS_SCALE"] ?? "") ?? 1)
+    static let scale = Chaos.scale
     static let seed: UInt64 = 0x0C1A_57ED
 
-    /// SplitMix64: small, fast, and the same sequence on every machine.
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-        mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
-
-        /// A copy of `base` with a few random edits: flipped bits, inserted or deleted runs, cuts.
-        mutating func mutate(_ base: [UInt8]) -> [UInt8] {
-            var b = base
-            for _ in 0..<(1 + below(4)) {
-                switch below(5) {
-                case 0 where !b.isEmpty: b[below(b.count)] ^= UInt8(1 << below(8))
-                case 1: b.insert(contentsOf: bytes(1 + below(16)), at: below(b.count + 1))
-                case 2 where !b.isEmpty: let i = below(b.count); b.removeSubrange(i..<min(b.count, i + 1 + below(16)))
-                case 3 where !b.isEmpty: b = Array(b.prefix(below(b.count)))
-                default: b.insert(contentsOf: Array("{[\"\\:,}]0-1e999\u{0}".utf8).shuffledPrefix(&self), at: below(b.count + 1))
-                }
-            }
-            return b
-        }
-    }
+    typealias Rng = SeededRandom
 
     /// Runs `body` and fails the test when one input takes longer than a second (a hang).
     static func timed(_ what: String, _ i: Int, _ body: () -> Void) {
@@ -55,7 +28,7 @@ import Testing
     }
 
     @Test func framesIntoTheDecoderAndMessagesIntoTheParser() {
-        var rng = Rng(state: Self.seed)
+        var rng = Rng(seed: Self.seed)
         let valid: [[UInt8]] = [
             WebSocketFrame(opcode: .text, payload: Array(#"{"type":"event","event":"tick","payload":{"ts":1}}"#.utf8)).encoded(maskKey: nil),
             WebSocketFrame(fin: false, opcode: .text, payload: Array("{\"a\":".utf8)).encoded(maskKey: nil)
@@ -82,7 +55,7 @@ import Testing
     }
 
     @Test func mutatedConfigDocuments() throws {
-        var rng = Rng(state: Self.seed &+ 1)
+        var rng = Rng(seed: Self.seed &+ 1)
         let corpus = [try String(contentsOfFile: TestPaths.repoRoot + "/config.json5", encoding: .utf8),
                       "{ capabilities: { location: { enabled: true, significantChangeMeters: 1e19 } } }",
                       "{ gateway: { url: 'ws://[::1]:1', discovery: { wideAreaDomain: 'a.b.' } }, plugins: { entries: { x: { enabled: true } } } }"]
@@ -106,12 +79,13 @@ import Testing
         case 7: return .null
         case 8: return .string(String(repeating: "x", count: rng.below(64)))
         case 9: return .array((0..<rng.below(4)).map { _ in hostileValue(&rng, depth: depth + 1) })
-        default: return .object(["k": hostileValue(&rng, depth: depth + 1)])
+        // Nested objects carry the names nested params use (a placement's x/y/width/height, …).
+        default: return .object([["k", "x", "y", "width", "height", "timeoutMs", "maxBytes"][rng.below(7)]: hostileValue(&rng, depth: depth + 1)])
         }
     }
 
     @Test func generatedParamsForEveryCommand() throws {
-        var rng = Rng(state: Self.seed &+ 2)
+        var rng = Rng(seed: Self.seed &+ 2)
         var config = NodeConfig()
         for name in config.catalog.names { config.capabilities[name]?.enabled = true }
         config.stateDir = TestPaths.tempDir("fuzz-state")
@@ -144,14 +118,5 @@ import Testing
                 }
             }
         }
-    }
-}
-
-extension Array {
-    /// The first few elements in a random order (for inserting hostile punctuation).
-    func shuffledPrefix(_ rng: inout HostileInputTests.Rng) -> [Element] {
-        var a = self
-        for i in stride(from: a.count - 1, to: 0, by: -1) { a.swapAt(i, rng.below(i + 1)) }
-        return Array(a.prefix(1 + rng.below(a.count)))
     }
 }

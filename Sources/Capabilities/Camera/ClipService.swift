@@ -35,8 +35,8 @@ enum ClipService {
         defer { mic?.stop() }
         let audio = ClipAudio.settings(mic, durationMs: durationMs)
         // One extra second covers the VBV buffer and the MP4 index; the AAC track takes its share.
-        let bitrate = max(1, min(maxBitrate, Int(Double(maxBytes) * 8 / (Double(durationMs) / 1000 + 1) * 0.85)
-                                                   - (audio?.bitrate ?? 0)))
+        let budget = Int(clamping: Double(maxBytes) * 8 / (Double(durationMs) / 1000 + 1) * 0.85, to: 0...maxBitrate)
+        let bitrate = max(1, budget - (audio?.bitrate ?? 0))
         session.stream = nil
         let stream = try V4L2Stream(device: session.device, format: plan.format, size: plan.size)
         session.stream = stream

@@ -24,6 +24,16 @@ public struct CanvasPlacement: Codable, Sendable, Equatable {
 public struct CanvasPresentParams: CommandParams, Equatable {
     public var url: String?
     public var placement: CanvasPlacement?
+
+    /// Window coordinates are screen pixels: X11 keeps them in 16 bits, so anything past ±32768 is
+    /// refused here (a placement of 1e300 once reached an Int conversion and ended the daemon).
+    public func validated() throws(NodeError) -> CanvasPresentParams {
+        try ParamCheck.range(placement?.x, "placement.x", -32768...32767)
+        try ParamCheck.range(placement?.y, "placement.y", -32768...32767)
+        try ParamCheck.range(placement?.width, "placement.width", 1...32767)
+        try ParamCheck.range(placement?.height, "placement.height", 1...32767)
+        return self
+    }
 }
 
 public struct CanvasNavigateParams: CommandParams, Equatable {

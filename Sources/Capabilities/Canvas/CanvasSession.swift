@@ -136,8 +136,9 @@ actor CanvasSession {
         try await serially { () throws(NodeError) in
             if let target { try await load(target, on: try theBrowser(), deadline: deadline) }
             let b = try await ready(deadline: deadline)
-            let bounds = placement.map { p in (x: p.x.map { Int($0) }, y: p.y.map { Int($0) },
-                                               width: p.width.map { Int($0) }, height: p.height.map { Int($0) }) }
+            // In range after validated(); clamped all the same, never trapped on.
+            let px = { (d: Double) in Int(clamping: d, to: -32768...32767) }
+            let bounds = placement.map { p in (x: p.x.map(px), y: p.y.map(px), width: p.width.map(px), height: p.height.map(px)) }
             try await b.setWindow(visible: true, bounds: bounds)
         }
     }

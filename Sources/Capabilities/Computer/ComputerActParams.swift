@@ -38,6 +38,10 @@ public struct ComputerActParams: CommandParams {
         try ParamCheck.range(y, "y", 0...1_000_000)
         try ParamCheck.range(fromX, "fromX", 0...1_000_000)
         try ParamCheck.range(fromY, "fromY", 0...1_000_000)
+        // A point is both coordinates or neither (scroll and mouse down/up take an optional one): a
+        // lone x once reached a force unwrap of y and ended the daemon.
+        if (x == nil) != (y == nil) { throw NodeError.invalidRequest("x and y go together: give both, or neither") }
+        if (fromX == nil) != (fromY == nil) { throw NodeError.invalidRequest("fromX and fromY go together: give both, or neither") }
         try ParamCheck.range(scrollAmount, "scrollAmount", 1...100)
         try ParamCheck.range(durationMs, "durationMs", 0...10_000)
         try ParamCheck.oneOf(scrollDirection, "scrollDirection", ["up", "down", "left", "right"])

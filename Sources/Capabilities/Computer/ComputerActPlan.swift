@@ -54,7 +54,7 @@ struct ComputerActPlan: Sendable {
             input.button(1, down: false)
             return "from \(fx),\(fy) to \(tx),\(ty) on \(mapper!.target.label)"
         case .leftMouseDown, .leftMouseUp:
-            if let m = mapper { let (x, y) = try m.map(p.x!, p.y!); try input.move(to: m.target, x: x, y: y) }
+            if let m = mapper, let px = p.x, let py = p.y { let (x, y) = try m.map(px, py); try input.move(to: m.target, x: x, y: y) }
             if action == .leftMouseUp {
                 guard input.heldButtons.contains(1) else {
                     throw NodeError.invalidRequest("left button is not held by computer control")
@@ -67,7 +67,7 @@ struct ComputerActPlan: Sendable {
             }
             return ""
         case .scroll:
-            if let m = mapper { let (x, y) = try m.map(p.x!, p.y!); try input.move(to: m.target, x: x, y: y) }
+            if let m = mapper, let px = p.x, let py = p.y { let (x, y) = try m.map(px, py); try input.move(to: m.target, x: x, y: y) }
             let direction = p.effectiveScrollDirection
             let amount = p.effectiveScrollAmount
             try withModifiers(modifiers, input) { input.scroll(direction, amount: amount, stop: stop) }

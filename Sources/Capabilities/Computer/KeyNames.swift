@@ -55,6 +55,8 @@ enum KeyNames {
         return (mods, key)
     }
 
+    static let maxKeysym: KeySym = 0x1FFF_FFFF
+
     static func keysym(named name: String, in combo: String) throws(NodeError) -> KeySym {
         let scalars = Array(name.unicodeScalars)
         if scalars.count == 1 { return keysym(for: scalars[0]) }
@@ -62,10 +64,12 @@ enum KeyNames {
         if name.count >= 2, name.first == "f" || name.first == "F", let n = Int(name.dropFirst()), (1...35).contains(n) {
             return XStringToKeysym("F\(n)")
         }
+        // XStringToKeysym reads "0x…" as any unsigned long; keysyms end at 0x1FFFFFFF (X11 protocol,
+        // appendix A), and a larger one once reached an Int32 conversion that ended the daemon.
         let direct = XStringToKeysym(name)
-        if direct != 0 { return direct }
+        if direct != 0, direct <= Self.maxKeysym { return direct }
         let capitalized = XStringToKeysym(name.prefix(1).uppercased() + name.dropFirst())
-        if capitalized != 0 { return capitalized }
+        if capitalized != 0, capitalized <= Self.maxKeysym { return capitalized }
         throw NodeError(ComputerError.unsupportedKey, "unknown key \"\(name)\" in \"\(combo)\" (X keysym names such as Return, " +
                         "Escape, F5, Page_Up, or a single character)")
     }

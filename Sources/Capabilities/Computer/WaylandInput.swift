@@ -84,12 +84,13 @@ final class WaylandInput: ComputerInput {
         }
         guard let p = pointer?.proxy else { return }
         if connection.virtualPointerVersion >= 2 {
-            zwlr_virtual_pointer_v1_motion_absolute(p, now, UInt32(x), UInt32(y), UInt32(o.width), UInt32(o.height))
+            // The compositor's output sizes and positions are its to say; clamped, never trapped on.
+            zwlr_virtual_pointer_v1_motion_absolute(p, now, UInt32(clamping: x), UInt32(clamping: y), UInt32(clamping: o.width), UInt32(clamping: o.height))
         } else {
             // v1: absolute over the whole layout.
             let outs = connection.orderedOutputs
             let w = outs.map { $0.x + $0.width }.max() ?? o.width, h = outs.map { $0.y + $0.height }.max() ?? o.height
-            zwlr_virtual_pointer_v1_motion_absolute(p, now, UInt32(o.x + x), UInt32(o.y + y), UInt32(w), UInt32(h))
+            zwlr_virtual_pointer_v1_motion_absolute(p, now, UInt32(clamping: o.x &+ x), UInt32(clamping: o.y &+ y), UInt32(clamping: w), UInt32(clamping: h))
         }
         zwlr_virtual_pointer_v1_frame(p)
         // The motion is handled (focus moved to the surface under it) before any button follows.
@@ -194,7 +195,8 @@ final class WaylandInput: ComputerInput {
 
     /// The real modifiers of xkb's "complete" compatibility map.
     static func modifierBit(_ keysym: KeySym) -> UInt32? {
-        switch Int32(keysym) {
+        guard let sym = Int32(exactly: keysym) else { return nil }
+        switch sym {
         case XK_Shift_L, XK_Shift_R: return 1
         case XK_Control_L, XK_Control_R: return 4
         case XK_Alt_L, XK_Alt_R, XK_Meta_L, XK_Meta_R: return 8

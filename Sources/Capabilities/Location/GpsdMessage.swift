@@ -105,9 +105,11 @@ enum GpsdMessage: Sendable, Equatable {
         return d
     }
 
-    /// Error estimates: a zero or negative value is "unknown", not "perfect".
+    /// Error estimates: a zero or negative value is "unknown", not "perfect", and so is one past
+    /// 10,000 km (gpsd's own are metres to kilometres; 1e300 from a hostile or broken source used
+    /// to reach an Int conversion).
     private static func positive(_ v: JSONValue?) -> Double? {
-        guard let d = number(v), d > 0 else { return nil }
+        guard let d = number(v, in: 0...1e7), d > 0 else { return nil }
         return d
     }
 }

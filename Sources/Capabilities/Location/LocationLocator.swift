@@ -91,7 +91,7 @@ enum LocationErrors {
         case 0?, 1?: seen.append("the receiver reports no fix")
         default:
             if let f = s.latestFix {
-                let err = f.accuracyMeters.map { "±\(Int($0.rounded())) m" } ?? "no error estimate"
+                let err = f.accuracyMeters.map { "±\(Int(clamping: $0.rounded(), to: 0...Int(Int32.max))) m" } ?? "no error estimate"
                 seen.append("last fix \(f.mode == .threeD ? "3D" : "2D") \(err)")
             }
         }

@@ -3,7 +3,7 @@ import Kit
 import Support
 
 /// One HTTP/1.1 exchange on a connection of its own (`Connection: close`): the request out, then
-/// the response's head and its body piece by piece, so an SSE stream is read as it comes. Every
+/// the response's head and its body piece by piece (HTTPResponseParser), so an SSE stream is read as it comes. Every
 /// wait is a poll(2) of at most 250 ms that also checks the deadline and the cancel flag.
 final class HTTPExchange {
     struct Head { let status: Int; let headers: [String: String] }
@@ -11,12 +11,8 @@ final class HTTPExchange {
     private let stream: any ByteStream
     private let deadline: ContinuousClock.Instant
     private let flag: CancelFlag
-    private var buffer: [UInt8] = []
-    private var body: BodyMode = .untilClose
-    private enum BodyMode { case length(Int), chunked(remaining: Int?), untilClose, done }
-
-    /// The largest response head read (status line and headers).
-    static let maxHeadBytes = 64 * 1024
+    /// Every length and chunk size in the answer is checked there (a server controls them).
+    private var parser = HTTPResponseParser(maxHeadBytes: 64 * 1024)
 
     init(streams: any NetworkStreams, url: URLParts, method: String, headers: [(String, String)], body: [UInt8],
          deadline: ContinuousClock.Instant, flag: CancelFlag) throws(McpFailure) {
@@ -44,67 +40,23 @@ final class HTTPExchange {
 
     /// Status and headers (names lower-cased).
     func readHead() throws(McpFailure) -> Head {
-        var end: Int?
-        while end == nil {
-            if let i = Self.find([13, 10, 13, 10], in: buffer) { end = i; break }
-            guard buffer.count < Self.maxHeadBytes else { throw .server("the HTTP response head is larger than 64 KiB") }
-            guard try fill() else { throw .disconnected("the server closed the connection before answering") }
+        while true {
+            let head: HTTPResponseParser.Head?
+            do { head = try parser.readHead() } catch { throw Self.failure(error) }
+            if let head { return Head(status: head.status, headers: head.headers) }
+            if try !fill() { parser.finish() }
         }
-        let headText = String(decoding: buffer[0..<end!], as: UTF8.self)
-        buffer.removeFirst(end! + 4)
-        var lines = headText.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
-            throw .server("the server's answer is not HTTP/1.1")
-        }
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimming([" ", "\t"])
-        }
-        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true { body = .chunked(remaining: nil) }
-        else if let n = headers["content-length"].flatMap({ Int($0) }) { body = .length(n) }
-        else { body = .untilClose }
-        if status == 204 || status == 304 || (100..<200).contains(status) { body = .done }
-        return Head(status: status, headers: headers)
     }
 
     /// The next piece of the body; nil at its end.
     func readBody() throws(McpFailure) -> [UInt8]? {
         while true {
-            switch body {
-            case .done: return nil
-            case .length(let left):
-                if left == 0 { body = .done; return nil }
-                if buffer.isEmpty, try !fill() { throw .disconnected("the server closed the connection in the middle of its answer") }
-                let n = min(left, buffer.count)
-                let piece = Array(buffer[0..<n]); buffer.removeFirst(n)
-                body = .length(left - n)
-                return piece
-            case .untilClose:
-                if buffer.isEmpty, try !fill() { body = .done; return nil }
-                defer { buffer.removeAll(keepingCapacity: true) }
-                return buffer
-            case .chunked(let remaining):
-                if let left = remaining, left > 0 {
-                    if buffer.isEmpty, try !fill() { throw .disconnected("the server closed the connection in the middle of a chunk") }
-                    let n = min(left, buffer.count)
-                    let piece = Array(buffer[0..<n]); buffer.removeFirst(n)
-                    body = .chunked(remaining: left - n)
-                    return piece
-                }
-                // The CRLF after a chunk's data (not before the first chunk), then the next size line.
-                if remaining == 0 { _ = try line() }
-                let sizeLine = try line()
-                guard let size = Int(sizeLine.split(separator: ";").first.map(String.init) ?? "", radix: 16), size >= 0 else {
-                    throw .server("a chunk of the server's answer has no valid size")
-                }
-                if size == 0 {
-                    while try !line().isEmpty {}  // trailers
-                    body = .done
-                    return nil
-                }
-                body = .chunked(remaining: size)
+            let step: HTTPResponseParser.BodyStep
+            do { step = try parser.readBody() } catch { throw Self.failure(error) }
+            switch step {
+            case .piece(let bytes): return bytes
+            case .end: return nil
+            case .needMore: if try !fill() { parser.finish() }
             }
         }
     }
@@ -119,16 +71,9 @@ final class HTTPExchange {
         return out
     }
 
-    private func line() throws(McpFailure) -> String {
-        while true {
-            if let i = Self.find([13, 10], in: buffer) {
-                let text = String(decoding: buffer[0..<i], as: UTF8.self)
-                buffer.removeFirst(i + 2)
-                return text
-            }
-            guard buffer.count < 4096 else { throw .server("a chunk header of the server's answer is too long") }
-            guard try fill() else { throw .disconnected("the server closed the connection in the middle of its answer") }
-        }
+    /// A closed connection is `disconnected`; anything else the server sent wrong is `server`.
+    private static func failure(_ f: HTTPResponseParser.Failure) -> McpFailure {
+        f.description.hasPrefix("the server closed") ? .disconnected(f.description) : .server(f.description)
     }
 
     /// Reads what has arrived into the buffer; false at end of stream.
@@ -138,7 +83,7 @@ final class HTTPExchange {
             if flag.isCancelled { throw .timeout("cancelled") }
             let step = chunk.withUnsafeMutableBytes { stream.read($0) }
             switch step {
-            case .bytes(let n): buffer += chunk[0..<n]; return true
+            case .bytes(let n): parser.feed(chunk[0..<n]); return true
             case .eof: return false
             case .failed(let why): throw .disconnected("reading from the server: \(why)")
             case .wouldBlock(let wantWrite):
@@ -166,16 +111,6 @@ final class HTTPExchange {
         let left = deadline - .now
         guard left > .zero else { throw .timeout("the server did not answer in time") }
         _ = pollOnce(stream.fd, events: Int16(write ? POLLOUT : POLLIN), timeout: min(left, .milliseconds(250)))
-    }
-
-    static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
-        guard hay.count >= needle.count else { return nil }
-        var i = 0
-        while i <= hay.count - needle.count {
-            if hay[i] == needle[0], hay[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
     }
 }
 

@@ -27,7 +27,7 @@ struct RecordPlan: Equatable {
         }
         // One extra second covers the VBV buffer and the MP4 index.
         let seconds = Double(durationMs) / 1000 + 1
-        let cap = max(1, Int(Double(maxBytes) * 8 / seconds * 0.85) - audioBitrate)
+        let cap = max(1, Int(clamping: Double(maxBytes) * 8 / seconds * 0.85, to: 0...Int(Int32.max)) - audioBitrate)
         let bitrate = min(maxBitrate, cap)
 
         let fitted = ImageSize.fitting(width: sourceWidth, height: sourceHeight, maxWidth: maxWidth)

@@ -83,7 +83,7 @@ public final class WaylandConnection {
     public var isAlive: Bool { wl_display_get_error(display) == 0 }
 
     /// Outputs in screenIndex order: left to right, then top to bottom, as the compositor lays them out.
-    public var orderedOutputs: [Output] { outputs.filter { $0.width > 0 }.sorted { ($0.x, $0.y, $0.globalName) < ($1.x, $1.y, $1.globalName) } }
+    public var orderedOutputs: [Output] { outputs.filter { $0.width > 0 && $0.height > 0 }.sorted { ($0.x, $0.y, $0.globalName) < ($1.x, $1.y, $1.globalName) } }
 
     /// Dispatches the compositor's events until `done()` holds or the deadline passes.
     public func wait(until done: () -> Bool, timeout: Duration, what: String) throws(NodeError) {

@@ -43,6 +43,10 @@ final class WaylandGrabber: ScreenGrabber {
         guard let layout = Self.layout(info.format) else {
             throw ScreenError.unavailable("the compositor offers output \(output.name) only in shm format 0x\(info.format.hex()), which this node cannot read")
         }
+        // The compositor's numbers size a memfd and index its pixels: checked before either.
+        guard info.isSane else {
+            throw ScreenError.unavailable("the compositor described output \(output.name)'s frame as \(info.width)x\(info.height), stride \(info.stride); not capturing that")
+        }
         if buffer.map({ !$0.fits(info) }) ?? true {
             buffer = nil
             buffer = try ShmBuffer(connection: connection, info: info)
@@ -82,7 +86,15 @@ final class WaylandGrabber: ScreenGrabber {
 
 /// What the compositor said about one frame.
 final class FrameState {
-    struct Shm: Equatable { let format: UInt32; let width: UInt32; let height: UInt32; let stride: UInt32 }
+    struct Shm: Equatable {
+        let format: UInt32; let width: UInt32; let height: UInt32; let stride: UInt32
+        /// A frame this node can map and read: 1…16384 pixels each way, 4 bytes a pixel at least,
+        /// and under 2 GiB in all (wl_shm sizes are Int32).
+        var isSane: Bool {
+            (1...16384).contains(width) && (1...16384).contains(height) && stride >= width * 4
+                && UInt64(stride) * UInt64(height) < UInt64(Int32.max)
+        }
+    }
     var shm: Shm?
     var bufferDone = false
     var flags: UInt32 = 0

@@ -13,6 +13,8 @@ public enum GatewayProtocol {
     public static let minProtocol = 3
     /// `hello-ok.policy.maxPayload` when the gateway does not say (its own default).
     public static let defaultMaxPayload = 25 * 1024 * 1024
+    /// The largest `policy.maxPayload` taken from a gateway (upstream's default is 25 MiB).
+    public static let maxAcceptedPayload = 1 << 30
     /// A connect cap of the session, not of a capability: a pairing refusal may keep the socket open
     /// (`details.waitForResolution`) and push the decision on it; the node listens there.
     static let pairingWaitCap = "device-pairing-wait"
@@ -493,8 +495,10 @@ public enum GatewayProtocol {
             extraDeviceTokens = (w.auth?.deviceTokens ?? []).compactMap(IssuedToken.init)
             // What the gateway accepts from us: results are fitted to it, however small. (The
             // limit on what we accept from it never drops below the pre-auth 64 KiB; see
-            // GatewayConnection.)
-            maxPayload = max(w.policy?.maxPayload ?? GatewayProtocol.defaultMaxPayload, 1024)
+            // GatewayConnection.) Held to 1 GiB at most: the limit also sizes what the node accepts
+            // from the gateway and the bitrates of clips, so a gateway's 9e18 meant unbounded buffers
+            // and an overflow.
+            maxPayload = min(max(w.policy?.maxPayload ?? GatewayProtocol.defaultMaxPayload, 1024), GatewayProtocol.maxAcceptedPayload)
             // A zero or absurd tick would make the liveness watchdog fire constantly.
             tickIntervalMs = max(w.policy?.tickIntervalMs ?? GatewayProtocol.defaultTickIntervalMs, 100)
             // Surfaces the node's browser will load: web origins only (a file:/// "host" would turn

@@ -45,60 +45,44 @@ enum JoinURLFetcher {
             case .eof, .failed: throw Failure(description: "cannot fetch \(shown): the connection closed")
             }
         }
-        var response: [UInt8] = []
+        // Every length and chunk size in the answer is checked by the parser (the server controls them).
+        var parser = HTTPResponseParser(maxHeadBytes: maxResponseBytes)
+        var body: [UInt8] = []
+        var received = 0
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        reading: while response.count <= maxResponseBytes {
+        while true {
+            var status: Int?
+            do throws(HTTPResponseParser.Failure) {
+                if let head = try parser.readHead() {
+                    reading: while true {
+                        switch try parser.readBody() {
+                        case .piece(let p): body += p
+                        case .end: status = head.status; break reading
+                        case .needMore: break reading
+                        }
+                    }
+                }
+            } catch {
+                throw Failure(description: "\(shown) sent no valid HTTP answer: \(error.description)")
+            }
+            if let status { return try answer((status, body), shown) }
+            guard received <= maxResponseBytes else { throw Failure(description: "\(shown) answered more than \(maxResponseBytes >> 10) KiB") }
             let step = chunk.withUnsafeMutableBytes { stream.read($0) }
             switch step {
-            case .bytes(let n): response += chunk[..<n]
+            case .bytes(let n): parser.feed(chunk[..<n]); received += n
             case .wouldBlock(let w): if !stream.hasBufferedInput { try wait(stream, write: w, deadline, shown) }
-            case .eof: break reading
-            case .failed(let why): if response.isEmpty { throw Failure(description: "cannot fetch \(shown): \(why)") }; break reading
+            case .eof: parser.finish()
+            case .failed(let why):
+                if received == 0 { throw Failure(description: "cannot fetch \(shown): \(why)") }
+                parser.finish()
             }
-            if let body = complete(response) { return try answer(body, shown) }
         }
-        guard let body = complete(response, atEOF: true) else { throw Failure(description: "\(shown) sent no complete HTTP answer") }
-        return try answer(body, shown)
     }
 
     private static func wait(_ s: any ByteStream, write: Bool, _ deadline: ContinuousClock.Instant, _ shown: String) throws(Failure) {
         let left = deadline - .now
         guard left > .zero, pollOnce(s.fd, events: Int16(write ? POLLOUT : POLLIN), timeout: left) else {
             throw Failure(description: "cannot fetch \(shown): no answer in time")
-        }
-    }
-
-    /// (status, body) once the response is complete: by Content-Length, chunked end, or EOF.
-    static func complete(_ r: [UInt8], atEOF: Bool = false) -> (status: Int, body: [UInt8])? {
-        let sep: [UInt8] = [13, 10, 13, 10]
-        guard r.count >= 4, let end = (0...(r.count - 4)).first(where: { Array(r[$0..<$0 + 4]) == sep }) else { return nil }
-        let head = String(decoding: r[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
-        let parts = head.first?.split(separator: " ") ?? []
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else { return atEOF ? (0, []) : nil }
-        var length: Int?, chunked = false
-        for line in head.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmed()
-            if name == "content-length" { length = Int(value) }
-            if name == "transfer-encoding", value.lowercased().contains("chunked") { chunked = true }
-        }
-        let body = Array(r[(end + 4)...])
-        if chunked { return dechunk(body).map { (status, $0) } ?? (atEOF ? (status, body) : nil) }
-        if let length { return body.count >= length ? (status, Array(body.prefix(length))) : (atEOF ? (status, body) : nil) }
-        return atEOF ? (status, body) : nil
-    }
-
-    static func dechunk(_ b: [UInt8]) -> [UInt8]? {
-        var out: [UInt8] = [], i = 0
-        while true {
-            guard let lineEnd = (i..<max(i, b.count - 1)).first(where: { b[$0] == 13 && b[$0 + 1] == 10 }),
-                  let size = Int(String(decoding: b[i..<lineEnd], as: UTF8.self).split(separator: ";").first?.trimmed() ?? "", radix: 16)
-            else { return nil }
-            let start = lineEnd + 2
-            if size == 0 { return out }
-            guard b.count >= start + size + 2 else { return nil }
-            out += b[start..<start + size]
-            i = start + size + 2
         }
     }
 
