@@ -40,7 +40,16 @@ import Testing
         #expect(blocks.count == 2)
         let text = blocks[0]["text"]?.stringValue ?? ""
         #expect(text.hasSuffix(CallResultBounds.textMarker))
-        #expect(text.utf8.count - CallResultBounds.textMarker.utf8.count <= CallResultBounds.maxTextBytes)
+        // Upstream counts the marker toward the 1 MiB.
+        #expect(text.utf8.count <= CallResultBounds.maxTextBytes && text.utf8.count > CallResultBounds.maxTextBytes - 50, "\(text.utf8.count)")
+        // Exactly 1 MiB in all is left alone; a block that uses up the budget exactly is followed by
+        // the marker as a block of its own.
+        let exact = String(repeating: "a", count: CallResultBounds.maxTextBytes)
+        #expect(CallResultBounds.bound(["content": [["type": "text", "text": .string(exact)]]])["content"]?.arrayValue?.first?["text"]?.stringValue == exact)
+        let budget = CallResultBounds.maxTextBytes - CallResultBounds.textMarker.utf8.count
+        let filled = CallResultBounds.bound(["content": [["type": "text", "text": .string(String(repeating: "b", count: budget))],
+                                                         ["type": "text", "text": .string(String(repeating: "c", count: 100))]]])["content"]?.arrayValue ?? []
+        #expect(filled.count == 2 && filled[1]["text"] == "[truncated: MCP text content exceeded 1 MB]", "\(filled.count)")
         #expect(blocks[1]["type"] == "image" && r["isError"] == nil)
         // Text that only repeats structuredContent goes; isError only when true.
         let s = CallResultBounds.bound(["content": [["type": "text", "text": "{\"a\":1}"]], "structuredContent": ["a": 1], "isError": false])
