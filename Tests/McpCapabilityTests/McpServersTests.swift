@@ -68,6 +68,8 @@ import Testing
         let echo = try #require(r.call("t", "echo", #"{"text":"hello from the gateway"}"#), "\(r.node.log.suffix(3000))")
         #expect(echo["ok"] == true, "\(echo)")
         #expect(echo["payload"]?.firstText == "hello from the gateway", "\(echo)")
+        // Upstream's contract: the CallToolResult as a structured payload, never payloadJSON text.
+        #expect(echo["payloadField"] == "payload", "\(echo)")
         #expect(echo["payload"]?["isError"] == nil)
 
         let failed = try #require(r.call("t", "fail", #"{"message":"the disk is on fire"}"#))
@@ -134,10 +136,13 @@ import Testing
         let r = try Self.rig { _ in Self.testServer("t", marker: marker) }
         defer { r.cleanup() }
         #expect(r.catalogue { $0.contains("t_slow") } != nil)
-        // The gateway's timeout ends the call (the gateway has stopped waiting: no result is sent);
-        // the server is told (notifications/cancelled) and stops the work.
+        // The invoke's timeoutMs bounds the call: it ends just before it with upstream's
+        // MCP_TOOL_TIMEOUT (the gateway is still waiting), and the server is told
+        // (notifications/cancelled) and stops the work.
         r.gw.command(["cmd": "invoke", "id": "times-out", "command": "mcp.tools.call.v1",
                       "paramsJSON": #"{"server":"t","tool":"slow","arguments":{"seconds":60}}"#, "timeoutMs": 1500])
+        let timedOut = r.gw.waitFor("invoke_result", timeout: 10) { $0["id"] == "times-out" }
+        #expect(timedOut?["error"]?["code"] == "MCP_TOOL_TIMEOUT", "\(String(describing: timedOut)) \(r.node.log.suffix(2000))")
         #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: marker) }, "\(r.node.log.suffix(3000))")
         try? FileManager.default.removeItem(atPath: marker)
         // A cancel from the gateway does the same, and the daemon goes on serving.

@@ -150,11 +150,16 @@ import Testing
                 == #"{"error":{"code":"INVALID_REQUEST","message":"INVALID_REQUEST: no"},"id":"q","ok":false,"type":"res"}"#)
         let payload: JSONValue = ["base64": .string(String(repeating: "QUJD", count: 1000)), "note": "a \"q\" \n", "n": 1.5]
         for result in [Result<JSONValue, NodeError>.success(payload), .success(.null), .failure(NodeError("X_Y", "boom"))] {
-            let bytes = GatewayProtocol.invokeResultFrame(frameId: "f", id: "i", nodeId: "n", result: result)
-            let tree = GatewayProtocol.request(id: "f", method: "node.invoke.result",
-                                               params: GatewayProtocol.invokeResult(id: "i", nodeId: "n", result: result))
-            #expect(String(decoding: bytes, as: UTF8.self) == tree.jsonString())
+            for structured in [false, true] {
+                let bytes = GatewayProtocol.invokeResultFrame(frameId: "f", id: "i", nodeId: "n", result: result, structured: structured)
+                let tree = GatewayProtocol.request(id: "f", method: "node.invoke.result",
+                                                   params: GatewayProtocol.invokeResult(id: "i", nodeId: "n", result: result, structured: structured))
+                #expect(String(decoding: bytes, as: UTF8.self) == tree.jsonString())
+            }
         }
+        // A structured-result command (mcp.tools.call.v1) sends the object itself, and no payloadJSON.
+        #expect(String(decoding: GatewayProtocol.invokeResultFrame(frameId: "f", id: "i", nodeId: "n", result: .success(["a": 1]), structured: true), as: UTF8.self)
+                == #"{"id":"f","method":"node.invoke.result","params":{"id":"i","nodeId":"n","ok":true,"payload":{"a":1}},"type":"req"}"#)
     }
 
     @Test func connectParamsAreTheirTypesText() throws {

@@ -633,7 +633,9 @@ class Gateway:
             known = self.pending_invokes.pop(params["id"], None) is not None
             st = self.progress.get(params["id"], {})
             emit({"event": "invoke_result", "id": params["id"], "ok": params["ok"],
-                  "payload": json.loads(params["payloadJSON"]) if "payloadJSON" in params else None,
+                  "payload": json.loads(params["payloadJSON"]) if "payloadJSON" in params else params.get("payload"),
+                  # Which field carried it: mcp.tools.call.v1 must use the structured payload (upstream).
+                  "payloadField": "payloadJSON" if "payloadJSON" in params else ("payload" if "payload" in params else None),
                   "error": params.get("error"), "known": known,
                   "progress": {k: st[k] for k in ("count", "bytes", "heartbeats", "gaps", "next", "ignoredAnswers")} if st else None})
             await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": {"ok": True} if known else {"ok": True, "ignored": True}})

@@ -11,9 +11,11 @@ struct McpCapability: Capability, CapabilityLifecycle, GatewaySessionAware, Self
 
     var handlers: [CommandHandler] { [
         CommandHandler(McpCommand.call.rawValue, params: McpCallParams.self) { [hub] (p: McpCallParams, ctx: InvocationContext) async throws(NodeError) -> JSONValue in
-            // The gateway's invoke timeout (120 s for agents) or less, and never past the server's own.
-            let left = ctx.deadline.map { $0 - .now } ?? .seconds(120)
-            switch await hub.call(p, timeout: max(.milliseconds(1), left)) {
+            // Upstream: min(invoke timeoutMs or 120 s, the server's own). The call ends a moment
+            // before the invoke's deadline, so its own timeout answers MCP_TOOL_TIMEOUT to the
+            // gateway instead of the dispatcher's deadline dropping the result.
+            let timeout = ctx.invokeDeadline.bounding(.seconds(120), endingBefore: .milliseconds(250), atLeast: .milliseconds(1))
+            switch await hub.call(p, timeout: timeout) {
             case .success(let result): return result
             case .failure(let e): throw e
             }

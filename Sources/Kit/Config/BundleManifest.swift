@@ -27,13 +27,17 @@ public struct BundleManifest: Sendable {
         /// A long-running command that streams progress and takes input while it runs (a duplex
         /// invoke): the node keeps it alive with heartbeats while it is quiet.
         public let duplex: Bool
+        /// Its result goes to the gateway as a structured `payload` object rather than as
+        /// `payloadJSON` text (upstream's contract for mcp.tools.call.v1).
+        public let structuredResult: Bool
 
         public init(name: String, summary: String, params: [Param] = [], requiresForeground: Bool = false,
                     dangerous: Bool = false, permission: String? = nil, gateway: GatewayPolicy = .allowlist,
-                    olderGateway: GatewayPolicy = .allowlist, duplex: Bool = false) {
+                    olderGateway: GatewayPolicy = .allowlist, duplex: Bool = false, structuredResult: Bool = false) {
             self.name = name; self.summary = summary; self.params = params
             self.requiresForeground = requiresForeground; self.dangerous = dangerous; self.permission = permission
             self.gateway = gateway; self.olderGateway = olderGateway; self.duplex = duplex
+            self.structuredResult = structuredResult
         }
     }
 

@@ -56,7 +56,8 @@ public enum BundleManifestReader {
                 permission: value("permission", row)?.stringValue,
                 gateway: value("gateway", row)?.stringValue.flatMap(BundleManifest.GatewayPolicy.init(rawValue:)) ?? .allowlist,
                 olderGateway: value("olderGateway", row)?.stringValue.flatMap(BundleManifest.GatewayPolicy.init(rawValue:)) ?? .allowlist,
-                duplex: value("duplex", row)?.boolValue ?? false))
+                duplex: value("duplex", row)?.boolValue ?? false,
+                structuredResult: value("structuredResult", row)?.boolValue ?? false))
         }
         if let commandsNode, commands.isEmpty, value("cli", top) == nil {
             fail(commandsNode, "commands", "a bundle must declare at least one command")
@@ -199,6 +200,7 @@ public enum BundleManifestReader {
                 ConfigField("gateway", .enumeration(policies), "the policy of gateways 2026.7.2 and later"),
                 ConfigField("olderGateway", .enumeration(policies), "the policy of older gateways"),
                 ConfigField("duplex", .bool, "a long-running command that streams progress and takes input (heartbeats while quiet)"),
+                ConfigField("structuredResult", .bool, "its result goes to the gateway as a payload object, not payloadJSON text"),
             ])), "the command rows"),
             ConfigField("doctor", .map(.string), "the checks doctor runs: id → what it checks"),
             ConfigField("cli", .map(.object([

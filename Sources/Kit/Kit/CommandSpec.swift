@@ -70,6 +70,7 @@ public struct CommandSpec: Sendable {
     public var requiresForeground: Bool { row.requiresForeground }
     public var dangerous: Bool { row.dangerous }
     public var duplex: Bool { row.duplex }
+    public var structuredResult: Bool { row.structuredResult }
     public var permission: String? { row.permission }
     public var paramsDoc: [(String, String)] { row.params.map { ($0.name, $0.doc) } }
 }

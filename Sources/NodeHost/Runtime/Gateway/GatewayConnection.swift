@@ -282,12 +282,13 @@ final class GatewayConnection: @unchecked Sendable {  // not for a lock: the ite
             return
         }
         let id = await pending.nextId("r")
-        var frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result)
+        let structured = dispatcher.registry.spec(req.command)?.structuredResult == true
+        var frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result, structured: structured)
         // The payload limit of the gateway connection, checked on the frame itself (PayloadBudget).
         do throws(NodeError) { try PayloadBudget(maxPayloadBytes: maxPayload).check(frameBytes: frame.count, command: req.command) }
         catch {
             result = .failure(error)
-            frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result)
+            frame = GatewayProtocol.invokeResultFrame(frameId: id, id: req.id, nodeId: nodeId, result: result, structured: structured)
         }
         await pending.expect(id, timeout: .seconds(30))
         ws.send(textBytes: frame)

@@ -84,11 +84,13 @@ public enum GatewayProtocol {
         let error: ErrorShape?
     }
 
-    /// `node.invoke.result` params: `payloadJSON` on success, `error` on failure.
+    /// `node.invoke.result` params: `payloadJSON` (or, for a structured-result command, `payload`)
+    /// on success, `error` on failure; never both payload fields.
     struct InvokeResultParams: Encodable, Sendable {
         let id: String
         let nodeId: String
         let ok: Bool
+        var payload: JSONValue? = nil
         let payloadJSON: String?
         let error: ErrorShape?
     }
@@ -233,8 +235,10 @@ public enum GatewayProtocol {
                                    auth: c.credential.auth))
     }
 
-    static func invokeResult(id: String, nodeId: String, result: Result<JSONValue, NodeError>) -> JSONValue {
+    static func invokeResult(id: String, nodeId: String, result: Result<JSONValue, NodeError>, structured: Bool = false) -> JSONValue {
         switch result {
+        case .success(let payload) where structured:
+            return frame(InvokeResultParams(id: id, nodeId: nodeId, ok: true, payload: payload, payloadJSON: nil, error: nil))
         case .success(let payload):
             return frame(InvokeResultParams(id: id, nodeId: nodeId, ok: true, payloadJSON: payload.jsonString(), error: nil))
         case .failure(let e):
@@ -245,7 +249,9 @@ public enum GatewayProtocol {
     /// The whole `node.invoke.result` request frame as bytes, the payload encoded once, straight
     /// into its `payloadJSON` string (JSONWriter): a 5 MB snapshot is not encoded, escaped and
     /// copied again. The same JSON as `request(…, params: invokeResult(…)).jsonString()`.
-    static func invokeResultFrame(frameId: String, id: String, nodeId: String, result: Result<JSONValue, NodeError>) -> [UInt8] {
+    /// `structured`: the payload goes as the `payload` object instead (CommandSpec.structuredResult).
+    static func invokeResultFrame(frameId: String, id: String, nodeId: String, result: Result<JSONValue, NodeError>,
+                                  structured: Bool = false) -> [UInt8] {
         guard case .success(let payload) = result else {
             return request(id: frameId, method: "node.invoke.result", params: invokeResult(id: id, nodeId: nodeId, result: result)).jsonBytes
         }
@@ -253,9 +259,15 @@ public enum GatewayProtocol {
         w.raw("{\"id\":"); w.string(frameId)
         w.raw(",\"method\":\"node.invoke.result\",\"params\":{\"id\":"); w.string(id)
         w.raw(",\"nodeId\":"); w.string(nodeId)
-        w.raw(",\"ok\":true,\"payloadJSON\":\"")
-        w.write(payload, quoted: true)
-        w.raw("\"},\"type\":\"req\"}")
+        if structured {
+            w.raw(",\"ok\":true,\"payload\":")
+            w.write(payload)
+            w.raw("},\"type\":\"req\"}")
+        } else {
+            w.raw(",\"ok\":true,\"payloadJSON\":\"")
+            w.write(payload, quoted: true)
+            w.raw("\"},\"type\":\"req\"}")
+        }
         return w.bytes
     }
 
