@@ -235,7 +235,7 @@ import Testing
         #expect(try denial(["command": Self.argv("ls", "/"), "approved": true]).reason == "allowlist-miss")
         // The STOP-list needs a fresh approval even under full security.
         try setPolicy(["security": "full"], allowlist: [])
-        #expect(try denial(["command": Self.argv("rm", r.work + "/nothing")]) == ("SYSTEM_RUN_DENIED: denylist match; approval required", "denylist-hit"))
+        #expect(try denial(["command": Self.argv("rm", r.work + "/nothing")]) == ("SYSTEM_RUN_DENIED: denylist match; approval required at the device", "denylist-hit"))
         try setPolicy(["security": "full", "ask": "always"], allowlist: [])
         #expect(try denial(["command": Self.argv("true")]) == ("SYSTEM_RUN_DENIED: approval required", "approval-required"))
         try setPolicy(["security": "deny"], allowlist: [])

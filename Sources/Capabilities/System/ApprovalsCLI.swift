@@ -74,8 +74,38 @@ enum ApprovalsCLI {
                 }
             }
             out.printLine("\(agent.map { "agent \($0)" } ?? "defaults"): " + changes.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
+        case ("pending", 1), ("approve", 2):
+            return await devicePlans(a, out)
         default:
-            throw Arguments.Failure(description: "expected show, allow PATTERN, remove ID or policy")
+            throw Arguments.Failure(description: "expected show, allow PATTERN, remove ID, policy, pending or approve PLAN")
+        }
+        return 0
+    }
+
+    /// The plans the running daemon issued (system.run.prepare), and approving one at the device:
+    /// they live in the daemon's memory, so these need it running.
+    private static func devicePlans(_ a: Arguments, _ out: BundleCLIContext) async -> Int32 {
+        guard let daemon = out.daemon else {
+            out.printError("openclaw-node approvals: no daemon runs with this config's state directory; the plans to approve are held by the running daemon")
+            return 1
+        }
+        let approving = a.positionals[0] == "approve"
+        let request: JSONValue = approving ? ["op": "approve", "plan": .string(a.positionals[1])] : ["op": "plans"]
+        switch await daemon.query(request) {
+        case .failure(let e):
+            out.printError("openclaw-node approvals: \(e.message)")
+            return 1
+        case .success(let v) where approving:
+            if a.flag("json") { out.printLine(v.jsonString(pretty: true)) }
+            else { out.printLine("approved plan \(v["id"]?.stringValue ?? "?") at the device: \(v["command"]?.stringValue ?? "?") (agent \(v["agent"]?.stringValue ?? "?")); it runs once, when the gateway sends it again") }
+        case .success(let v):
+            let plans = v.arrayValue ?? []
+            if a.flag("json") { out.printLine(v.jsonString(pretty: true)); return 0 }
+            if plans.isEmpty { out.printLine("no plans waiting (system.run.prepare issues them; each is valid for an hour)") }
+            for p in plans {
+                let state = p["approvedAtDevice"] == true ? "approved here" : "waiting"
+                out.printLine("\(p["id"]?.stringValue ?? "?")  \(state)  \(p["ageSeconds"]?.intValue ?? 0) s ago  agent \(p["agent"]?.stringValue ?? "?")  \(p["command"]?.stringValue ?? "?")")
+            }
         }
         return 0
     }

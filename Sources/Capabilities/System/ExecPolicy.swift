@@ -18,6 +18,8 @@ enum ExecPolicy {
         var durableApproval: Bool
         var denylisted: Bool
         var approvedByAsk: Bool
+        /// The approval was made at the device (`openclaw-node approvals approve`), not relayed.
+        var approvedAtDevice = false
     }
 
     static func requiresAsk(_ i: Input) -> Bool {
@@ -27,9 +29,10 @@ enum ExecPolicy {
     /// nil = allowed.
     static func evaluate(_ i: Input) -> Denial? {
         if i.security == .deny { return Denial(message: "SYSTEM_RUN_DISABLED: security=deny", reason: "security=deny") }
-        // A STOP-list hit needs a fresh approval; allow-always entries do not clear it.
-        if i.denylisted && !i.approvedByAsk {
-            return Denial(message: "SYSTEM_RUN_DENIED: denylist match; approval required", reason: "denylist-hit")
+        // A STOP-list hit needs a fresh approval made at the device: neither allow-always entries nor
+        // an approval the gateway relays clear it (a gateway can prepare a plan and approve it itself).
+        if i.denylisted && !i.approvedAtDevice {
+            return Denial(message: "SYSTEM_RUN_DENIED: denylist match; approval required at the device", reason: "denylist-hit")
         }
         if requiresAsk(i) && !i.approvedByAsk { return Denial(message: "SYSTEM_RUN_DENIED: approval required", reason: "approval-required") }
         if i.security == .allowlist && (!i.analysisOk || !i.allowlistSatisfied) && !i.approvedByAsk && !i.durableApproval {

@@ -5,7 +5,7 @@ import Support
 
 /// system.run with exec approvals, system.which and the approvals document (docs/PROTOCOL.md §6.4).
 /// Commands run as the daemon's user, in their own process group, with a sanitized environment.
-final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, Sendable {
+final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, ControlQueryable, Sendable {
     let manifest: BundleManifest
     let settings: SystemSettings
     let approvals: ApprovalsStore
@@ -56,7 +56,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             let p = s.document.policy(agent: "main")
             let home = PathName.home(environment)
             let effective = effectiveAllowlist(p.allowlist, home: home, path: ExecEnvironment.inherited(environment)["PATH"])
-            out.append(Diagnosis(.ok, "effective exec policy (agent main): security \(min(p.security, settings.security).rawValue), ask \(max(p.ask, settings.ask).rawValue), \(effective.count) allowlist entries in force; approvals \(s.exists ? "stored" : "not set yet (defaults apply)"); the gateway's approvals \(settings.ask == .off ? "never count (ask is off in the config)" : "count only for plans this node prepared")"))
+            out.append(Diagnosis(.ok, "effective exec policy (agent main): security \(min(p.security, settings.security).rawValue), ask \(max(p.ask, settings.ask).rawValue), \(effective.count) allowlist entries in force; approvals \(s.exists ? "stored" : "not set yet (defaults apply)"); approvals \(approvalsDescription)"))
             if effective.count < p.allowlist.count {
                 out.append(Diagnosis(.warn, "\(p.allowlist.count - effective.count) allowlist entries are ignored: they allow every program or leave capabilities.system.allowlistCeiling"))
             }
@@ -74,6 +74,14 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         }
         out.append(Diagnosis(.ok, "the gateway runs system.* only after an operator approves this node's command surface (openclaw nodes approve)"))
         return out
+    }
+
+    private var approvalsDescription: String {
+        switch settings.approvals {
+        case .device: return "count only when made at the device (openclaw-node approvals approve PLAN; capabilities.system.approvals is \"device\")"
+        case .gateway where settings.ask == .off: return "relayed by the gateway never count (ask is off in the config); only one made at the device clears the denylist"
+        case .gateway: return "relayed by the gateway count only for plans this node prepared, never for the denylist (capabilities.system.approvals: \"device\" counts only approvals made here)"
+        }
     }
 
     private func send(_ event: NodeEvent, _ payload: JSONValue) async {
@@ -111,10 +119,25 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         case .success(let e): env = e
         case .failure(let rejected): throw await deny(rejected.message, reason: nil)
         }
-        let approved = approvalCounts(p, runId: runId)
+        let planKey = IssuedPlans.key(argv: p.argv, cwd: p.cwd, env: p.env, agent: p.agentId)
+        let approval = approvalFor(p, key: planKey, runId: runId)
+        let approved = approval.counts
         let decision = try evaluate(argv: argv, analysis: analysis, commandText: commandText, env: env, cwd: p.cwd,
-                                    agent: p.agentId, approvedByAsk: approved)
-        if let denial = decision.denial { throw await deny(denial.message, reason: denial.reason) }
+                                    agent: p.agentId, approvedByAsk: approved, approvedAtDevice: approval.atDevice)
+        if let denial = decision.denial {
+            // Where an approval at the device would do, say how to give one for this very plan.
+            let waiting = issuedPlans.pending().first { $0.id == String(planKey.prefix(12)) }
+            let atDevice = denial.reason == "denylist-hit" || (settings.approvals == .device && denial.reason == "approval-required")
+            if atDevice, let waiting {
+                throw await deny(denial.message + " (plan \(waiting.id): approve on the device with `openclaw-node approvals approve \(waiting.id)`, then run it again)", reason: denial.reason)
+            }
+            throw await deny(denial.message, reason: denial.reason)
+        }
+        // An approval is used once: the plan goes now that it let this run through (a second run
+        // racing for the same plan is refused like one without an approval).
+        if approved, !issuedPlans.take(planKey), decision.denial == nil, !decision.durableApproval {
+            throw await deny("SYSTEM_RUN_DENIED: approval required", reason: "approval-required")
+        }
 
         let started = ContinuousClock.now
         var outcome: CommandRunner.Outcome
@@ -168,21 +191,58 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
                                error: outcome.error, truncated: outcome.truncated, exitCode: outcome.exitCode)
     }
 
-    /// Whether the approval the gateway carries counts (docs/SECURITY.md, "Approvals"): only when
-    /// the config lets an operator be asked at all (`ask` is not "off"), and only for a plan this
-    /// node issued with system.run.prepare for exactly this argv, cwd, environment and agent —
-    /// once. A flag alone is not an operator's decision.
-    func approvalCounts(_ p: SystemRunParams, runId: String) -> Bool {
-        guard p.approvedByAsk else { return false }
+    struct RunApproval { var counts = false; var atDevice = false }
+
+    /// Whether this run is approved (docs/SECURITY.md, "What counts as an approval"). An approval
+    /// made at the device for this run's plan always counts (and is the only one that clears the
+    /// denylist). One the gateway relays counts only with `approvals: "gateway"`, when the config lets
+    /// an operator be asked at all (`ask` is not "off"), and only for a plan this node issued with
+    /// system.run.prepare for exactly this argv, cwd, environment and agent — once. A flag alone is
+    /// not an operator's decision.
+    func approvalFor(_ p: SystemRunParams, key: String, runId: String) -> RunApproval {
+        let plan = issuedPlans.plan(key)
+        if let plan, plan.approvedAtDevice {
+            log.info("system.run [\(runId)] plan \(plan.id) was approved at the device")
+            return RunApproval(counts: true, atDevice: true)
+        }
+        guard p.approvedByAsk else { return RunApproval() }
+        guard settings.approvals == .gateway else {
+            log.info("system.run [\(runId)] the gateway's approval does not count: capabilities.system.approvals is \"device\" (approve the plan on this machine)")
+            return RunApproval()
+        }
         guard settings.ask != .off else {
             log.info("system.run [\(runId)] the gateway's approval does not count: capabilities.system.ask is \"off\" (no operator is asked on this node)")
-            return false
+            return RunApproval()
         }
-        guard p.systemRunPlan != nil, issuedPlans.take(IssuedPlans.key(argv: p.argv, cwd: p.cwd, env: p.env, agent: p.agentId)) else {
+        guard p.systemRunPlan != nil, plan != nil else {
             log.info("system.run [\(runId)] the gateway's approval does not count: it is not for a plan this node issued (system.run.prepare) for this command, cwd and environment")
-            return false
+            return RunApproval()
         }
-        return true
+        return RunApproval(counts: true)
+    }
+
+    // MARK: approvals made at the device (openclaw-node approvals pending|approve)
+
+    func controlQuery(_ request: JSONValue) async -> Result<JSONValue, NodeError> {
+        switch request["op"]?.stringValue {
+        case "plans":
+            return .success(.array(issuedPlans.pending().map(Self.describe)))
+        case "approve":
+            guard let id = request["plan"]?.stringValue else { return .failure(.invalidRequest("approve needs a plan id")) }
+            guard let plan = issuedPlans.approveAtDevice(id) else {
+                return .failure(.invalidRequest("no plan waiting has id \(id) (openclaw-node approvals pending lists them; a plan is valid for an hour and forgotten at a restart)"))
+            }
+            log.info("plan \(plan.id) approved at the device: \(plan.commandText) (agent \(plan.agent))")
+            return .success(Self.describe(plan))
+        default:
+            return .failure(.invalidRequest("system control queries: {\"op\":\"plans\"} or {\"op\":\"approve\",\"plan\":ID}"))
+        }
+    }
+
+    static func describe(_ plan: IssuedPlans.Plan) -> JSONValue {
+        ["id": .string(plan.id), "command": .string(plan.commandText), "agent": .string(plan.agent),
+         "ageSeconds": .number(Double((ContinuousClock.now - plan.issuedAt).components.seconds)),
+         "approvedAtDevice": .bool(plan.approvedAtDevice)]
     }
 
     struct Decision {
@@ -192,6 +252,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         let ask: ExecAsk
         /// The script to run instead of the shell wrapper's own, each program pinned (allowlist runs).
         var pinned: String? = nil
+        /// A program of the run is on the config's denylist.
+        var denylisted = false
     }
 
     /// The allowlist entries that count: canonical, inside the ceiling, none that covers every program.
@@ -210,7 +272,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
 
     /// The policy inputs for this run, from config, the approvals document and the command.
     func evaluate(argv: [String], analysis: ShellAnalysis, commandText: String, env: [String: String], cwd: String?,
-                  agent: String?, approvedByAsk: Bool) throws(NodeError) -> Decision {
+                  agent: String?, approvedByAsk: Bool, approvedAtDevice: Bool = false) throws(NodeError) -> Decision {
         let doc = try approvals.snapshot().document
         let policy = doc.policy(agent: agent ?? "main")
         let security = min(policy.security, settings.security)
@@ -232,8 +294,10 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         }
         log.debug("policy for agent \(agent ?? "main"): security \(security.rawValue), ask \(ask.rawValue), \(allowlist.count) entries, analysis \(analysis.ok ? "ok" : "failed"), allowlist \(satisfied ? "satisfied" : "missed")\(durable ? ", allow-always" : "")\(denylisted ? ", denylisted" : "")")
         let input = ExecPolicy.Input(security: security, ask: ask, analysisOk: analysis.ok, allowlistSatisfied: satisfied,
-                                     durableApproval: durable, denylisted: denylisted, approvedByAsk: approvedByAsk)
+                                     durableApproval: durable, denylisted: denylisted, approvedByAsk: approvedByAsk,
+                                     approvedAtDevice: approvedAtDevice)
         var d = Decision(denial: ExecPolicy.evaluate(input), durableApproval: durable, security: security, ask: ask)
+        d.denylisted = denylisted
         // Under the allowlist, a shell chain runs with the very programs that were checked.
         if security == .allowlist, analysis.shellWrapper, analysis.ok, resolved.allSatisfy({ $0 != nil }) {
             d.pinned = analysis.pinnedScript(resolved: resolved.compactMap { $0 })
@@ -275,7 +339,11 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             throw NodeError(.invalidRequest, verbatim: "SYSTEM_RUN_DENIED: sandbox: cwd \(why)")
         }
         // The plan an operator's approval may later be given for: this argv, cwd, env and agent.
-        issuedPlans.issue(IssuedPlans.key(argv: argv, cwd: p.cwd, env: p.env, agent: p.agentId))
+        let issued = issuedPlans.issue(IssuedPlans.key(argv: argv, cwd: p.cwd, env: p.env, agent: p.agentId),
+                                       commandText: commandText, agent: p.agentId ?? "main")
+        if settings.approvals == .device || d.denylisted {
+            log.info("system.run.prepare: plan \(issued.id) for agent \(issued.agent): \(commandText) — to allow it, run on this machine: openclaw-node approvals approve \(issued.id)")
+        }
         // The plan names the cwd as the caller did (a skill's locator stays one): the run maps it again.
         var plan = SystemRunPrepareResult.Plan(argv: argv, cwd: requested.cwd, commandText: commandText, agentId: p.agentId, sessionKey: p.sessionKey)
         plan.installedApp = p.installedApp

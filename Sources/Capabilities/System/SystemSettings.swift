@@ -8,6 +8,10 @@ struct SystemSettings: Sendable {
     var ask: ExecAsk = .off
     /// Globs over resolved binary paths that always need a fresh operator approval (a STOP-list).
     var denylist: [String] = []
+    /// Whose approval counts: the gateway's (relayed for a plan this node issued; upstream's design)
+    /// or only one made at the device with `openclaw-node approvals approve`.
+    var approvals: ApprovalSource = .gateway
+    enum ApprovalSource: String, Sendable { case gateway, device }
     var sandbox = Sandbox()
     /// Path globs that allowlist entries written through the gateway must fall inside (nil: none
     /// set, and then no entry may cover every program).
@@ -24,6 +28,7 @@ struct SystemSettings: Sendable {
         security = section.string("security").flatMap(ExecSecurity.init(rawValue:)) ?? .full
         ask = section.string("ask").flatMap(ExecAsk.init(rawValue:)) ?? .off
         denylist = section.settings["denylist"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        approvals = section.string("approvals").flatMap(ApprovalSource.init(rawValue:)) ?? .gateway
         sandbox.kind = section.string("sandbox").flatMap(Sandbox.Kind.init(rawValue:)) ?? .none
         sandbox.writable = section.settings["sandboxWritable"]?.arrayValue?.compactMap(\.stringValue) ?? []
         sandbox.network = section.bool("sandboxNetwork") ?? true

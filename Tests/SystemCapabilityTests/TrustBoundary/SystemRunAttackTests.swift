@@ -196,7 +196,7 @@ import Testing
         let victim = r.work + "/keep"
         _ = FileManager.default.createFile(atPath: victim, contents: Data("x".utf8))
         let rm = try r.run(["command": Self.argv("rm", victim), "approved": true, "approvalDecision": "allow-once"])
-        #expect(Self.message(rm) == "SYSTEM_RUN_DENIED: denylist match; approval required", "\(rm)")
+        #expect(Self.message(rm) == "SYSTEM_RUN_DENIED: denylist match; approval required at the device", "\(rm)")
         #expect(FileManager.default.fileExists(atPath: victim))
         #expect(try r.run(["command": Self.argv("echo", "fine")])["payload"]?["stdout"] == "fine\n")
     }
@@ -224,14 +224,53 @@ import Testing
         #expect(try r.run(["command": Self.argv("uname"), "approvalDecision": "allow-always", "systemRunPlan": p2])["payload"]?["success"] == true)
         #expect(try r.run(["command": Self.argv("uname")])["payload"]?["success"] == true, "remembered")
         #expect(Self.message(try r.run(["command": Self.argv("uname", "-a")])) == "SYSTEM_RUN_DENIED: approval required")
-        // The denylist yields only to such an approval.
+        // The denylist never yields to the gateway: it can prepare a plan and "approve" it itself.
         let victim = r.work + "/gone"
         _ = FileManager.default.createFile(atPath: victim, contents: Data("x".utf8))
         _ = try Self.setPolicy(r, ["security": "full"], allowlist: [])
-        #expect(Self.message(try r.run(["command": Self.argv("rm", victim), "approved": true])) == "SYSTEM_RUN_DENIED: denylist match; approval required")
+        #expect(Self.message(try r.run(["command": Self.argv("rm", victim), "approved": true])) == "SYSTEM_RUN_DENIED: denylist match; approval required at the device")
         let p3 = try r.call("system.run.prepare", ["command": Self.argv("rm", victim)])["payload"]?["plan"] ?? .null
+        let selfApproved = try r.run(["command": Self.argv("rm", victim), "approved": true, "approvalDecision": "allow-once", "systemRunPlan": p3])
+        #expect(Self.message(selfApproved).hasPrefix("SYSTEM_RUN_DENIED: denylist match; approval required at the device (plan "), "\(selfApproved)")
+        #expect(FileManager.default.fileExists(atPath: victim))
+        // A person at the device approves that plan: it runs, once.
+        let id = try Self.approveAtDevice(r, command: "rm")
         #expect(try r.run(["command": Self.argv("rm", victim), "approved": true, "systemRunPlan": p3])["payload"]?["success"] == true)
         #expect(!FileManager.default.fileExists(atPath: victim))
+        _ = FileManager.default.createFile(atPath: victim, contents: Data("x".utf8))
+        #expect(Self.message(try r.run(["command": Self.argv("rm", victim), "approved": true, "systemRunPlan": p3])).hasPrefix("SYSTEM_RUN_DENIED: denylist match"), "plan \(id) was used once")
+        #expect(FileManager.default.fileExists(atPath: victim))
+    }
+
+    /// `openclaw-node approvals pending` names the waiting plan whose command contains `command`;
+    /// `approvals approve` approves it through the running daemon. Returns its id.
+    static func approveAtDevice(_ r: Rig, command: String) throws -> String {
+        let pending = try r.node.cli(["approvals", "pending", "--json"])
+        let plans = JSONValue.parse(pending.stdout)?.arrayValue ?? []
+        let id = try #require(plans.first { $0["command"]?.stringValue?.contains(command) == true }?["id"]?.stringValue, "\(pending.stdout)\(pending.stderr)")
+        let approve = try r.node.cli(["approvals", "approve", id])
+        #expect(approve.code == 0 && approve.stdout.contains("approved plan \(id)"), "\(approve.stdout)\(approve.stderr)")
+        return id
+    }
+
+    @Test func withDeviceApprovalsOnlyAnApprovalMadeHereCounts() throws {
+        let r = try Rig(system: "ask: 'always', approvals: 'device'"); defer { r.stop() }
+        let cmd = Self.argv("touch", r.work + "/made")
+        let plan = try #require(try r.call("system.run.prepare", ["command": cmd])["payload"]?["plan"])
+        // The gateway's own approval of the plan it prepared: refused, with what to do at the device.
+        let forged = try r.run(["command": cmd, "approved": true, "approvalDecision": "allow-once", "systemRunPlan": plan])
+        #expect(Self.message(forged).hasPrefix("SYSTEM_RUN_DENIED: approval required (plan "), "\(forged)")
+        #expect(Self.message(forged).contains("openclaw-node approvals approve"))
+        #expect(!FileManager.default.fileExists(atPath: r.work + "/made"))
+        #expect(r.node.log.contains("capabilities.system.approvals is \"device\""), "the log says why")
+        // Approved here: the same run goes through.
+        _ = try Self.approveAtDevice(r, command: "touch")
+        let ok = try r.run(["command": cmd, "approved": true, "systemRunPlan": plan])
+        #expect(ok["payload"]?["success"] == true, "\(ok)")
+        #expect(FileManager.default.fileExists(atPath: r.work + "/made"))
+        // Ids are not guessable short prefixes, and an unknown one is refused.
+        let bad = try r.node.cli(["approvals", "approve", "abc"])
+        #expect(bad.code == 1 && bad.stderr.contains("no plan waiting has id abc"), "\(bad.stderr)")
     }
 
     @Test func theGatewayCannotWriteAnAllowlistThatAllowsEverything() throws {
