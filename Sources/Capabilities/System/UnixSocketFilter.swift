@@ -2,7 +2,7 @@ import Glibc
 import Support
 
 /// The seccomp program bwrap installs (`--seccomp FD`) when `sandboxNetwork` is false: `socket(2)`
-/// with `AF_UNIX` fails with EACCES, everything else is allowed. A network namespace already cuts
+/// with `AF_UNIX` fails with EACCES, io_uring with ENOSYS, everything else is allowed. A network namespace already cuts
 /// TCP/UDP and abstract Unix sockets; this closes the Unix sockets on the file system that a
 /// read-only bind of `/` would otherwise leave reachable (a session bus, an agent socket in the home).
 /// 32-bit compat calls on 64-bit kernels get no sockets at all (socketcall's arguments cannot be
@@ -22,6 +22,14 @@ enum UnixSocketFilter {
         let compat: (audit: UInt32, calls: [UInt32])?
     }
 
+    /// io_uring_setup, io_uring_enter, io_uring_register: the same numbers on every architecture
+    /// since Linux 5.1 (and on i386 and arm compat). io_uring makes sockets (IORING_OP_SOCKET) and
+    /// connects them without socket(2) or connect(2) ever being called, so this filter's rule
+    /// would not see them: the whole interface is refused, as Docker's default profile does. ENOSYS,
+    /// so programs that use it when it is there (liburing users, some runtimes) fall back to epoll.
+    static let ioUring: [UInt32] = [425, 426, 427]
+    private static let denyENOSYS: UInt32 = 0x0005_0000 | UInt32(ENOSYS)
+
     static var native: Arch? {
         #if arch(x86_64)
         return Arch(audit: 0xC000_003E, socket: 41, abiBit: 0x4000_0000, compat: (0x4000_0003, [102, 359]))  // i386 socketcall, socket
@@ -32,54 +40,52 @@ enum UnixSocketFilter {
         #endif
     }
 
+    /// One BPF instruction with symbolic jump targets, resolved when the program is assembled.
+    private enum Label { case next, allow, deny, noSys, compat }
+    private struct Op { let code: UInt16; var jt: Label = .next; var jf: Label = .next; let k: UInt32 }
+
     /// The program as bytes of `struct sock_filter` (u16 code, u8 jt, u8 jf, u32 k), nil on an
     /// architecture this does not know (the sandbox then refuses to run with network off).
     static func program() -> [UInt8]? {
         guard let a = native else { return nil }
         // BPF opcodes: ld w abs, jeq k, jge k, ret k.
         let ldAbs: UInt16 = 0x20, jeq: UInt16 = 0x15, jge: UInt16 = 0x35, ret: UInt16 = 0x06
-        var p: [(UInt16, UInt8, UInt8, UInt32)] = []
-        let compatCalls = a.compat?.calls ?? []
-        // Layout: [0] ld arch; [1] jeq native → 2 else compat block; native block; compat block; ALLOW; DENY.
-        var native: [(UInt16, UInt8, UInt8, UInt32)] = [(ldAbs, 0, 0, offNr)]
-        if let bit = a.abiBit { native.append((jge, 0, 0, bit)) }           // jt patched: → DENY
-        native.append((jeq, 0, 0, a.socket))                                  // jf patched: → ALLOW
-        native.append((ldAbs, 0, 0, offArg0))
-        native.append((jeq, 0, 0, UInt32(AF_UNIX)))                           // jt → DENY, jf → ALLOW
-        var compat: [(UInt16, UInt8, UInt8, UInt32)] = []
+        // The native ABI: another ABI's numbers (x32) refused, io_uring refused, socket(AF_UNIX) refused.
+        var ops: [Op] = [Op(code: ldAbs, k: offArch), Op(code: jeq, jf: .compat, k: a.audit), Op(code: ldAbs, k: offNr)]
+        if let bit = a.abiBit { ops.append(Op(code: jge, jt: .deny, k: bit)) }
+        for n in ioUring { ops.append(Op(code: jeq, jt: .noSys, k: n)) }
+        ops.append(Op(code: jeq, jf: .allow, k: a.socket))
+        ops.append(Op(code: ldAbs, k: offArg0))
+        ops.append(Op(code: jeq, jt: .deny, jf: .allow, k: UInt32(AF_UNIX)))
+        // The compat ABI (32-bit programs): no sockets at all (socketcall's arguments cannot be
+        // inspected), no io_uring. An unknown arch is left to the kernel's own checks.
+        let compatAt = ops.count
         if let c = a.compat {
-            compat.append((ldAbs, 0, 0, offArch))
-            compat.append((jeq, 0, 0, c.audit))                               // jf → ALLOW (unknown arch: the kernel's own checks)
-            compat.append((ldAbs, 0, 0, offNr))
-            for n in compatCalls { compat.append((jeq, 0, 0, n)) }            // jt → DENY
+            ops.append(Op(code: ldAbs, k: offArch))
+            ops.append(Op(code: jeq, jf: .allow, k: c.audit))
+            ops.append(Op(code: ldAbs, k: offNr))
+            for n in ioUring { ops.append(Op(code: jeq, jt: .noSys, k: n)) }
+            for n in c.calls { ops.append(Op(code: jeq, jt: .deny, k: n)) }
         }
-        let start = 2
-        let allowAt = start + native.count + compat.count
-        let denyAt = allowAt + 1
-        p.append((ldAbs, 0, 0, offArch))
-        p.append((jeq, 0, UInt8(native.count), a.audit))                       // not native → compat block
-        func rel(_ from: Int, _ to: Int) -> UInt8 { UInt8(to - from - 1) }
-        for (i, ins) in native.enumerated() {
-            let at = start + i
-            var ins = ins
-            if ins.0 == jge { ins.1 = rel(at, denyAt) }
-            else if ins.0 == jeq && ins.3 == a.socket && i < native.count - 1 { ins.2 = rel(at, allowAt) }
-            else if ins.0 == jeq { ins.1 = rel(at, denyAt); ins.2 = rel(at, allowAt) }
-            p.append(ins)
+        let allowAt = ops.count
+        ops.append(Op(code: ret, k: allow))
+        ops.append(Op(code: ret, k: denyEACCES))
+        ops.append(Op(code: ret, k: denyENOSYS))
+        func target(_ l: Label, from at: Int) -> UInt8 {
+            let to: Int
+            switch l {
+            case .next: return 0
+            case .allow: to = allowAt
+            case .deny: to = allowAt + 1
+            case .noSys: to = allowAt + 2
+            case .compat: to = a.compat == nil ? allowAt : compatAt
+            }
+            return UInt8(to - at - 1)
         }
-        let compatStart = start + native.count
-        for (i, ins) in compat.enumerated() {
-            let at = compatStart + i
-            var ins = ins
-            if i == 1 { ins.2 = rel(at, allowAt) }
-            else if ins.0 == jeq { ins.1 = rel(at, denyAt) }
-            p.append(ins)
-        }
-        p.append((ret, 0, 0, allow))
-        p.append((ret, 0, 0, denyEACCES))
         var bytes: [UInt8] = []
-        for (code, jt, jf, k) in p {
-            bytes += [UInt8(code & 0xff), UInt8(code >> 8), jt, jf]
+        for (at, op) in ops.enumerated() {
+            let jt = target(op.jt, from: at), jf = target(op.jf, from: at), k = op.k
+            bytes += [UInt8(op.code & 0xff), UInt8(op.code >> 8), jt, jf]
             bytes += [UInt8(k & 0xff), UInt8((k >> 8) & 0xff), UInt8((k >> 16) & 0xff), UInt8(k >> 24)]
         }
         return bytes

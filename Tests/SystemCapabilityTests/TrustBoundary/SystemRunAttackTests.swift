@@ -79,6 +79,12 @@ import Testing
         let run = try r.run(["command": Self.argv("/bin/sh", "-c", "ls -A /run | wc -l"), "cwd": .string(r.work)])
         #expect(run["payload"]?["stdout"] == "0\n", "a private, empty /run (no session bus): \(run)")
         #expect(!listener.hasPendingConnection, "something reached the host's socket")
+        // The second door: io_uring makes and connects sockets without socket(2) (IORING_OP_SOCKET,
+        // IORING_OP_CONNECT). The whole interface is refused: io_uring_setup answers ENOSYS (38).
+        let uring = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\np = ctypes.create_string_buffer(120)\nfd = libc.syscall(425, 8, p)\nprint(fd, ctypes.get_errno())"
+        let boxed = try r.run(["command": Self.argv("/usr/bin/python3", "-c", uring), "cwd": .string(r.work)])
+        #expect(boxed["payload"]?["stdout"] == "-1 38\n", "io_uring inside the sandbox: \(boxed)")
+        #expect(!listener.hasPendingConnection, "something reached the host's socket")
         // Pipes and files still work; so does a TCP socket on the private loopback.
         let ok = try r.run(["command": Self.argv("/bin/sh", "-c", "echo a | tr a b > out && cat out"), "cwd": .string(r.work)])
         #expect(ok["payload"]?["stdout"] == "b\n", "\(ok)")
@@ -87,6 +93,11 @@ import Testing
         let on = try open.run(["command": Self.argv("/usr/bin/python3", "-c", script, path), "cwd": .string(r.work)])
         #expect(on["payload"]?["stdout"] == "connected\n", "\(on)")
         #expect(listener.hasPendingConnection, "the control: the same connect works with the network on")
+        // The control for io_uring too (where the kernel offers it: kernel.io_uring_disabled 0).
+        if (try? String(contentsOfFile: "/proc/sys/kernel/io_uring_disabled", encoding: .utf8))?.hasPrefix("0") ?? true {
+            let free = try open.run(["command": Self.argv("/usr/bin/python3", "-c", uring), "cwd": .string(r.work)])
+            #expect(free["payload"]?["stdout"]?.stringValue?.hasPrefix("-1") == false, "io_uring with the network on: \(free)")
+        }
     }
 
     // MARK: 2 and 3. what runs is what was checked
