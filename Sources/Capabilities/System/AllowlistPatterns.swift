@@ -38,9 +38,20 @@ enum AllowlistPatterns {
     }
 
     /// Why a gateway may not store this entry (nil: it may). A bare name is judged by where it
-    /// resolves on the daemon's PATH now.
-    static func refusal(_ pattern: String, canonical: String, ceiling: [String]?, home: String, path: String?) -> String? {
+    /// resolves on the daemon's PATH now. An entry without an argument pattern that covers a shell,
+    /// an interpreter or a program runner (CodeRunners) allows every program: refused like `**`,
+    /// whatever the ceiling (a ceiling of `/usr/bin/*` admits `/usr/bin/python3`).
+    static func refusal(_ pattern: String, argPattern: String? = nil, canonical: String, ceiling: [String]?, home: String, path: String?) -> String? {
         if canonical.hasPrefix("=") { return nil }  // an allow-always entry: one exact command
+        if let why = boundsRefusal(pattern, canonical: canonical, ceiling: ceiling, home: home, path: path) { return why }
+        if argPattern == nil, let runner = CodeRunners.covered(by: canonical, home: home, path: path) {
+            return "allowlist entry \"\(pattern)\" covers \(runner), which runs whatever code or program it is given: that would allow every program; name the programs, or give the entry an argument pattern (argPattern)"
+        }
+        return nil
+    }
+
+    /// The ceiling's verdict (or, without one, whether the pattern covers every program).
+    private static func boundsRefusal(_ pattern: String, canonical: String, ceiling: [String]?, home: String, path: String?) -> String? {
         guard let ceiling else {
             return coversEverything(canonical)
                 ? "allowlist entry \"\(pattern)\" would allow every program; name the programs (capabilities.system.allowlistCeiling bounds what the gateway may add)"

@@ -35,7 +35,7 @@ struct ApprovalsStore: Sendable {
     /// `system.execApprovals.set`: refuses a write not based on the current document, keeps the
     /// stored socket path and token when the new file has none, and returns the new snapshot.
     /// `pattern` canonicalizes each allowlist entry's pattern or refuses it (the ceiling).
-    func set(file: JSONValue, baseHash: String?, pattern: (String) throws(NodeError) -> String = { $0 }) throws(NodeError) -> ExecApprovalsSnapshotResult {
+    func set(file: JSONValue, baseHash: String?, pattern: (String, String?) throws(NodeError) -> String = { p, _ in p }) throws(NodeError) -> ExecApprovalsSnapshotResult {
         let current = try snapshot()
         if current.exists {
             guard let baseHash, !baseHash.isEmpty else {

@@ -38,7 +38,7 @@ struct ExecApprovalsDocument: Sendable, Equatable {
     /// The document a write would store: known keys only, enums checked, entries given ids.
     /// `pattern` gives each entry's stored pattern, or throws why the entry may not be stored.
     static func normalized(_ v: JSONValue, newId: () -> String,
-                           pattern: (String) throws(NodeError) -> String = { $0 }) throws(NodeError) -> ExecApprovalsDocument {
+                           pattern: (String, String?) throws(NodeError) -> String = { p, _ in p }) throws(NodeError) -> ExecApprovalsDocument {
         guard let o = v.objectValue else { throw NodeError.invalidRequest("file must be an object") }
         if let ver = o["version"], ver != 1 { throw NodeError.invalidRequest("file.version must be 1") }
         var out: [String: JSONValue] = ["version": 1]
@@ -83,12 +83,12 @@ struct ExecApprovalsDocument: Sendable, Equatable {
     }
 
     private static func entry(_ e: JSONValue, _ at: String, newId: () -> String,
-                              pattern check: (String) throws(NodeError) -> String) throws(NodeError) -> JSONValue {
+                              pattern check: (String, String?) throws(NodeError) -> String) throws(NodeError) -> JSONValue {
         guard let o = e.objectValue, let written = o["pattern"]?.stringValue, !written.isEmpty else {
             throw NodeError.invalidRequest("\(at).pattern required")
         }
         let pattern: String
-        do { pattern = try check(written) } catch { throw NodeError(error.code, verbatim: "\(at): \(error.message)") }
+        do { pattern = try check(written, o["argPattern"]?.stringValue) } catch { throw NodeError(error.code, verbatim: "\(at): \(error.message)") }
         var out: [String: JSONValue] = ["pattern": .string(pattern), "id": .string(o["id"]?.stringValue ?? newId())]
         if let arg = o["argPattern"] {
             guard let s = arg.stringValue else { throw NodeError.invalidRequest("\(at).argPattern must be a string") }

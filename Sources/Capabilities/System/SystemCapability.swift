@@ -58,7 +58,13 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             let effective = effectiveAllowlist(p.allowlist, home: home, path: ExecEnvironment.inherited(environment)["PATH"])
             out.append(Diagnosis(.ok, "effective exec policy (agent main): security \(min(p.security, settings.security).rawValue), ask \(max(p.ask, settings.ask).rawValue), \(effective.count) allowlist entries in force; approvals \(s.exists ? "stored" : "not set yet (defaults apply)"); approvals \(approvalsDescription)"))
             if effective.count < p.allowlist.count {
-                out.append(Diagnosis(.warn, "\(p.allowlist.count - effective.count) allowlist entries are ignored: they allow every program or leave capabilities.system.allowlistCeiling"))
+                out.append(Diagnosis(.warn, "\(p.allowlist.count - effective.count) allowlist entries are ignored: they allow every program (a shell or interpreter without an argument pattern counts) or leave capabilities.system.allowlistCeiling"))
+            }
+            let path = ExecEnvironment.inherited(environment)["PATH"]
+            for bound in settings.allowlistCeiling ?? [] {
+                if let runner = CodeRunners.covered(by: AllowlistPatterns.canonical(bound, home: home), home: home, path: path) {
+                    out.append(Diagnosis(.warn, "allowlistCeiling \"\(bound)\" covers \(runner) (a shell, interpreter or program runner): the gateway may add entries for such programs only with an argument pattern; a narrower ceiling says what you mean"))
+                }
             }
             out.append(Diagnosis(.ok, settings.allowlistCeiling.map { "allowlist ceiling: \($0.joined(separator: ", "))" }
                                  ?? "no allowlist ceiling (capabilities.system.allowlistCeiling): the gateway may add entries, none that allows every program"))
@@ -261,7 +267,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         entries.compactMap { e in
             var e = e
             let canonical = AllowlistPatterns.canonical(e.pattern, home: home)
-            if let why = AllowlistPatterns.refusal(e.pattern, canonical: canonical, ceiling: settings.allowlistCeiling, home: home, path: path) {
+            if let why = AllowlistPatterns.refusal(e.pattern, argPattern: e.argPattern, canonical: canonical, ceiling: settings.allowlistCeiling, home: home, path: path) {
                 log.warn("exec approvals: ignoring an entry: \(why)")
                 return nil
             }
@@ -381,9 +387,9 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         let home = PathName.home(environment)
         let path = ExecEnvironment.inherited(environment)["PATH"]
         let ceiling = settings.allowlistCeiling
-        let result = try approvals.set(file: p.document, baseHash: p.baseHash) { (written: String) throws(NodeError) -> String in
+        let result = try approvals.set(file: p.document, baseHash: p.baseHash) { (written: String, argPattern: String?) throws(NodeError) -> String in
             let canonical = AllowlistPatterns.canonical(written, home: home)
-            if let why = AllowlistPatterns.refusal(written, canonical: canonical, ceiling: ceiling, home: home, path: path) {
+            if let why = AllowlistPatterns.refusal(written, argPattern: argPattern, canonical: canonical, ceiling: ceiling, home: home, path: path) {
                 throw NodeError.invalidRequest(why)
             }
             return canonical

@@ -322,12 +322,24 @@ import Testing
             let res = try Self.setPolicy(r, ["security": "allowlist"], allowlist: [["pattern": .string(pattern)]])
             #expect(Self.message(res).contains("is not inside capabilities.system.allowlistCeiling"), "\(pattern): \(res)")
         }
-        let ok = try Self.setPolicy(r, ["security": "allowlist"], allowlist: [["pattern": "/usr/bin/git"], ["pattern": "/usr/bin/e*"], ["pattern": "uname"]])
+        // Inside the ceiling, but covering a shell, an interpreter or a program runner without an
+        // argument pattern: that is every program (python3 -c, sh -c, env, xargs …).
+        for pattern in ["/usr/bin/*", "/usr/bin/?*", "/usr/bin/py*", "/usr/bin/python3", "/usr/bin/e*", "/usr/bin/env",
+                        "/usr/bin/xargs", "/bin/sh", "/usr/bin/perl", "/usr/bin/find"] {
+            let res = try Self.setPolicy(r, ["security": "allowlist"], allowlist: [["pattern": .string(pattern)]])
+            #expect(Self.message(res).contains("which runs whatever code or program it is given"), "\(pattern): \(res)")
+        }
+        // The legitimate forms: named programs, and an interpreter bound to the arguments meant.
+        let ok = try Self.setPolicy(r, ["security": "allowlist"], allowlist: [["pattern": "/usr/bin/git"], ["pattern": "/usr/bin/ec*"], ["pattern": "uname"],
+                                                                           ["pattern": "/usr/bin/python3", "argPattern": "^--version$"]])
         #expect(ok["ok"] == true, "\(ok)")
         #expect(try r.run(["command": Self.argv("echo", "in")])["payload"]?["stdout"] == "in\n")
         #expect(try r.run(["command": Self.argv("uname")])["payload"]?["success"] == true)
+        #expect(try r.run(["command": Self.argv("/usr/bin/python3", "--version")])["payload"]?["success"] == true)
+        #expect(Self.message(try r.run(["command": Self.argv("/usr/bin/python3", "-c", "print(1)")])) == "SYSTEM_RUN_DENIED: allowlist miss")
         let doctor = try r.node.cli(["doctor"]).stdout
         #expect(doctor.contains("allowlist ceiling: /usr/bin/*"), "\(doctor)")
+        #expect(doctor.contains("allowlistCeiling \"/usr/bin/*\" covers"), "the ceiling's reach is named: \(doctor)")
     }
 
     // MARK: 11. nothing outlives a kill

@@ -1,0 +1,67 @@
+import Glibc
+import Support
+
+/// Programs that run whatever code or program their arguments name: shells, language interpreters
+/// and program runners (`env`, `xargs`, `sudo`, `find -exec` …). An allowlist entry — or the
+/// gateway's entry inside a ceiling such as `/usr/bin/*` — that covers one of them without an
+/// argument pattern allows every program, so it is treated like `**` (docs/SECURITY.md).
+enum CodeRunners {
+    /// Base names; a versioned name counts too (`python3.11`, `perl5.36.0`, `lua5.4`, `tclsh8.6`).
+    static let names: Set<String> = [
+        // shells
+        "sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "fish", "csh", "tcsh", "yash", "busybox", "rbash",
+        // interpreters
+        "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "irb", "php", "lua", "luajit", "node", "nodejs",
+        "deno", "bun", "tclsh", "wish", "expect", "Rscript", "R", "julia", "guile", "gawk", "awk", "mawk", "nawk", "jshell",
+        "groovy", "scala", "pwsh", "osascript", "gdb", "vim", "vi", "nvim", "emacs", "ed",
+        // program runners
+        "env", "xargs", "nice", "ionice", "nohup", "timeout", "stdbuf", "setsid", "chrt", "taskset", "chroot", "sudo",
+        "su", "doas", "pkexec", "runuser", "flock", "watch", "find", "strace", "ltrace", "script", "unshare", "nsenter",
+        "systemd-run", "bwrap", "firejail", "parallel", "time", "exec", "eval", "command", "dbus-launch", "ssh-agent",
+        "start-stop-daemon", "setpriv", "capsh", "faketime", "fakeroot", "proot",
+    ]
+
+    /// Whether `name` is one of them, or one of them with a version after it.
+    static func isRunner(name: String) -> Bool {
+        if names.contains(name) { return true }
+        guard let i = name.firstIndex(where: { $0.isNumber }), i != name.startIndex else { return false }
+        let base = String(name[..<i]), rest = name[i...]
+        return names.contains(base) && rest.allSatisfy { $0.isNumber || $0 == "." || $0 == "-" }
+    }
+
+    /// The runners installed here (each as found and as its real path), in the directories of
+    /// `path` and the standard ones. Read at most once every 30 s: a directory listing per entry
+    /// of every approvals write would be wasted work.
+    static func installed(path: String?) -> [String] {
+        let dirs = Set((path ?? "").split(separator: ":").map(String.init)
+                       + ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"])
+        let key = dirs.sorted().joined(separator: ":")
+        let now = ContinuousClock.now
+        if let hit = cache.withLock({ c in c.key == key && now - c.at < .seconds(30) ? c.paths : nil }) { return hit }
+        var found: Set<String> = []
+        for dir in dirs where dir.hasPrefix("/") {
+            for name in (try? FileSystem.contentsOfDirectory(dir)) ?? [] where isRunner(name: name) {
+                let full = PathName.join(dir, name)
+                guard access(full, X_OK) == 0 else { continue }
+                found.insert(full)
+                found.insert(PathName.resolvingSymlinks(full))
+            }
+        }
+        let paths = found.sorted()
+        cache.withLock { $0 = (key, now, paths) }
+        return paths
+    }
+
+    private static let cache = Locked<(key: String, at: ContinuousClock.Instant, paths: [String])>(("", .now - .seconds(60), []))
+
+    /// A runner the (canonical) pattern covers, if any: a path glob over an installed runner's path,
+    /// or a bare-name glob over a runner's name.
+    static func covered(by canonical: String, home: String, path: String?) -> String? {
+        if canonical.hasPrefix("=") { return nil }
+        if canonical.contains("/") {
+            return installed(path: path).first { PathGlob.matches(canonical, $0, home: home) }
+        }
+        let names = Set(installed(path: path).map(PathName.lastComponent)).union(Self.names)
+        return names.sorted().first { PathGlob.matches(canonical, $0, home: home) }
+    }
+}
