@@ -19,6 +19,10 @@ enum CodeRunners {
         "su", "doas", "pkexec", "runuser", "flock", "watch", "find", "strace", "ltrace", "script", "unshare", "nsenter",
         "systemd-run", "bwrap", "firejail", "parallel", "time", "exec", "eval", "command", "dbus-launch", "ssh-agent",
         "start-stop-daemon", "setpriv", "capsh", "faketime", "fakeroot", "proot",
+        // build and package tools: they run what their project files say (a Makefile's recipes,
+        // package.json scripts, setup.py), which whoever can write the project chooses
+        "make", "gmake", "npm", "npx", "yarn", "pnpm", "cargo", "pip", "pip3", "tox", "nox", "rake", "just", "cmake",
+        "meson", "ninja", "gradle", "mvn", "ant", "composer", "bundle", "bundler", "go",
     ]
 
     /// Whether `name` is one of them, or one of them with a version after it.

@@ -139,6 +139,17 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             }
             throw await deny(denial.message, reason: denial.reason)
         }
+        // git under the allowlist: no option that writes a file or names a program, and no config
+        // file this account can write that names one (GitGuard: the allowlisted-git chain).
+        if decision.security == .allowlist, !approved {
+            let segments = analysis.ok ? analysis.segments : [argv]
+            for seg in segments {
+                guard let git = ExecutableResolver.resolve(seg[0], path: env["PATH"], cwd: p.cwd), GitGuard.isGit(git) else { continue }
+                if let why = GitGuard.argumentRefusal(seg) ?? GitGuard.configRefusal(git: git, globals: GitGuard.globals(seg), cwd: p.cwd, env: env) {
+                    throw await deny(why, reason: "allowlist-miss")
+                }
+            }
+        }
         // An approval is used once: the plan goes now that it let this run through (a second run
         // racing for the same plan is refused like one without an approval).
         if approved, !issuedPlans.take(planKey), decision.denial == nil, !decision.durableApproval {

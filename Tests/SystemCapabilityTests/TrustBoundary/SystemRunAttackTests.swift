@@ -174,6 +174,57 @@ import Testing
         #expect(text.contains("LANG=C.UTF-8") && text.contains("MY_FLAG=1"), "\(text)")
     }
 
+    /// The recommended config's git entry (docs/SECURITY.md "Running the node tightly"): an allowed
+    /// `git log --output=.git/config` wrote a core.fsmonitor hook that the next allowed `git status`
+    /// ran. Neither half goes through now, for any key that names a program, however it was written.
+    @Test func anAllowlistedGitCannotBeMadeToRunAnotherProgram() throws {
+        let (r, repo) = try Self.gitRig("sandbox: 'bwrap'"); defer { r.stop() }
+        _ = try Self.setPolicy(r, ["security": "allowlist"], allowlist: [["pattern": "/usr/bin/git", "argPattern": "^(status|diff|log)( |$)"]])
+        let pwned = r.work + "/pwned"
+        let evil = r.work + "/evil.sh"
+        _ = FileManager.default.createFile(atPath: evil, contents: Data("#!/bin/sh\ntouch \(pwned)\n".utf8), attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(atPath: repo + "/f", contents: Data("one\n".utf8))
+        #expect(try runProcess("/usr/bin/git", ["-C", repo, "add", "f"]).code == 0)
+        #expect(try runProcess("/usr/bin/git", ["-C", repo, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "one"]).code == 0)
+        // The legitimate use first.
+        let ok = try r.run(["command": Self.argv("git", "log", "--oneline"), "cwd": .string(repo)])
+        #expect(ok["payload"]?["stdout"]?.stringValue?.contains("one") == true, "\(ok)")
+        // The writing half: options that write a file or name a program.
+        for argv in [Self.argv("git", "log", "--output=.git/config"), Self.argv("git", "log", "--output", ".git/config"),
+                     Self.argv("git", "diff", "--ext-diff"), Self.argv("git", "log", "--textconv", "-p"),
+                     Self.argv("git", "diff", "--output=\(r.node.dir)/.gitconfig")] {
+            let res = try r.run(["command": argv, "cwd": .string(repo)])
+            #expect(Self.message(res).hasPrefix("SYSTEM_RUN_DENIED: git --"), "\(argv): \(res)")
+        }
+        // The running half: whatever wrote the config (another allowed program, an earlier run),
+        // a key that names a program stops the allowlisted git before it starts.
+        let cases: [(String, [String], JSONValue)] = [
+            ("core.fsmonitor", ["core.fsmonitor", evil], Self.argv("git", "status")),
+            ("diff.external", ["diff.external", evil], Self.argv("git", "diff")),
+            ("diff.x.textconv", ["diff.x.textconv", evil], Self.argv("git", "log", "-p")),
+            ("filter.x.clean", ["filter.x.clean", evil], Self.argv("git", "status")),
+        ]
+        try "f diff=x filter=x\n".write(toFile: repo + "/.gitattributes", atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: repo + "/f", contents: Data("two\n".utf8))
+        for (key, config, argv) in cases {
+            #expect(try runProcess("/usr/bin/git", ["-C", repo, "config"] + config).code == 0)
+            let res = try r.run(["command": argv, "cwd": .string(repo)])
+            #expect(Self.message(res).contains("sets \(key), which makes git run a program"), "\(key): \(res)")
+            #expect(!FileManager.default.fileExists(atPath: pwned), "\(key) ran")
+            #expect(try runProcess("/usr/bin/git", ["-C", repo, "config", "--unset", config[0]]).code == 0)
+        }
+        // ~/.gitconfig is this account's too; an include is followed.
+        try "[include]\n\tpath = \(r.work)/inc\n".write(toFile: r.node.dir + "/.gitconfig", atomically: true, encoding: .utf8)
+        try "[core]\n\tfsmonitor = \(evil)\n".write(toFile: r.work + "/inc", atomically: true, encoding: .utf8)
+        let included = try r.run(["command": Self.argv("git", "status"), "cwd": .string(repo)])
+        #expect(Self.message(included).contains("sets core.fsmonitor"), "\(included)")
+        try FileManager.default.removeItem(atPath: r.node.dir + "/.gitconfig")
+        // With the config clean again, the allowed commands run (and nothing else did).
+        let status = try r.run(["command": Self.argv("git", "status", "--short"), "cwd": .string(repo)])
+        #expect(status["payload"]?["success"] == true, "\(status)")
+        #expect(!FileManager.default.fileExists(atPath: pwned))
+    }
+
     @Test func gitConfigOnTheCommandLineIsInlineEvaluation() throws {
         let (r, repo) = try Self.gitRig(); defer { r.stop() }
         let pwned = r.work + "/pwned"

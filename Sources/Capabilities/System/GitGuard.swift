@@ -1,0 +1,118 @@
+import Glibc
+import Support
+
+/// git reads configuration that names programs to run (core.fsmonitor on `git status`,
+/// diff.external and textconv drivers on `git diff`/`log -p`, filters, ssh and credential helpers…),
+/// and some of its options write files (`git log --output=.git/config`). Together an allowlisted
+/// `git log` could write the config that makes the next allowlisted `git status` run anything —
+/// no argument pattern can know every option. So when git runs because the allowlist let it:
+/// its options that write a file or name a program are refused, and it runs only when no config
+/// file its account can write (repository, worktree, ~/.gitconfig, included files) names a program.
+/// Root's /etc/gitconfig is the administrator's and counts as trusted. docs/SECURITY.md.
+enum GitGuard {
+    /// Options (before `--`) that write a file or run a program the arguments name.
+    static let refusedOptions = ["--output", "--output-directory", "-o", "-O", "--open-files-in-pager", "--exec-path",
+                                 "--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv", "--config-env"]
+
+    static func isGit(_ executable: String) -> Bool { PathName.lastComponent(executable) == "git" }
+
+    /// Why these arguments are refused for an allowlisted git (nil: fine).
+    static func argumentRefusal(_ argv: [String]) -> String? {
+        for arg in argv.dropFirst() {
+            if arg == "--" { break }
+            for option in refusedOptions where arg == option || arg.hasPrefix(option + "=") || (option.count == 2 && arg.hasPrefix(option) && !arg.hasPrefix("--")) {
+                return "SYSTEM_RUN_DENIED: git \(option) writes a file or runs a program; an allowlisted git does not take it (an approval does)"
+            }
+        }
+        return nil
+    }
+
+    /// Keys (lower-cased, `section.key` or `section.<sub>.key` with `*` for the subsection) whose
+    /// value is a program git may run.
+    static let programKeys: Set<String> = [
+        "core.fsmonitor", "core.sshcommand", "core.gitproxy", "core.askpass", "core.editor", "core.pager", "core.hookspath",
+        "core.alternaterefscommand", "sequence.editor", "diff.external", "diff.*.command", "diff.*.textconv",
+        "filter.*.clean", "filter.*.smudge", "filter.*.process", "merge.*.driver", "gpg.program", "gpg.*.program",
+        "credential.helper", "credential.*.helper", "uploadpack.packobjectshook", "remote.*.uploadpack", "remote.*.receivepack",
+        "web.browser", "browser.*.cmd", "browser.*.path", "pager.*", "alias.*", "interactive.difffilter", "sendemail.smtpserver",
+        "protocol.allow", "protocol.*.allow", "url.*.insteadof", "url.*.pushinsteadof",
+    ]
+
+    /// Whether `key = value` makes git run a program (values that are plainly not one are fine).
+    static func namesProgram(key: String, value: String) -> Bool {
+        let k = key.lowercased()
+        let parts = k.split(separator: ".", omittingEmptySubsequences: false)
+        let shape = parts.count > 2 ? "\(parts[0]).*.\(parts[parts.count - 1])" : k
+        let general = parts.count >= 2 ? "\(parts[0]).*" : k
+        guard programKeys.contains(k) || programKeys.contains(shape) || programKeys.contains(general) else { return false }
+        let v = value.lowercased()
+        let boolean = ["", "true", "false", "yes", "no", "on", "off", "1", "0"].contains(v)
+        switch shape {
+        case "core.fsmonitor", "pager.*": return !boolean                 // true/false: git's own
+        case "core.hookspath": return value != "/dev/null"
+        case "protocol.allow", "protocol.*.allow": return v == "always" && (k == "protocol.allow" || k == "protocol.ext.allow")
+        case "url.*.insteadof", "url.*.pushinsteadof": return parts.count > 2 && parts[1...].dropLast().joined(separator: ".").hasPrefix("ext::")
+        case "sendemail.smtpserver": return value.hasPrefix("/")
+        default: break
+        }
+        if general == "alias.*" && parts.count == 2 { return value.hasPrefix("!") }
+        if general == "pager.*" && parts.count == 2 { return !boolean }
+        return true
+    }
+
+    /// Why git may not run here: a config file the node's account can write names a program.
+    /// `globals` are git's options before the subcommand (`-C dir`, `--git-dir`), so the same
+    /// repository is read. Reading config runs nothing.
+    static func configRefusal(git: String, globals: [String], cwd: String?, env: [String: String]) -> String? {
+        guard let out = listConfig(git: git, globals: globals, cwd: cwd, env: env) else {
+            return "SYSTEM_RUN_DENIED: git: cannot read the repository's configuration (within 5 s, 64 KiB)"
+        }
+        // -z: "<origin>\0<key>\n<value>\0" per entry.
+        var fields = out.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }[...]
+        while let origin = fields.popFirst(), let entry = fields.popFirst() {
+            let key = entry.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? entry
+            let value = entry.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first.map(String.init) ?? ""
+            guard namesProgram(key: key, value: value), !trusted(origin: origin, cwd: cwd) else { continue }
+            let file = origin.hasPrefix("file:") ? String(origin.dropFirst(5)) : origin
+            return "SYSTEM_RUN_DENIED: git: \(file) sets \(key), which makes git run a program, in a file this account can write; " +
+                "an allowlisted git runs only where its configuration runs nothing (remove the key, keep it in /etc/gitconfig, or approve the run)"
+        }
+        return nil
+    }
+
+    /// `git config --list` as bytes; nil when it fails, or takes over 5 s (an include of a FIFO
+    /// blocks), or says over 64 KiB (the pipe's size: it is read after the exit).
+    private static func listConfig(git: String, globals: [String], cwd: String?, env: [String: String]) -> [UInt8]? {
+        guard let child = try? Subprocess.spawn(git, globals + ["config", "--list", "--show-origin", "--includes", "-z"],
+                                                environment: env, stdin: .null, stdout: .pipe, stderr: .null,
+                                                workingDirectory: cwd) else { return nil }
+        guard child.waitForExit(within: .seconds(5)) else { _ = child.terminate(grace: .milliseconds(100)); return nil }
+        let out = child.stdout?.readDataToEndOfFile() ?? []
+        // Exit 1: no configuration at all, which names no program either.
+        let status = child.wait()
+        return status == 0 || (status == 1 && out.isEmpty) ? out : nil
+    }
+
+    /// Root's own files that nobody else may write: the administrator's configuration.
+    private static func trusted(origin: String, cwd: String?) -> Bool {
+        guard origin.hasPrefix("file:") else { return origin.hasPrefix("command line:") }
+        var path = String(origin.dropFirst(5))
+        if !path.hasPrefix("/") { path = PathName.join(cwd ?? ".", path) }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        // (A node run as root could write these too; doctor already warns against running so.)
+        return st.st_uid == 0 && st.st_mode & 0o022 == 0 && !path.hasPrefix(PathName.home(ProcessEnvironment.current) + "/")
+    }
+
+    /// git's options before its subcommand that choose the repository.
+    static func globals(_ argv: [String]) -> [String] {
+        var out: [String] = []
+        var args = argv.dropFirst()[...]
+        while let arg = args.popFirst() {
+            if ["-C", "--git-dir", "--work-tree", "--namespace"].contains(arg), let v = args.popFirst() { out += [arg, v]; continue }
+            if arg.hasPrefix("--git-dir=") || arg.hasPrefix("--work-tree=") || arg.hasPrefix("--namespace=") || arg == "--bare" { out.append(arg); continue }
+            if !arg.hasPrefix("-") { break }
+        }
+        return out
+    }
+}
