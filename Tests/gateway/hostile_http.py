@@ -2,7 +2,8 @@
 """An HTTP server on loopback that answers every request with a malformed response, for the attack
 tests of the node's HTTP clients (MCP streamable HTTP, the join-URL fetch). The answer is chosen by
 the request path's last segment (`/mcp/neg-length`, `/j/neg-length`); `/ok-json` answers a valid
-JSON body. Prints {"port": N} when it listens; each request is printed as {"path": ...}."""
+JSON body. Prints {"port": N} when it listens; each request is printed as {"path": ..., "authorization":
+whether it carried that header}."""
 import json
 import socket
 import sys
@@ -38,7 +39,8 @@ def serve(conn):
                 return
             data += part
         path = data.split(b" ", 2)[1].decode("latin-1")
-        print(json.dumps({"path": path}), flush=True)
+        head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
+        print(json.dumps({"path": path, "authorization": "\r\nauthorization:" in head}), flush=True)
         answer = ANSWERS.get(path.rstrip("/").rsplit("/", 1)[-1], ANSWERS["neg-length"])
         try:
             conn.sendall(answer)

@@ -20,6 +20,9 @@ final class HTTPExchange {
         let tls = url.scheme == "https"
         let port = url.port ?? (tls ? 443 : 80)
         guard let host = url.host else { throw .disconnected("the url has no host") }
+        // Plain http is allowed to loopback only, and only to a listener of this account or root:
+        // another local account can hold the port and would read the headers (a ${VAR} token).
+        if !tls, let why = LoopbackListener.refusal(port: port, host: host) { throw .disconnected(why) }
         do { stream = try streams.open(host: host, port: port, tls: tls, caFile: nil, timeout: min(.seconds(10), deadline - .now)) }
         catch { throw .disconnected("cannot connect to \(url.scheme)://\(url.authority): \(error.description)") }
         var text = "\(method) \(url.path.isEmpty ? "/" : url.path)\(url.query.map { "?" + $0 } ?? "") HTTP/1.1\r\nHost: \(url.authority)\r\n"

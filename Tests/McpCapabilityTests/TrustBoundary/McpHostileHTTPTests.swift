@@ -41,4 +41,32 @@ import Testing
         let down = try #require(r.call("h0", "anything"))
         #expect(down["error"]?["code"] == "MCP_SERVER_UNAVAILABLE", "\(down)")
     }
+
+    /// Another local account holds the loopback port of an http:// server whose headers carry a
+    /// `${VAR}` token: the node checks who owns the listener (/proc/net/tcp) and sends it nothing.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root to run a listener as another account"))
+    func aListenerOfAnotherAccountGetsNoSecret() throws {
+        let dir = TestPaths.tempDir("mcp-other")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        chmod(dir, 0o755)
+        try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/Tests/gateway/hostile_http.py", toPath: dir + "/h.py")
+        chmod(dir + "/h.py", 0o755)
+        let other = try BackgroundProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-u", dir + "/h.py"])
+        defer { other.stop() }
+        #expect(waitUntil(timeout: 10) { other.log.contains("port") }, "\(other.log)")
+        let port = try #require(JSONValue.parse(String(other.log.split(separator: "\n").first ?? ""))?["port"]?.intValue)
+        let r = try McpServersTests.rig(servers: { _ in
+            McpServersTests.testServer("good")
+                + "stolen: { url: 'http://127.0.0.1:\(port)/mcp/ok-json', transport: 'streamable-http', headers: { Authorization: 'Bearer ${MCP_SECRET}' } },"
+        }, nodeEnv: ["MCP_SECRET": "s3cret-token"])
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("good_echo") } != nil, "\(r.node.log.suffix(3000))")
+        #expect(waitUntil(timeout: 15) { r.node.log.contains("belongs to another account (nobody)") }, "\(r.node.log.suffix(3000))")
+        #expect(!other.log.contains("\"path\""), "the other account's listener was sent a request: \(other.log)")
+        // The same server as the node's own account: the headers go (McpServersTests covers the calls).
+        let own = try PythonServer(script: "hostile_http.py")
+        defer { own.stop() }
+        #expect(LoopbackListener.refusal(port: own.port, host: "127.0.0.1") == nil)
+        #expect(LoopbackListener.refusal(port: port, host: "127.0.0.1")?.contains("nobody") == true)
+    }
 }
