@@ -1,0 +1,59 @@
+import Foundation
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// The CLI talks to a control socket only when its server is the node's: a socket in the state
+/// directory served by another account (reached through its directory or its symbolic link) gets
+/// no invoke and no params; the real daemon's socket still serves.
+@Suite(.serialized) struct ControlSocketServerTests {
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root to serve a socket as another account"))
+    func aSocketServedByAnotherAccountGetsNothing() throws {
+        let theirs = TestPaths.tempDir("other-account")
+        defer { try? FileManager.default.removeItem(atPath: theirs) }
+        let state = theirs + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        _ = try runProcess("/bin/chown", ["-R", "65534:65534", theirs])
+        chmod(theirs, 0o755)
+        // Their "daemon": accepts, records what it was sent, answers like a node would.
+        let script = """
+            import socket, sys, os
+            s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1] + "/control.sock"); s.listen(4)
+            print("listening", flush=True)
+            while True:
+                c, _ = s.accept()
+                try:
+                    data = c.recv(65536)
+                    if data:
+                        open(sys.argv[1] + "/received", "ab").write(data)
+                    c.sendall(b'{"ok":true,"payload":{"impostor":true}}\\n')
+                except OSError:
+                    pass
+                c.close()
+            """
+        let server = try BackgroundProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-u", "-c", script, state])
+        defer { server.stop() }
+        #expect(waitUntil(timeout: 10) { server.log.contains("listening") }, "\(server.log)")
+        let link = TestPaths.tempDir("planted-link") + "/state"
+        defer { try? FileManager.default.removeItem(atPath: PathName.directory(link)) }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: state)
+        for dir in [state, link] {
+            let config = TestPaths.tempDir("cfg") + "/config.json5"
+            defer { try? FileManager.default.removeItem(atPath: PathName.directory(config)) }
+            try "{ node: { stateDir: '\(dir)' }, gateway: { discovery: { lan: false } } }".write(toFile: config, atomically: true, encoding: .utf8)
+            let r = try runProcess(TestPaths.nodeBinary, ["invoke", "device.info", "--params", #"{"secret":"do-not-send"}"#, "--config", config])
+            #expect(r.stderr.contains("is served by another account (nobody)"), "\(dir): \(r.stderr)")
+            #expect(!r.stdout.contains("impostor"), "\(dir): \(r.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: state + "/received"), "the other account's socket was sent a request")
+    }
+
+    @Test func theRealDaemonsSocketServes() throws {
+        let node = NodeUnderTest(gatewaySection: "discovery: { lan: false }")
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: node.dir + "/state/control.sock") }, "\(node.log)")
+        let r = try node.cli(["invoke", "device.info"])
+        #expect(r.code == 0 && r.stdout.contains("appVersion") && !r.stderr.contains("another account"), "\(r.stdout)\(r.stderr)")
+    }
+}
