@@ -37,7 +37,16 @@ struct PathPolicy: Sendable {
     /// Whether the canonical path is private (in the state directory, the config file, ours in /proc).
     func isPrivate(_ canonical: String) -> Bool {
         let p = canonicalPrivate
-        return p.dirs.contains { PathName.isWithin($0, canonical) } || p.files.contains(canonical)
+        return p.dirs.contains { PathName.isWithin($0, canonical) } || p.files.contains(canonical) || Self.isOwnThread(canonical)
+    }
+
+    /// /proc/<tid> of one of the daemon's threads: not listed in /proc, but there all the same,
+    /// with the process's environ, fds and memory (a /proc/** glob once read the daemon's environ
+    /// through one).
+    static func isOwnThread(_ canonical: String) -> Bool {
+        let parts = canonical.split(separator: "/", maxSplits: 2)
+        guard parts.count >= 2, parts[0] == "proc", let id = Int32(parts[1]) else { return false }
+        return id == getpid() || FileSystem.exists("/proc/\(getpid())/task/\(id)")
     }
 
     /// Whether a private directory or file lies inside the tree at `canonical` (dir.fetch).

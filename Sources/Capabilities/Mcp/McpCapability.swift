@@ -68,7 +68,8 @@ struct McpCapability: Capability, CapabilityLifecycle, GatewaySessionAware, Self
 
 enum McpCommands {
     static func capability(context: CapabilityContext) -> McpCapability {
-        let settings = McpSettings(context.section, environment: context.environment)
+        // Header values expand ${NAME} from the environment and the withheld secrets.
+        let settings = McpSettings(context.section, environment: context.environment.merging(context.secrets) { _, held in held })
         return McpCapability(manifest: context.manifest, hub: McpHub(settings: settings, context: context), context: context)
     }
 }

@@ -37,7 +37,10 @@ public enum ConfigLoader {
     public static func load(path: String?, environment env: [String: String] = NodeSecrets.environment,
                             catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
         guard let path else { return defaults(env, catalog) }
-        return try parse(try text(path), file: path, environment: env, catalog: catalog)
+        let text = try text(path)
+        // What the file names as ${NAME} is a secret from now on: out of the environment children get.
+        NodeSecrets.withhold(NodeSecrets.references(in: text))
+        return try parse(text, file: path, environment: env.merging(NodeSecrets.secrets) { _, held in held }, catalog: catalog)
     }
 
     /// The built-in config with the environment's overrides (no file).

@@ -16,8 +16,10 @@ public struct CapabilityContext: Sendable {
     public let privateDirectories: [String]
     public let privateFiles: [String]
     public let documents: any DocumentStore
-    /// The daemon's environment without the gateway secrets (NodeSecrets).
+    /// The daemon's environment without the secrets (NodeSecrets): what children may inherit.
     public let environment: [String: String]
+    /// The withheld secrets, for what the config expands from them (`${NAME}`), never for a child.
+    public var secrets: [String: String] = NodeSecrets.secrets
     /// Whether someone is at the device (the node's presence decision, override included).
     public let presence: any PresenceSource
     /// Monotonic and wall time.
@@ -31,7 +33,7 @@ public struct CapabilityContext: Sendable {
 
     public init(manifest: BundleManifest, section: BundleSection, stateDirectory: String,
                 privateDirectories: [String] = [], privateFiles: [String] = [], documents: any DocumentStore = MemoryDocumentStore(),
-                environment: [String: String] = NodeSecrets.environment,
+                environment: [String: String] = ProcessEnvironment.current,
                 presence: any PresenceSource = FixedPresenceSource(.foreground, reason: "no presence source (built outside a node)"),
                 clock: any NodeClock = SystemClock(), network: any NetworkStreams = PlainNetworkStreams(),
                 releaseIdleLibrariesAfter: Duration? = .seconds(600)) {

@@ -1,28 +1,71 @@
 import Glibc
 
-/// The gateway credentials the node may be given in its environment (`OPENCLAW_GATEWAY_TOKEN`,
-/// `OPENCLAW_GATEWAY_PASSWORD`). Taken out of the process environment as the CLI starts, so that
-/// no child inherits them — Chromium, plugins, launched applications, system.run, and whatever a
-/// library spawns — and kept here for the config, which reads them on every load and reload.
+/// The secrets the node may be given in its environment: the gateway credentials
+/// (`OPENCLAW_GATEWAY_TOKEN`, `OPENCLAW_GATEWAY_PASSWORD`) and every variable the config names as
+/// `${NAME}` (an MCP server's Bearer token). Taken out of the process environment — so that no
+/// child inherits them: Chromium, plugins, launched applications, system.run, MCP servers, whatever
+/// a library spawns — and kept here for the config, which reads them on every load and reload.
+/// Their bytes in the process's initial environment block are overwritten too: unsetenv only
+/// unlinks the entry, and /proc/<pid>/environ shows that block as it was.
 public enum NodeSecrets {
     public static let keys = ["OPENCLAW_GATEWAY_TOKEN", "OPENCLAW_GATEWAY_PASSWORD"]
 
+    /// Names a config may reference that are the session's, not secrets: never withheld (children
+    /// need them, and `${HOME}` in a header is no secret).
+    static let sessionNames: Set<String> = ["HOME", "USER", "LOGNAME", "PATH", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "PWD",
+                                            "TMPDIR", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY"]
+
     private static let held = Locked<[String: String]>([:])
 
-    /// Moves the secrets from the environment into memory (idempotent; a later value wins).
-    public static func withhold() {
+    /// Moves the gateway secrets and `names` from the environment into memory (idempotent; a later
+    /// value wins), wiping each `NAME=value` string where it was.
+    public static func withhold(_ names: [String] = []) {
         held.withLock { held in
-            for key in keys {
+            for key in keys + names where !sessionNames.contains(key) && !key.hasPrefix("LC_") && !key.hasPrefix("XDG_") {
                 guard let value = getenv(key) else { continue }
                 held[key] = String(cString: value)
+                let strings = entries(key)
                 unsetenv(key)
+                for s in strings { memset(s, 0, strlen(s)) }
             }
         }
     }
 
+    /// The `KEY=value` strings of `key` in `environ` (the initial block's, or setenv's copies).
+    private static func entries(_ key: String) -> [UnsafeMutablePointer<CChar>] {
+        let prefix = Array((key + "=").utf8CString.dropLast())
+        var out: [UnsafeMutablePointer<CChar>] = []
+        var p = environ
+        while let e = p.pointee {
+            if strncmp(e, prefix, prefix.count) == 0 { out.append(e) }
+            p += 1
+        }
+        return out
+    }
+
+    /// The `${NAME}` references in a config's text (`$${` is a literal and names nothing).
+    public static func references(in text: String) -> [String] {
+        var out: [String] = []
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            let after = rest[rest.index(after: dollar)...]
+            if after.hasPrefix("$") { rest = after.dropFirst(); continue }
+            if after.hasPrefix("{"), let close = after.firstIndex(of: "}") {
+                let name = String(after[after.index(after: after.startIndex)..<close])
+                if !name.isEmpty, name.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) { out.append(name) }
+                rest = after[after.index(after: close)...]
+            } else {
+                rest = after
+            }
+        }
+        return out
+    }
+
+    /// The withheld secrets (for the config and what it expands, never for a child's environment).
+    public static var secrets: [String: String] { held.withLock { $0 } }
+
     /// The process environment as the config sees it: with the withheld secrets.
     public static var environment: [String: String] {
-        let withheld = held.withLock { $0 }
-        return ProcessEnvironment.current.merging(withheld) { current, _ in current }
+        ProcessEnvironment.current.merging(secrets) { current, _ in current }
     }
 }

@@ -111,6 +111,27 @@ import Testing
         #expect(r.invoke("fs.listDir", ["path": r.node.dir])?["ok"] == true, "the names in the home directory")
     }
 
+    /// The daemon's threads have /proc/<tid> entries too (not listed, but there): a /proc/** glob
+    /// once read the daemon's environment through one. And a secret the config names as ${NAME}
+    /// is wiped from the initial environment block that /proc/<pid>/environ shows.
+    @Test func theDaemonsThreadsAndEnvironmentBlockHoldNoSecret() throws {
+        let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
+        // The config names the variable (as an MCP header would: `Bearer ${FILES_TEST_SECRET}`).
+        let r = try FilesRig.start("read: ['/proc/**', '/etc/**'] /* Bearer ${FILES_TEST_SECRET} */", env: ["FILES_TEST_SECRET": secret])
+        defer { r.cleanup() }
+        let pid = r.node.process!.pid
+        let environ = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))) ?? Data()
+        #expect(!environ.isEmpty && !String(decoding: environ, as: UTF8.self).contains(secret), "the secret is in /proc/\(pid)/environ")
+        let tids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        #expect(tids.count > 1, "\(tids)")
+        for tid in tids where tid != "\(pid)" {
+            #expect(Self.refused(r.body("file.fetch", ["path": "/proc/\(tid)/environ"])), "thread \(tid)")
+            #expect(Self.refused(r.body("dir.list", ["path": "/proc/\(tid)/fd"])), "thread \(tid)")
+        }
+        // Other processes' entries are the globs' business: the legitimate use still works.
+        #expect(r.body("file.fetch", ["path": "/proc/version"])?["ok"] == true)
+    }
+
     @Test func writesThroughLinksAndClobberingAreRefused() throws {
         let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/out/**']") { data, node in
             try FileManager.default.createDirectory(atPath: data + "/out/real", withIntermediateDirectories: true)
