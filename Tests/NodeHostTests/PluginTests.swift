@@ -82,6 +82,36 @@ import Testing
         for c in caps { await c.shutdown() }
     }
 
+    /// A plugin is checked again before every restart: one whose files changed after the node read
+    /// them (a manifest rewritten, a directory link repointed) is not restarted, and says why.
+    @Test func aPluginThatChangedIsNotRestarted() async throws {
+        let dir = TestPaths.tempDir("plugin-copy")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        chmod(dir, 0o755)
+        let manifest = try String(contentsOfFile: Self.testPlugins + "/crash/plugin.json5", encoding: .utf8)
+            .replacingOccurrences(of: "../behave/behave.py", with: Self.testPlugins + "/behave/behave.py")
+        try manifest.write(toFile: dir + "/plugin.json5", atomically: true, encoding: .utf8)
+        chmod(dir + "/plugin.json5", 0o644)
+        let cap = PluginCapability(manifest: try PluginManifest.load(directory: dir), config: [:])
+        let registry = await CommandRegistry.load([cap], enabled: { _ in true }, start: true)
+        let d = Dispatcher(registry: registry, presence: PresenceMonitor(mode: .always, source: FixedPresenceSource(.foreground, reason: "test")))
+        let first = await d.invoke(id: "c0", command: "behavecrash.echo", params: nil, timeoutMs: 15_000)
+        guard case .failure(let e) = first else { Issue.record("no crash: \(first)"); return }
+        #expect(e.code.rawValue == "PLUGIN_CRASHED")
+        try manifest.replacingOccurrences(of: "test plugin (crash)", with: "something else now")
+            .write(toFile: dir + "/plugin.json5", atomically: true, encoding: .utf8)
+        chmod(dir + "/plugin.json5", 0o644)
+        // The restart after the crash meets the change.
+        var status = ""
+        for _ in 0..<100 {
+            status = await cap.process.status
+            if status.contains("is not restarted") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(status.contains("is not restarted") && status.contains("changed since the node started"), "\(status)")
+        await cap.shutdown()
+    }
+
     @Test func pluginWithoutHelloIsNotAdvertised() async throws {
         let (d, caps) = try await dispatcher(["nohello"])
         #expect(d.registry.manifest.commands.isEmpty)

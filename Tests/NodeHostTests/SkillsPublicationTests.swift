@@ -162,6 +162,13 @@ import Testing
             try FileManager.default.createSymbolicLink(atPath: r.skillsDir + "/secret/SKILL.md", withDestinationPath: outside + "/secret/SKILL.md")
             let open = try r.write("world-writable/SKILL.md", Self.skill("world-writable"))
             chmod(open, 0o666)
+            // The plugins' trust rule: a folder of another account, and one a shared group may write.
+            if geteuid() == 0 {
+                let theirs = try r.write("theirs/SKILL.md", Self.skill("theirs"))
+                chown(PathName.directory(theirs), 65534, 65534); chown(theirs, 65534, 65534)
+                let shared = try r.write("shared-group/SKILL.md", Self.skill("shared-group"))
+                chown(PathName.directory(shared), 0, 65534); chmod(PathName.directory(shared), 0o775)
+            }
         }
         defer { r.stop() }
         let u = try #require(r.update(), "\(r.node.log)")
@@ -175,10 +182,14 @@ import Testing
             "\(dir)/SKILL.md: a SKILL.md directly in the skills directory is not a skill",
             "\(dir)/escaped: is a symbolic link",
             "\(dir)/secret: SKILL.md is a symbolic link",
-            "\(dir)/world-writable: it is writable by every account",
+            "\(dir)/world-writable: it is writable by others",
             "\(dir)/empty-folder: has no SKILL.md",
         ] {
             #expect(log.contains("skill not published: \(expected)"), "\(expected)\n\(log)")
+        }
+        if geteuid() == 0 {
+            #expect(log.contains("skill not published: \(dir)/theirs: it belongs to uid 65534"), "\(log)")
+            #expect(log.contains("skill not published: \(dir)/shared-group: it is writable by its group (gid 65534)"), "\(log)")
         }
         #expect(!log.contains(".hidden"), "dot-directories are skipped silently")
         // One line each, however often the session asks.

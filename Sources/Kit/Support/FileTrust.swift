@@ -10,19 +10,64 @@ public enum FileTrust {
     /// nil when the path is trustworthy, else what is wrong with it and how to fix it.
     /// `rootOnly`: the node's own account is not enough (a system shell must be root's).
     public static func problem(_ path: String, rootOnly: Bool = false) -> String? {
-        let resolved = PathName.resolvingSymlinks(path)
-        var st = stat()
-        guard stat(resolved, &st) == 0 else { return "cannot stat it: \(String(cString: strerror(errno)))" }
-        guard st.st_mode & S_IFMT == S_IFREG else { return "it is not a regular file" }
-        if let p = problem(resolved, st, isDirectory: false, rootOnly: rootOnly) { return p }
-        var dir = PathName.directory(resolved)
-        while !dir.isEmpty {
-            guard stat(dir, &st) == 0 else { return "cannot stat \(dir): \(String(cString: strerror(errno)))" }
-            if let p = problem(dir, st, isDirectory: true, rootOnly: rootOnly) { return p }
-            if dir == "/" { break }
-            dir = PathName.directory(dir)
+        switch walk(path, rootOnly: rootOnly) {
+        case .failure(let why): return why.description
+        case .success(let (resolved, st)):
+            guard st.st_mode & S_IFMT == S_IFREG else { return "it is not a regular file" }
+            return problem(resolved, st, isDirectory: false, rootOnly: rootOnly)
         }
-        return nil
+    }
+
+    /// The same for a directory (a plugin's, the skills directory): nil when it and the way to it
+    /// are trustworthy.
+    public static func directoryProblem(_ path: String, rootOnly: Bool = false) -> String? {
+        switch walk(path, rootOnly: rootOnly) {
+        case .failure(let why): return why.description
+        case .success(let (resolved, st)):
+            guard st.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
+            return problem(resolved, st, isDirectory: true, rootOnly: rootOnly)
+        }
+    }
+
+    /// The path's real location, reached one component at a time: every directory on the way must
+    /// pass the rule, and so must every symbolic link followed — its owner can repoint it, so a link
+    /// another account planted in /tmp (sticky, so its directory passes) is refused, not resolved
+    /// and forgotten. Returns the resolved path and the status of its last component.
+    public static func walk(_ path: String, rootOnly: Bool = false) -> Result<(String, stat), TrustFailure> {
+        let absolute = path.hasPrefix("/") ? path : PathName.join(FileSystem.currentDirectory, path)
+        var todo = Array(absolute.split(separator: "/").map(String.init).reversed())
+        var at = "/"
+        var st = stat()
+        guard stat("/", &st) == 0 else { return .failure(TrustFailure("cannot stat /")) }
+        if let p = problem("/", st, isDirectory: true, rootOnly: rootOnly) { return .failure(TrustFailure(p)) }
+        var links = 0
+        while let name = todo.popLast() {
+            if name == "." || name.isEmpty { continue }
+            if name == ".." { at = PathName.directory(at); continue }
+            let next = PathName.join(at, name)
+            guard lstat(next, &st) == 0 else { return .failure(TrustFailure("cannot stat \(next): \(String(cString: strerror(errno)))")) }
+            if st.st_mode & S_IFMT == S_IFLNK {
+                links += 1
+                guard links <= 40 else { return .failure(TrustFailure("\(next): too many symbolic links")) }
+                if st.st_uid != 0 && (rootOnly || st.st_uid != geteuid()) {
+                    return .failure(TrustFailure("\(next) is a symbolic link owned by uid \(st.st_uid), who can point it elsewhere at any time; replace it with the real path"))
+                }
+                guard let target = try? FileSystem.destinationOfSymbolicLink(next) else { return .failure(TrustFailure("cannot read the link \(next)")) }
+                if target.hasPrefix("/") { at = "/" }
+                todo += target.split(separator: "/").map(String.init).reversed()
+                continue
+            }
+            at = next
+            // Directories on the way are checked here; the last component by the caller (file or directory).
+            if !todo.isEmpty, let p = problem(at, st, isDirectory: true, rootOnly: rootOnly) { return .failure(TrustFailure(p)) }
+        }
+        guard stat(at, &st) == 0 else { return .failure(TrustFailure("cannot stat \(at): \(String(cString: strerror(errno)))")) }
+        return .success((at, st))
+    }
+
+    public struct TrustFailure: Error, CustomStringConvertible {
+        public let description: String
+        init(_ d: String) { description = d }
     }
 
     private static func problem(_ path: String, _ st: stat, isDirectory: Bool, rootOnly: Bool) -> String? {

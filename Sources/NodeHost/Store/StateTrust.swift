@@ -27,6 +27,9 @@ enum StateTrust {
             if parent == "/" { break }
             parent = PathName.directory(parent)
         }
+        // The way there, links included: a link another account owns (in /tmp, say) could be
+        // repointed at its own directory, socket and all, after this check.
+        if case .failure(let why) = FileTrust.walk(dir) { return refusal(dir, why.description) }
         for name in ["state.db", "state.db-wal", "state.db-shm", "state.db-journal"] {
             if let why = problem(database: PathName.join(real, name)) { return why }
         }

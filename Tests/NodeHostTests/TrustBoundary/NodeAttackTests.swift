@@ -88,6 +88,23 @@ import Testing
                 chown(d + "/probe.py", 65534, 65534)
             }, "refused script"),
         ]
+        // The plugins directory reached through a link that another account planted in /tmp: it
+        // could repoint it at any time (after start-up, before a restart), so it is never followed.
+        do {
+            let (root, _) = try Self.pluginTree { _ in }
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let link = "/tmp/ocn-plugins-link-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: root)
+            defer { unlink(link) }
+            lchown(link, 65534, 65534)
+            let (res, stderr) = try Self.invokeProbe(link)
+            #expect(res?["code"] == "INVALID_REQUEST", "a link of uid 65534: \(String(describing: res))")
+            #expect(stderr.contains("is a symbolic link owned by uid 65534"), "\(stderr)")
+            // The same link as the node's own: followed (the operator made it).
+            lchown(link, 0, 0)
+            let (ok, okErr) = try Self.invokeProbe(link)
+            #expect(ok?["mode"] == "env", "\(String(describing: ok)) \(okErr)")
+        }
         for (what, spoil, says) in attacks {
             let (root, _) = try Self.pluginTree(spoil)
             defer { try? FileManager.default.removeItem(atPath: root) }
@@ -138,6 +155,24 @@ import Testing
             #expect(status.code != 0 && status.stderr.contains(says), "\(what): status \(status.stderr)")
             chmod(PathName.directory(state), 0o755)
             chown(PathName.directory(state), uid_t.max, 0)
+        }
+        // A state directory reached through a link another account planted in /tmp: it could be
+        // repointed (to its own directory, socket and all) after the check. Our own link is fine.
+        do {
+            let e = CLIEnv("")
+            defer { e.cleanup() }
+            #expect(try runProcess(TestPaths.nodeBinary, ["status", "--config", e.config], env: e.vars).code == 0)
+            let link = "/tmp/ocn-state-link-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: e.dir + "/state")
+            defer { unlink(link) }
+            let config = e.dir + "/linked.json5"
+            try "{ node: { stateDir: '\(link)' }, gateway: { discovery: { lan: false } } }".write(toFile: config, atomically: true, encoding: .utf8)
+            lchown(link, 65534, 65534)
+            let theirs = try runProcess(TestPaths.nodeBinary, ["status", "--config", config], env: e.vars)
+            #expect(theirs.code != 0 && theirs.stderr.contains("is a symbolic link owned by uid 65534"), "\(theirs.stderr)")
+            lchown(link, 0, 0)
+            let ours = try runProcess(TestPaths.nodeBinary, ["status", "--config", config], env: e.vars)
+            #expect(ours.code == 0, "our own link: \(ours.stderr)")
         }
         // The legitimate case beside them: a parent group-writable for its owner's private group
         // (what a Debian 13 login's umask 0002 makes) is no way in for anyone else.

@@ -27,6 +27,8 @@ public struct PluginManifest: Sendable, Equatable {
     public let capability: String
     public let commands: [Command]
     public let directory: String
+    /// `directory` with its links resolved, each checked (FileTrust.walk): where it runs.
+    public let realDirectory: String
 
     public struct Invalid: Error, CustomStringConvertible { public let description: String }
 
@@ -53,6 +55,13 @@ public struct PluginManifest: Sendable, Equatable {
     /// node's account and are not writable by group or others.
     public static func load(directory: String) throws(Invalid) -> PluginManifest {
         let file = directory + "/plugin.json5"
+        // The way there first, links included: a link another account owns could be repointed.
+        let real: String
+        switch FileTrust.walk(directory) {
+        case .failure(let why): throw Invalid(description: "refused plugin \(directory): \(why.description)")
+        case .success(let (path, _)): real = path
+        }
+        if let why = FileTrust.directoryProblem(real) { throw Invalid(description: "refused plugin \(directory): \(why)") }
         if let why = FileTrust.problem(file) { throw Invalid(description: "refused plugin \(directory): \(why)") }
         guard let text = FileSystem.readText(file) else { throw Invalid(description: "\(file): cannot read") }
         let v: JSONValue
@@ -88,13 +97,13 @@ public struct PluginManifest: Sendable, Equatable {
         let args = v["args"]?.arrayValue?.compactMap(\.stringValue) ?? []
         // A script handed to an interpreter is code as much as the executable is.
         for arg in args where !arg.hasPrefix("-") {
-            let path = arg.hasPrefix("/") ? arg : PathName.join(directory, arg)
+            let path = arg.hasPrefix("/") ? arg : PathName.join(real, arg)
             var st = stat()
             guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
             if let why = FileTrust.problem(path) { throw Invalid(description: "\(file): refused script \(path): \(why)") }
         }
         return PluginManifest(id: id, version: v["version"]?.stringValue ?? "0", executable: try executablePath(exe, directory: directory, file: file),
                               args: args, capability: capability,
-                              commands: commands, directory: directory)
+                              commands: commands, directory: directory, realDirectory: real)
     }
 }

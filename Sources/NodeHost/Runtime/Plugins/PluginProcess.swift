@@ -78,11 +78,22 @@ actor PluginProcess {
     }
 
     private func spawn() throws(NodeError) {
+        // Checked again at every (re)start: files and links can change after the node read them, and
+        // a plugin restarted after a crash must be the one that was trusted.
+        do throws(PluginManifest.Invalid) {
+            let now = try PluginManifest.load(directory: manifest.directory)
+            guard now == manifest else {
+                throw PluginManifest.Invalid(description: "its plugin.json5, executable or directory changed since the node started (\(now.realDirectory)); restart the node (or reload) to take the new one")
+            }
+        } catch {
+            gaveUp = "is not restarted: \(error.description)"
+            throw NodeError(.unavailable("plugin"), "plugin \(manifest.id) \(gaveUp!)")
+        }
         let p: Subprocess
         do {
-            // In its own directory, so that a script named relative to it (args) is the one checked.
+            // In its own (real) directory, so that a script named relative to it (args) is the one checked.
             p = try Subprocess.spawn(manifest.executable, manifest.args, stdin: .pipe, stdout: .pipe, stderr: .pipe,
-                                     workingDirectory: manifest.directory)
+                                     workingDirectory: manifest.realDirectory)
         } catch {
             throw NodeError(.unavailable("plugin"), "plugin \(manifest.id): \(error.description)")
         }

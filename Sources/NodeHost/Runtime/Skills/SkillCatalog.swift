@@ -78,8 +78,19 @@ enum SkillCatalog {
             return
         }
         // The directory itself may be a symbolic link: the config (or the state directory) names
-        // it, so it is the operator's choice. Nothing below it is followed.
-        let real = PathName.resolvingSymlinks(root)
+        // it, so it is the operator's choice — as long as the link, and every directory on the way,
+        // is the node's account's or root's (FileTrust.walk). Nothing below it is followed.
+        let real: String
+        switch FileTrust.walk(root) {
+        case .success(let (path, _)): real = path
+        case .failure(let why):
+            if !FileSystem.exists(root) {
+                if required { rejected.append(.init(path: root, reason: "cannot open the skills directory (no such directory); create it or remove it from skills.dirs")) }
+                return
+            }
+            rejected.append(.init(path: root, reason: "no skill in it is published: \(why.description)"))
+            return
+        }
         let rootFD = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFD >= 0 else {
             if errno == ENOENT && !required { return }
@@ -182,12 +193,23 @@ enum SkillCatalog {
         return .success((name, description))
     }
 
-    /// Why a file or folder others may write cannot be published (nil: fine). Group-writable is
-    /// let through: a team's shared skills folder is a reasonable setup.
+    /// Why a file or folder cannot be published (nil: fine): the plugins' trust rule. What a skill
+    /// says goes into an agent's instructions, so it must belong to root or the node's account, and
+    /// nobody else may write it — not every account, not a group with other members (a shared team
+    /// folder is one more way in), not through a sticky directory where anyone may add a folder.
     private static func othersMayWrite(_ st: stat, directory: Bool, path: String) -> String? {
+        let me = geteuid()
+        if st.st_uid != 0 && st.st_uid != me {
+            return "it belongs to uid \(st.st_uid), not root or the node's account (uid \(me)), so that account decides what the agent is told; run chown \(me) \(path)"
+        }
         let mode = st.st_mode & 0o7777
-        guard mode & 0o002 != 0, !(directory && mode & S_ISVTX != 0) else { return nil }
-        return "it is writable by every account on this machine (mode \(mode.octal())), so anyone could change what the agent is told; run chmod o-w \(path)"
+        if directory && mode & S_ISVTX != 0 && mode & 0o022 != 0 {
+            return "it is a shared sticky directory (mode \(mode.octal())): any account may add a skill folder to it; use a directory only the node's account writes"
+        }
+        if let who = FileTrust.writers(st, isDirectory: directory) {
+            return "it is writable by \(who) (mode \(mode.octal())), so they could change what the agent is told; run chmod go-w \(path)"
+        }
+        return nil
     }
 
     /// The names in the directory `fd` refers to (the descriptor stays open).
