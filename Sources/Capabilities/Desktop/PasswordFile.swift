@@ -18,6 +18,10 @@ enum PasswordFile {
         guard st.st_mode & 0o004 == 0 else {
             throw .configuration("desktop password file \(path) is readable by every account: chmod 600 it (the password opens the desktop)")
         }
+        // A group with anyone besides the owner in it can read it too (its owner's private group cannot).
+        guard st.st_mode & 0o040 == 0 || PrivateGroup.isPrivate(gid: st.st_gid, to: st.st_uid) else {
+            throw .configuration("desktop password file \(path) is readable by its group (gid \(st.st_gid)), which has other members: chmod 600 it (the password opens the desktop)")
+        }
         guard var bytes = FileSystem.readBytes(path) else { throw .configuration("desktop password file \(path) cannot be read") }
         while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
         guard !bytes.isEmpty else { throw .configuration("desktop password file is empty (\(path))") }

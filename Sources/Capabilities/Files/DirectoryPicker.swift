@@ -39,7 +39,7 @@ struct DirectoryPicker {
         if CanonicalPath.hasParentSegment(requested) { throw NodeError(.policyDenied, PathPolicy.parentSegmentDenial) }
         let resolved = CanonicalPath.normalize(requested)
         let canonical = (try? CanonicalPath.real(resolved).get()) ?? CanonicalPath.fromExistingAncestor(resolved)
-        if let why = policy.denial(.read, canonical) { throw NodeError(.policyDenied, why) }
+        if let why = policy.denial(.read, canonical, shown: requested) { throw NodeError(.policyDenied, why) }
 
         let fd: Int32
         switch CanonicalPath.openVerified(canonical, flags: O_RDONLY | O_DIRECTORY, syscall: "scandir") {

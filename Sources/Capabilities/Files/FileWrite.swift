@@ -62,7 +62,7 @@ struct FileWrite {
         // The policy looks at where the file would be: the parent's canonical form and the name.
         let canonicalParent = (try? CanonicalPath.real(parent).get()) ?? CanonicalPath.fromExistingAncestor(parent)
         let canonicalTarget = PathName.join(canonicalParent, name)
-        if let why = policy.denial(.write, canonicalTarget) { return .failure(TransferFailure(.policyDenied, why)) }
+        if let why = policy.denial(.write, canonicalTarget, shown: target) { return .failure(TransferFailure(.policyDenied, why)) }
         if !follow, let ancestor = CanonicalPath.existingAncestor(parent) {
             let real = (try? CanonicalPath.real(ancestor).get()) ?? ancestor
             if real != ancestor {

@@ -37,7 +37,8 @@ struct PathPolicy: Sendable {
     /// Whether the canonical path is private (in the state directory, the config file, ours in /proc).
     func isPrivate(_ canonical: String) -> Bool {
         let p = canonicalPrivate
-        return p.dirs.contains { PathName.isWithin($0, canonical) } || p.files.contains(canonical) || Self.isOwnThread(canonical)
+        return p.dirs.contains { PathName.isWithin($0, canonical) } || p.files.contains { ConfigSiblings.covers($0, canonical) }
+            || Self.isOwnThread(canonical)
     }
 
     /// /proc/<tid> of one of the daemon's threads: not listed in /proc, but there all the same,
@@ -55,17 +56,19 @@ struct PathPolicy: Sendable {
         return (p.dirs + p.files).contains { PathName.isWithin(canonical, $0) }
     }
 
-    /// Why the policy refuses `canonical`, or nil when it allows it.
-    func denial(_ kind: Kind, _ canonical: String) -> String? {
+    /// Why the policy refuses `canonical`, or nil when it allows it. The message names the path as
+    /// the caller sent it (`shown`), never where its links lead: a refusal must not tell the
+    /// gateway what a link points at.
+    func denial(_ kind: Kind, _ canonical: String, shown: String) -> String? {
         if isPrivate(canonical) {
-            return "\(canonical) is the node's own state, config or process data, which the files capability never \(kind == .read ? "reads" : "writes") (no setting changes this)"
+            return "\(shown) is the node's own state, config or process data, which the files capability never \(kind == .read ? "reads" : "writes") (no setting changes this)"
         }
         let globs = kind == .read ? settings.read : settings.write
         if globs.contains(where: { $0.matches(canonical) }) { return nil }
         if globs.isEmpty {
-            return "no \(kind.key) globs are configured, so the node \(kind == .read ? "reads" : "writes") no path (deny by default); add a glob that covers \(canonical) to \(kind.key) in the node's config"
+            return "no \(kind.key) globs are configured, so the node \(kind == .read ? "reads" : "writes") no path (deny by default); add a glob that covers \(shown)\(canonical == shown ? "" : " (where it leads)") to \(kind.key) in the node's config"
         }
-        return "\(canonical) matches no glob of \(kind.key); add one that covers it to \(kind.key) in the node's config"
+        return "\(shown) matches no glob of \(kind.key)\(canonical == shown ? "" : " where it leads"); add one that covers it to \(kind.key) in the node's config"
     }
 
     static let parentSegmentDenial = "path contains '..' segments; the node refuses them before any glob match (send the absolute path without them)"

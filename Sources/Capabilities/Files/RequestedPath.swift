@@ -41,14 +41,14 @@ struct RequestedPath {
         let normalized = CanonicalPath.normalize(path)
         switch CanonicalPath.real(normalized) {
         case .success(let canonical):
-            if let why = policy.denial(.read, canonical) { return .failure(TransferFailure(.policyDenied, why)) }
+            if let why = policy.denial(.read, canonical, shown: normalized) { return .failure(TransferFailure(.policyDenied, why)) }
             if canonical != normalized && !(followRequested && policy.settings.followSymlinks) {
                 return .failure(TransferFailure(.symlinkRedirect, symlinkMessage(requested: followRequested, kind: .read), canonicalPath: canonical))
             }
             return .success(canonical)
         case .failure(let e):
             // What it would be, for the policy: a missing path outside the globs is not reported missing.
-            if let why = policy.denial(.read, CanonicalPath.fromExistingAncestor(normalized)) {
+            if let why = policy.denial(.read, CanonicalPath.fromExistingAncestor(normalized), shown: normalized) {
                 return .failure(TransferFailure(.policyDenied, why))
             }
             if e.errno == ENOENT { return .failure(TransferFailure(.notFound, wording.notFound)) }

@@ -52,7 +52,8 @@ public struct Sandbox: Sendable {
     public func refusal(_ path: String) -> String? {
         guard path.hasPrefix("/") else { return "\"\(path)\" is not an absolute path" }
         let real = PathName.resolvingSymlinks(path)
-        let shown = real == path ? "\"\(path)\"" : "\"\(path)\" (\(real))"
+        // Named as written: where a link leads is not told to whoever sent the path.
+        let shown = "\"\(path)\""
         if real == "/" { return "\(shown) is the root directory; give the command a project directory" }
         for hidden in hiddenDirectories + hiddenFiles {
             if PathName.isWithin(real, hidden) { return "\(shown) contains the node's state or config (\(hidden)), which commands must not see" }
@@ -76,7 +77,10 @@ public struct Sandbox: Sendable {
         for dir in binds { a += ["--bind", dir, dir] }
         // Last, so that no bind above can uncover them.
         for dir in hiddenDirectories { a += ["--tmpfs", dir] }
-        for file in hiddenFiles { a += ["--ro-bind", "/dev/null", file] }
+        // Each hidden file with the backups an editor left beside it since (ConfigSiblings).
+        for file in Set(hiddenFiles.flatMap { ConfigSiblings.existing($0) }).sorted() where FileSystem.exists(file) {
+            a += ["--ro-bind", "/dev/null", file]
+        }
         a += ["--unshare-pid", "--die-with-parent", "--new-session"]
         if !network { a += ["--unshare-net"] }
         if let seccompFD { a += ["--seccomp", String(seccompFD)] }

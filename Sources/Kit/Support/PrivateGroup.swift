@@ -6,7 +6,7 @@ import Glibc
 /// under the rule Debian's OpenSSH applies to StrictModes: the group must have exactly one member,
 /// the file's owner — counting the accounts whose primary group it is and its listed members.
 /// A group with no member at all is not private (setgid programs use those).
-enum PrivateGroup {
+public enum PrivateGroup {
     /// Serialises the passwd enumeration, whose position is global to the process.
     private static let enumeration = Lock()
     /// Answers of the last few seconds: a checkout under umask 0002 makes every file and directory
@@ -17,7 +17,7 @@ enum PrivateGroup {
     private struct Key: Hashable { let gid: gid_t; let owner: uid_t }
 
     /// Whether group `gid` has exactly one member and that member is account `owner`.
-    static func isPrivate(gid: gid_t, to owner: uid_t) -> Bool {
+    public static func isPrivate(gid: gid_t, to owner: uid_t) -> Bool {
         let key = Key(gid: gid, owner: owner), now = ContinuousClock.now
         if let known = recent.withLock({ $0[key] }), now - known.at < remembered { return known.answer }
         let answer = lookUp(gid: gid, owner: owner)

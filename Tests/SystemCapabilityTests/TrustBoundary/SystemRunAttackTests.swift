@@ -50,6 +50,22 @@ import Testing
         #expect(ok["payload"]?["stdout"] == "made\n0\n", "\(ok)")
     }
 
+    /// Hidden with the config: the desktop's VNC password file (here in the real home, which the
+    /// sandbox shows read-only), and a project holding it is refused as a cwd like one holding the
+    /// config. (The config's editor backups: FilesPolicyAttackTests.)
+    @Test func theDesktopPasswordIsHidden() throws {
+        let dir = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cache/openclaw-node/vnc-probe-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/passwd", contents: Data("desk-pass-123\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: dir + "/notes", contents: Data("plain\n".utf8))
+        let r = try Rig(system: "sandbox: 'bwrap' }, desktop: { passwordFile: '\(dir)/passwd'"); defer { r.stop() }
+        let res = try r.run(["command": Self.argv("/bin/sh", "-c", "cat \(dir)/passwd \(dir)/notes"), "cwd": .string(r.work)])
+        #expect(res["payload"]?["stdout"] == "plain\n", "the sandbox showed: \(res)")
+        let inside = try r.run(["command": Self.argv("ls"), "cwd": .string(dir)])
+        #expect(Self.message(inside).contains("contains the node's state or config (\(dir)/passwd)"), "\(inside)")
+    }
+
     @Test func aWritablePathThatUncoversTheStateIsRefusedAtStart() throws {
         let node = NodeUnderTest(gatewayURL: "ws://127.0.0.1:9", extra: "capabilities: { system: { enabled: true, sandbox: 'bwrap', sandboxWritable: ['/'] } }")
         defer { node.cleanup() }

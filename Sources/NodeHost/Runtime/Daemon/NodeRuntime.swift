@@ -75,10 +75,11 @@ public final class NodeRuntime: Sendable {
     public static func context(_ manifest: BundleManifest, config: NodeConfig, presence: any PresenceSource) -> CapabilityContext {
         var section = config.capability(manifest.name)
         section.enabled = true
+        let hidden = PrivatePaths.of(config)
         var context = CapabilityContext(
             manifest: manifest, section: section,
             stateDirectory: PathName.join(config.stateDir, manifest.name),
-            privateDirectories: [config.stateDir], privateFiles: [config.sourceFile].compactMap { $0 },
+            privateDirectories: hidden.directories, privateFiles: hidden.files,
             documents: CapabilityDocuments(capability: manifest.name, stateDir: config.stateDir),
             presence: presence, network: VerifiedNetworkStreams(),
             releaseIdleLibrariesAfter: config.releaseIdleLibrariesAfter)
