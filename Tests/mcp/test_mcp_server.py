@@ -90,6 +90,28 @@ def write(path: str, text: str) -> str:
     return "wrote " + path
 
 
+@server.tool(description="Connect a Unix socket to this path; say whether it worked")
+def unix_connect(path: str) -> str:
+    import socket
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        s.close()
+        return "connected"
+    except OSError as e:
+        return "refused %d" % e.errno
+
+
+@server.tool(description="Start a detached (setsid) sleeper and write its pid to this file")
+def spawn_detached(pidfile: str) -> str:
+    import subprocess
+    p = subprocess.Popen(["sleep", "1000"], start_new_session=True, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(pidfile, "w") as f:
+        f.write(str(p.pid))
+    return "started %d" % p.pid
+
+
 if args.transport == "stdio":
     server.run("stdio")
 else:

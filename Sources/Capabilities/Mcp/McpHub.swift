@@ -92,7 +92,7 @@ actor McpHub {
 extension McpServerConfig.Transport {
     var kindText: String {
         switch self {
-        case .stdio(_, _, _, _, let sandbox, _): return sandbox == .bwrap ? "stdio (bubblewrap)" : "stdio"
+        case .stdio(_, _, _, _, let sandbox, _, _): return sandbox == .bwrap ? "stdio (bubblewrap)" : "stdio"
         case .http: return "streamable-http"
         }
     }

@@ -158,10 +158,11 @@ actor McpServerRunner {
 enum McpTransports {
     static func make(_ config: McpServerConfig, context: CapabilityContext, log: Logger) -> any McpTransport {
         switch config.transport {
-        case .stdio(let command, let args, let env, let cwd, let kind, let writable):
+        case .stdio(let command, let args, let env, let cwd, let kind, let writable, let network):
             var sandbox = Sandbox()
             sandbox.kind = kind
             sandbox.writable = writable
+            sandbox.network = network
             sandbox.hiddenDirectories = context.privateDirectories.map { PathName.resolvingSymlinks($0) }
             sandbox.hiddenFiles = context.privateFiles.map { PathName.resolvingSymlinks($0) }
             let home = context.environment["HOME"].flatMap { FileSystem.isDirectory($0) ? $0 : nil } ?? "/"

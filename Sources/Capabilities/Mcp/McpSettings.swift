@@ -6,7 +6,7 @@ import Support
 /// made sure of the types and that each has exactly one of `command` and `url`.
 struct McpServerConfig: Sendable, Equatable {
     enum Transport: Sendable, Equatable {
-        case stdio(command: String, args: [String], env: [String: String], cwd: String?, sandbox: Sandbox.Kind, writable: [String])
+        case stdio(command: String, args: [String], env: [String: String], cwd: String?, sandbox: Sandbox.Kind, writable: [String], network: Bool)
         case http(url: String, headers: [String: String], caFile: String?)
     }
     let name: String
@@ -59,7 +59,7 @@ struct McpSettings: Sendable {
             let env = (o["env"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
             transport = .stdio(command: command, args: strings("args"), env: env, cwd: o["cwd"]?.stringValue,
                                sandbox: o["sandbox"]?.stringValue.flatMap(Sandbox.Kind.init(rawValue:)) ?? .none,
-                               writable: strings("sandboxWritable"))
+                               writable: strings("sandboxWritable"), network: o["sandboxNetwork"]?.boolValue ?? true)
         } else if let url = o["url"]?.stringValue {
             guard let parts = URLParts(string: url), let host = parts.host,
                   parts.scheme == "https" || (parts.scheme == "http" && ResolvedAddress.isLoopback(host)) else {

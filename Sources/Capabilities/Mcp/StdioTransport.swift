@@ -43,16 +43,30 @@ final class StdioTransport: McpTransport, @unchecked Sendable {
             throw .disconnected("cannot start \(command): no such executable\(command.contains("/") ? "" : " on PATH")")
         }
         var program = (executable: executable, argv: [executable] + args)
+        // sandboxNetwork: false — no network and no Unix socket (a session bus would reach
+        // systemd-run --user outside the sandbox): the same seccomp filter as system.run's.
+        var seccomp: Int32? = nil
+        if sandbox.needsSeccomp {
+            guard let fd = UnixSocketFilter.descriptor() else { throw .disconnected("sandbox: the Unix-socket filter cannot be built on this machine") }
+            seccomp = fd
+        }
+        defer { if let seccomp { Glibc.close(seccomp) } }
         if sandbox.kind == .bwrap {
-            switch sandbox.wrap(executable: executable, argv: program.argv, cwd: cwd, seccompFD: nil) {
+            switch sandbox.wrap(executable: executable, argv: program.argv, cwd: cwd, seccompFD: seccomp.map { _ in 3 }) {
             case .success(let wrapped): program = wrapped
             case .failure(let refused): throw .disconnected("sandbox: \(refused.message)")
             }
         }
+        // Under the node's process-tree reaper: what the server starts — a setsid child too — ends
+        // when the server does, and when the node does.
+        if let reaped = ProcessTreeReaper.wrap(program.executable, Array(program.argv.dropFirst()), killOrphans: true) {
+            program = (reaped.executable, [reaped.executable] + reaped.arguments)
+        }
         let p: Subprocess
         do {
             p = try Subprocess.spawn(program.executable, Array(program.argv.dropFirst()), environment: env,
-                                     stdin: .pipe, stdout: .pipe, stderr: .pipe, newProcessGroup: true, workingDirectory: cwd)
+                                     stdin: .pipe, stdout: .pipe, stderr: .pipe, newProcessGroup: true,
+                                     extraFDs: seccomp.map { [3: $0] } ?? [:], workingDirectory: cwd)
         } catch {
             throw .disconnected(error.description)
         }

@@ -22,15 +22,22 @@ public enum ProcessTreeReaper {
     }
 
     /// The argv that runs `executable` with `arguments` under the helper (nil: no helper found).
-    public static func wrap(_ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String])? {
+    /// `killOrphans`: when the program itself exits, what it left running goes too (an MCP server's
+    /// `setsid` child must not outlive the server, nor the node). system.run leaves a command's
+    /// background processes alone when it exits normally, as a shell does.
+    public static func wrap(_ executable: String, _ arguments: [String], killOrphans: Bool = false) -> (executable: String, arguments: [String])? {
         guard let helper = helperExecutable else { return nil }
-        return (helper, [subcommand, "--", executable] + arguments)
+        return (helper, [subcommand] + (killOrphans ? [killOrphansFlag] : []) + ["--", executable] + arguments)
     }
+
+    static let killOrphansFlag = "--kill-orphans"
 
     /// The helper's main: `args` is `-- <program> <args…>`. Exits with the program's status
     /// (128+signal when a signal ended it), or 137 after killing the tree on request.
     public static func main(_ args: [String]) -> Int32 {
         var argv = args
+        let killOrphans = argv.first == killOrphansFlag
+        if killOrphans { argv.removeFirst() }
         if argv.first == "--" { argv.removeFirst() }
         guard let program = argv.first else {
             say("usage: openclaw-node exec-reaper -- PROGRAM [ARGS…] (run by bundles for the commands they start)")
@@ -48,7 +55,8 @@ public enum ProcessTreeReaper {
         _ = ocn_set_parent_death_signal(SIGTERM)
         if getppid() == 1 { return killTree() }  // the node died before the signal was armed
         let child: Subprocess
-        do { child = try Subprocess.spawn(program, Array(argv.dropFirst()), environment: ProcessEnvironment.current) }
+        // Its standard input is the helper's (an MCP server's stdio pipe; /dev/null for system.run).
+        do { child = try Subprocess.spawn(program, Array(argv.dropFirst()), environment: ProcessEnvironment.current, stdin: .inherit) }
         catch {
             say(error.description)
             return 127
@@ -64,8 +72,9 @@ public enum ProcessTreeReaper {
                     if pid <= 0 { break }
                     if pid == child.pid {
                         // Orphans left running in the background are the program's business, as
-                        // with a shell; they are re-parented onwards when the helper exits.
+                        // with a shell (re-parented onwards when the helper exits) — unless asked.
                         let sig = status & 0x7f
+                        if killOrphans { _ = killTree() }
                         return sig == 0 ? (status >> 8) & 0xff : 128 + sig
                     }
                 }

@@ -45,4 +45,54 @@ import Testing
         #expect(vars.contains("TOOL_SETTING") && vars.contains("PATH") && vars.contains("HOME"), "\(vars)")
         #expect(!vars.contains("OPENCLAW_NODE_LOG") && !vars.contains("DAEMON_ONLY_SECRET") && !vars.contains("OPENCLAW_GATEWAY_TOKEN"), "\(vars)")
     }
+
+    /// sandboxNetwork: false for a server: no Unix socket on the host (a session bus would reach
+    /// systemd-run --user outside the sandbox) — the same switch and filter as system.run's.
+    @Test func aServerWithoutNetworkReachesNoSocket() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap") else { throw TestFailure("bubblewrap is not installed") }
+        let outside = (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cache/openclaw-node/sock-probe-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        let listener = try UnixListener(outside + "/host.sock"); defer { listener.close() }
+        var work = ""
+        let r = try McpServersTests.rig { dir in
+            work = dir + "/work"
+            try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            try? FileManager.default.copyItem(atPath: McpServersTests.script, toPath: work + "/server.py")
+            return "boxed: { command: '\(McpServersTests.python)', args: ['\(work)/server.py'], sandbox: 'bwrap', sandboxNetwork: false, cwd: '\(work)' },"
+                + "open: { command: '\(McpServersTests.python)', args: ['\(work)/server.py'], sandbox: 'bwrap', cwd: '\(work)' },"
+        }
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("boxed_unix_connect") && $0.contains("open_unix_connect") } != nil, "\(r.node.log.suffix(3000))")
+        let boxed = try #require(r.call("boxed", "unix_connect", "{\"path\":\"\(outside)/host.sock\"}"))
+        #expect(boxed["payload"]?.firstText == "refused 13", "\(boxed)")
+        #expect(!listener.hasPendingConnection, "the sandboxed server reached the host's socket")
+        // The control: with the network on, the same connect works.
+        let open = try #require(r.call("open", "unix_connect", "{\"path\":\"\(outside)/host.sock\"}"))
+        #expect(open["payload"]?.firstText == "connected", "\(open)")
+    }
+
+    /// A server's setsid child leaves its process group, but not the node's reaper: it ends with
+    /// the server, and with the daemon.
+    @Test func aDetachedChildOfAServerDoesNotOutliveIt() throws {
+        let r = try McpServersTests.rig(servers: { _ in McpServersTests.testServer("t") })
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("t_spawn_detached") } != nil, "\(r.node.log.suffix(3000))")
+        let pidfile = r.dir + "/detached.pid"
+        let started = try #require(r.call("t", "spawn_detached", "{\"pidfile\":\"\(pidfile)\"}"))
+        #expect(started["payload"]?.firstText?.stringValue?.hasPrefix("started") == true, "\(started)")
+        let pid = try #require(Int32((try? String(contentsOfFile: pidfile, encoding: .utf8)) ?? ""))
+        #expect(kill(pid, 0) == 0, "the detached child runs")
+        // The server crashes: what it left goes with it.
+        _ = r.call("t", "crash")
+        #expect(waitUntil(timeout: 10) { kill(pid, 0) != 0 }, "the setsid child of a crashed server still runs")
+        // Again, and this time the daemon is killed outright.
+        #expect(r.catalogue { $0.contains("t_spawn_detached") } != nil)
+        _ = r.call("t", "spawn_detached", "{\"pidfile\":\"\(pidfile)\"}")
+        let second = try #require(Int32((try? String(contentsOfFile: pidfile, encoding: .utf8)) ?? ""))
+        #expect(second != pid && kill(second, 0) == 0)
+        if let daemon = r.node.process?.pid { kill(daemon, SIGKILL) }
+        #expect(waitUntil(timeout: 10) { kill(second, 0) != 0 }, "the setsid child outlived the daemon")
+        if kill(second, 0) == 0 { kill(second, SIGKILL) }
+    }
 }

@@ -1,13 +1,14 @@
 import Glibc
 import Support
 
-/// The seccomp program bwrap installs (`--seccomp FD`) when `sandboxNetwork` is false: `socket(2)`
+/// The seccomp program bwrap installs (`--seccomp FD`) when `sandboxNetwork` is false (system.run's
+/// sandbox and an MCP server's): `socket(2)`
 /// with `AF_UNIX` fails with EACCES, io_uring with ENOSYS, everything else is allowed. A network namespace already cuts
 /// TCP/UDP and abstract Unix sockets; this closes the Unix sockets on the file system that a
 /// read-only bind of `/` would otherwise leave reachable (a session bus, an agent socket in the home).
 /// 32-bit compat calls on 64-bit kernels get no sockets at all (socketcall's arguments cannot be
 /// inspected), and the x32 ABI none either.
-enum UnixSocketFilter {
+public enum UnixSocketFilter {
     // struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (low 32 bits first on these little-endian CPUs).
     private static let offNr: UInt32 = 0, offArch: UInt32 = 4, offArg0: UInt32 = 16
     private static let allow: UInt32 = 0x7fff_0000                    // SECCOMP_RET_ALLOW
@@ -95,7 +96,7 @@ enum UnixSocketFilter {
     private static let compiled = program()
 
     /// A pipe's read end holding the program, for bwrap's `--seccomp`; nil when it cannot be made.
-    static func descriptor() -> Int32? {
+    public static func descriptor() -> Int32? {
         guard let bytes = compiled, let pipe = Subprocess.makePipe() else { return nil }
         let written = bytes.withUnsafeBytes { write(pipe.write, $0.baseAddress, $0.count) }
         close(pipe.write)
