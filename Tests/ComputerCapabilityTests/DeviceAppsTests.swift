@@ -222,8 +222,21 @@ struct DeviceAppsLaunchTests {
         try FileManager.default.copyItem(atPath: try #require(Subprocess.findExecutable("true")), toPath: theirs + "/prog")
         chown(theirs + "/prog", 65534, 65534)
         t.write(t.sys, "theirs.desktop", XDGTree.entry(theirs + "/prog", "Theirs"))
+        // A copy of bash under an innocent name, in a directory of the node's account: a shell all the same.
+        let renamed = t.root + "/mine"
+        try FileManager.default.createDirectory(atPath: renamed, withIntermediateDirectories: true)
+        chmod(renamed, 0o755)
+        try FileManager.default.copyItem(atPath: PathName.resolvingSymlinks("/usr/bin/bash"), toPath: renamed + "/image-viewer")
+        t.write(t.sys, "viewer.desktop", XDGTree.entry(renamed + "/image-viewer", "Viewer"))
+        // And a hard link to dash (no copy: the same file).
+        if link(PathName.resolvingSymlinks("/usr/bin/dash"), renamed + "/notes") == 0 {
+            t.write(t.sys, "notes.desktop", XDGTree.entry(renamed + "/notes", "Notes"))
+        }
         let rows = DesktopEntries.load(t.env, locale: nil).entries
-        for (id, says) in [("linux-desktop:python.desktop", "a shell or interpreter"), ("linux-desktop:theirs.desktop", "owned by uid 65534")] {
+        var cases = [("linux-desktop:python.desktop", "a shell or interpreter"), ("linux-desktop:theirs.desktop", "owned by uid 65534"),
+                     ("linux-desktop:viewer.desktop", "under another name")]
+        if rows.contains(where: { $0.appId == "linux-desktop:notes.desktop" }) { cases.append(("linux-desktop:notes.desktop", "under another name")) }
+        for (id, says) in cases {
             let row = try #require(rows.first { $0.appId == id }, "\(rows)")
             let m = await message { _ = try await launch(DeviceAppsLaunchParams(appId: id, appRevision: row.appRevision), t.env) }
             #expect(m?.contains(says) == true, "\(id): \(m ?? "launched")")

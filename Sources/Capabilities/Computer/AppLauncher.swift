@@ -9,13 +9,6 @@ import Support
 /// reaches the command line; the program starts with the node's environment, which holds no
 /// gateway credentials (NodeSecrets).
 enum AppLauncher {
-    /// Programs that run whatever they are given, by their name without version digits (python3.11 → python).
-    static let interpreters: Set<String> = ["sh", "bash", "dash", "zsh", "ksh", "fish", "env", "python", "perl", "ruby", "node",
-                                            "nodejs", "php", "lua", "luajit", "tclsh", "wish", "busybox", "sudo", "pkexec", "xterm",
-                                            "awk", "mawk", "gawk", "nawk", "find", "xargs", "ld-linux-x86-64.so", "ld-linux-aarch64.so",
-                                            "rbash", "csh", "tcsh", "guile", "java", "osascript", "expect", "gdb", "script", "nohup",
-                                            "setsid", "timeout", "nice", "ionice", "strace", "ltrace", "valgrind", "systemd-run"]
-
     static let launchFailed: NodeError.Code = "INSTALLED_APP_LAUNCH_FAILED"
     /// How long the gateway has to answer the ready chunk.
     static let permitWait: Duration = .seconds(10)
@@ -97,10 +90,14 @@ enum AppLauncher {
 
     /// The one program the entry starts, checked beyond upstream's inventory rules: not a shell or
     /// interpreter, and replaceable by no one but root or the node's account.
-    static func executable(of entry: DesktopEntry) throws(NodeError) -> String {
+    static func executable(of entry: DesktopEntry, searchPath: String? = nil) throws(NodeError) -> String {
         let real = entry.executable
-        guard !interpreters.contains(baseName(real)) else {
+        guard !CodeRunners.isRunner(name: PathName.lastComponent(real)), !CodeRunners.isRunner(name: baseName(real)) else {
             throw failed("\(entry.label) runs \(real), a shell or interpreter; only desktop entries that start one native program can be launched")
+        }
+        // By what it is, not what it is called: a renamed or copied shell is still one.
+        if let runner = CodeRunners.sameProgram(as: real, searchPath: searchPath) {
+            throw failed("\(entry.label) runs \(real), which is \(runner) under another name (a shell, interpreter or program runner); only desktop entries that start one native program can be launched")
         }
         if let why = FileTrust.problem(real) { throw failed("\(entry.label): refused \(real): \(why)") }
         return real

@@ -1,3 +1,4 @@
+import Kit
 import Support
 
 /// The allowlist patterns a gateway may write, and their canonical form (docs/SECURITY.md, "The

@@ -4,10 +4,11 @@ import Support
 /// Programs that run whatever code or program their arguments name: shells, language interpreters
 /// and program runners (`env`, `xargs`, `sudo`, `find -exec` …). An allowlist entry — or the
 /// gateway's entry inside a ceiling such as `/usr/bin/*` — that covers one of them without an
-/// argument pattern allows every program, so it is treated like `**` (docs/SECURITY.md).
-enum CodeRunners {
+/// argument pattern allows every program, so it is treated like `**` (docs/SECURITY.md); and
+/// `device.apps.launch` starts none of them, under any name (`sameProgram`).
+public enum CodeRunners {
     /// Base names; a versioned name counts too (`python3.11`, `perl5.36.0`, `lua5.4`, `tclsh8.6`).
-    static let names: Set<String> = [
+    public static let names: Set<String> = [
         // shells
         "sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "fish", "csh", "tcsh", "yash", "busybox", "rbash",
         // interpreters
@@ -18,7 +19,8 @@ enum CodeRunners {
         "env", "xargs", "nice", "ionice", "nohup", "timeout", "stdbuf", "setsid", "chrt", "taskset", "chroot", "sudo",
         "su", "doas", "pkexec", "runuser", "flock", "watch", "find", "strace", "ltrace", "script", "unshare", "nsenter",
         "systemd-run", "bwrap", "firejail", "parallel", "time", "exec", "eval", "command", "dbus-launch", "ssh-agent",
-        "start-stop-daemon", "setpriv", "capsh", "faketime", "fakeroot", "proot",
+        "start-stop-daemon", "setpriv", "capsh", "faketime", "fakeroot", "proot", "xterm", "java", "valgrind",
+        "ld-linux-x86-64.so", "ld-linux-aarch64.so", "ld-linux-armhf.so", "ld.so",
         // build and package tools: they run what their project files say (a Makefile's recipes,
         // package.json scripts, setup.py), which whoever can write the project chooses
         "make", "gmake", "npm", "npx", "yarn", "pnpm", "cargo", "pip", "pip3", "tox", "nox", "rake", "just", "cmake",
@@ -26,7 +28,7 @@ enum CodeRunners {
     ]
 
     /// Whether `name` is one of them, or one of them with a version after it.
-    static func isRunner(name: String) -> Bool {
+    public static func isRunner(name: String) -> Bool {
         if names.contains(name) { return true }
         guard let i = name.firstIndex(where: { $0.isNumber }), i != name.startIndex else { return false }
         let base = String(name[..<i]), rest = name[i...]
@@ -36,7 +38,7 @@ enum CodeRunners {
     /// The runners installed here (each as found and as its real path), in the directories of
     /// `path` and the standard ones. Read at most once every 30 s: a directory listing per entry
     /// of every approvals write would be wasted work.
-    static func installed(path: String?) -> [String] {
+    public static func installed(path: String?) -> [String] {
         let dirs = Set((path ?? "").split(separator: ":").map(String.init)
                        + ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"])
         let key = dirs.sorted().joined(separator: ":")
@@ -58,14 +60,20 @@ enum CodeRunners {
 
     private static let cache = Locked<(key: String, at: ContinuousClock.Instant, paths: [String])>(("", .now - .seconds(60), []))
 
-    /// A runner the (canonical) pattern covers, if any: a path glob over an installed runner's path,
-    /// or a bare-name glob over a runner's name.
-    static func covered(by canonical: String, home: String, path: String?) -> String? {
-        if canonical.hasPrefix("=") { return nil }
-        if canonical.contains("/") {
-            return installed(path: path).first { PathGlob.matches(canonical, $0, home: home) }
+    /// The installed runner `path` is, whatever it is called: the same file (a hard or symbolic
+    /// link), or a copy of one (same size and SHA-256) — a renamed shell is still a shell.
+    public static func sameProgram(as path: String, searchPath: String?) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        var digest: [UInt8]?
+        for runner in installed(path: searchPath) {
+            var r = stat()
+            guard stat(runner, &r) == 0, r.st_mode & S_IFMT == S_IFREG else { continue }
+            if r.st_dev == st.st_dev && r.st_ino == st.st_ino { return runner }
+            guard r.st_size == st.st_size else { continue }
+            if digest == nil { digest = FileSystem.readBytes(path).map { SHA256.hash($0) } }
+            if let d = digest, FileSystem.readBytes(runner).map({ SHA256.hash($0) }) == d { return runner }
         }
-        let names = Set(installed(path: path).map(PathName.lastComponent)).union(Self.names)
-        return names.sorted().first { PathGlob.matches(canonical, $0, home: home) }
+        return nil
     }
 }
