@@ -2,13 +2,17 @@ import Glibc
 import Support
 
 /// A walk of a directory tree through descriptors (never following a link), for dir.fetch: the
-/// relative names in upstream's order, the disk usage `du -sk` would report, and whether a file of
+/// relative names in upstream's order, the disk usage `du -sk` would report (and the apparent size,
+/// which bounds sparse files the same way), and whether a file of
 /// the node's own state is in it under another name (a hard link).
 struct TreeWalk {
     enum Stop: Error, Sendable { case tooManyEntries, tooLarge, privateFile(String), failed(Int32), cancelled }
 
     var entries: [String] = []
     var kilobytes = 0
+    /// What tar will read: the files' sizes, holes included (a sparse file has few blocks and many
+    /// bytes, all of which tar reads as zeros and gzip squeezes, burning CPU until the timeout).
+    var apparentKilobytes = 0
 
     /// Walks the directory open at `fd`. `maxEntries`: stop past this many names (nil: keep no
     /// names); `maxKilobytes`: stop past this much disk usage; `privateInodes` is asked once, and only
@@ -41,7 +45,8 @@ struct TreeWalk {
                     continue
                 }
                 w.kilobytes += Int(info.st_blocks) / 2
-                if let maxKilobytes, w.kilobytes > maxKilobytes { return .tooLarge }
+                if (info.st_mode & S_IFMT) == S_IFREG { w.apparentKilobytes += Int(info.st_size / 1024) }
+                if let maxKilobytes, w.kilobytes > maxKilobytes || w.apparentKilobytes > maxKilobytes { return .tooLarge }
                 if (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink > 1 {
                     if inodes == nil { inodes = privateInodes() }
                     if inodes!.contains(FileID(info)) { return .privateFile(rel) }

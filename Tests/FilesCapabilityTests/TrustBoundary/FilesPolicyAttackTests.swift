@@ -171,6 +171,28 @@ import Testing
         #expect(r.read(r.data + "/out/keep.txt") == "keep")
     }
 
+    /// A sparse file has almost no blocks, so du-style checks pass it, and tar then reads every hole
+    /// as zeros (gzip squeezes 64 GiB of them to little, burning CPU until the tar timeout). Its
+    /// apparent size counts: refused at once. A small sparse file still archives.
+    @Test func aSparseFileDoesNotBurnTheTarTimeout() throws {
+        let r = try FilesRig.start("read: ['$DATA/**']") { data, _ in
+            try FileManager.default.createDirectory(atPath: data + "/sp", withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: data + "/sp/hole", contents: nil)
+            truncate(data + "/sp/hole", 64 << 30)
+            try FileManager.default.createDirectory(atPath: data + "/small", withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: data + "/small/hole", contents: nil)
+            truncate(data + "/small/hole", 1 << 20)
+        }
+        defer { r.cleanup() }
+        let started = Date()
+        let big = try #require(r.body("dir.fetch", ["path": r.data + "/sp"]))
+        #expect(big["code"] == "TREE_TOO_LARGE", "\(big)")
+        #expect(Date().timeIntervalSince(started) < 10, "took \(Date().timeIntervalSince(started)) s")
+        let small = try #require(r.body("dir.fetch", ["path": r.data + "/small"]))
+        #expect(small["ok"] == true && small["tarBase64"]?.stringValue?.isEmpty == false, "\(small)")
+        #expect(r.body("dir.fetch", ["path": r.data + "/sp", "preflightOnly": true])?["code"] != "TREE_TOO_LARGE", "preflight still lists it")
+    }
+
     @Test func oversizeBadBase64AndHashMismatchLeaveNothingBehind() throws {
         let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/out/**'], maxBytes: 1024") { data, _ in
             try FileManager.default.createDirectory(atPath: data + "/out", withIntermediateDirectories: true)
