@@ -93,6 +93,12 @@ struct TerminalUpload {
         case .success(let b): base = b
         case .failure(let why): throw NodeError.invalidRequest("cannot stage the upload: \(why.reason)")
         }
+        return try UploadBudget.withRoom(in: base, for: bytes.count) { () throws(NodeError) -> TerminalUploadResult in
+            try stage(bytes, as: name, in: base)
+        }
+    }
+
+    private func stage(_ bytes: [UInt8], as name: String, in base: String) throws(NodeError) -> TerminalUploadResult {
         var template = Array((PathName.join(base, Self.directoryPrefix) + "XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw NodeError.invalidRequest("cannot stage the upload: \(SystemError(errno, "mkdtemp", base))")

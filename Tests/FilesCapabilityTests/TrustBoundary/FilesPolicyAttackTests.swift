@@ -193,6 +193,37 @@ import Testing
         #expect(r.body("dir.fetch", ["path": r.data + "/sp", "preflightOnly": true])?["code"] != "TREE_TOO_LARGE", "preflight still lists it")
     }
 
+    /// terminal.upload keeps at most upstream's budgets staged (64 uploads, 256 MiB); past them it
+    /// refuses with upstream's code and words, and takes uploads again once room is made.
+    @Test func stagedUploadsHaveABudget() throws {
+        let runtime = TestPaths.tempDir("files-budget")
+        chmod(runtime, 0o700)
+        let root = runtime + "/openclaw-node/uploads"
+        let r = try FilesRig.start("read: ['$DATA/**']", env: ["XDG_RUNTIME_DIR": runtime]) { _, _ in
+            // 62 recent uploads from before, and one of 250 MiB (sparse: its size counts).
+            for i in 0..<62 {
+                try FileManager.default.createDirectory(atPath: root + "/openclaw-terminal-upload-SEED\(i)", withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            }
+            _ = FileManager.default.createFile(atPath: root + "/openclaw-terminal-upload-SEED0/big", contents: nil)
+            truncate(root + "/openclaw-terminal-upload-SEED0/big", 250 << 20)
+        }
+        defer { r.cleanup(); try? FileManager.default.removeItem(atPath: runtime) }
+        let small = Data("ok".utf8).base64EncodedString(), sevenMiB = Data(count: 7 << 20).base64EncodedString()
+        // Bytes first: 250 MiB + 7 MiB is over 256 MiB.
+        let tooBig = try #require(r.invoke("terminal.upload", ["name": "a.bin", "contentBase64": sevenMiB]))
+        #expect(tooBig["error"]?["code"] == "TERMINAL_UPLOAD_STAGING_EXHAUSTED", "\(tooBig)")
+        #expect(tooBig["error"]?["message"]?.stringValue?.contains("terminal upload staging limit reached (256 MiB or 64 files)") == true, "\(tooBig)")
+        // Then directories: two more small ones fit (63, 64), the next does not.
+        let b = r.invoke("terminal.upload", ["name": "b.txt", "contentBase64": small]); #expect(b?["ok"] == true, "\(String(describing: b))")
+        #expect(r.invoke("terminal.upload", ["name": "c.txt", "contentBase64": small])?["ok"] == true)
+        let full = try #require(r.invoke("terminal.upload", ["name": "d.txt", "contentBase64": small]))
+        #expect(full["error"]?["code"] == "TERMINAL_UPLOAD_STAGING_EXHAUSTED", "\(full)")
+        // Room made (the user moved staged files away): uploads are taken again.
+        try FileManager.default.removeItem(atPath: root + "/openclaw-terminal-upload-SEED0")
+        #expect(r.invoke("terminal.upload", ["name": "e.bin", "contentBase64": sevenMiB])?["ok"] == true)
+    }
+
     @Test func oversizeBadBase64AndHashMismatchLeaveNothingBehind() throws {
         let r = try FilesRig.start("read: ['$DATA/**'], write: ['$DATA/out/**'], maxBytes: 1024") { data, _ in
             try FileManager.default.createDirectory(atPath: data + "/out", withIntermediateDirectories: true)
