@@ -67,14 +67,20 @@ struct DirList {
         case .moved: return .failure(TransferFailure(.readError, "list failed: the path changed while it was opened", canonicalPath: canonical))
         }
         defer { close(fd) }
-        let all: [DirectoryEntry]
-        switch DirectoryEntries.list(fd, withStat: true) {
-        case .success(let e): all = e.sorted { DirectoryEntries.localeOrder($0.name, $1.name) }
-        case .failure(let failure):
+        // Sorted names (once per directory state: SortedNames), then a stat for the page's own.
+        let all: [DirectoryEntries.Name]
+        switch SortedNames.of(fd) {
+        case .success(let e): all = e
+        case .failure(.tooMany(let n)):
+            return .failure(TransferFailure(.readError, "list failed: the directory has more than \(n) entries; list a smaller one", canonicalPath: canonical))
+        case .failure(.errno(let failure)):
             let e = SystemError(failure.code, "scandir", canonical)
             return .failure(TransferFailure(Self.classify(failure.code), "list failed: \(e.jsString)", canonicalPath: canonical))
         }
-        let page = all.dropFirst(min(offset, all.count)).prefix(maxEntries)
+        let page = all.dropFirst(min(offset, all.count)).prefix(maxEntries).map { e -> DirectoryEntry in
+            var st = stat()
+            return DirectoryEntry(name: e.name, type: e.type, info: fstatat(fd, e.name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st : nil)
+        }
         let truncated = offset + maxEntries < all.count
         let entries = page.map { e -> DirListEntry in
             let dir = e.isDirectory

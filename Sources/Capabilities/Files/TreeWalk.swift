@@ -27,7 +27,7 @@ struct TreeWalk {
             if fstat(dirFD, &st) == 0 { w.kilobytes += Int(st.st_blocks) / 2 }
             let list: [DirectoryEntry]
             switch DirectoryEntries.list(dirFD, withStat: true) {
-            case .success(let l): list = l.sorted { DirectoryEntries.localeOrder($0.name, $1.name) }
+            case .success(let l): list = maxEntries == nil ? l : SortedNames.sort(l) { $0.name }  // the order matters only for preflight's names
             case .failure(let e): return .failed(e.code)
             }
             for e in list {
