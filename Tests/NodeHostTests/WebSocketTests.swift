@@ -39,6 +39,39 @@ func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Durati
         if case .closed(let code, _)? = await nextEvent(&it) { #expect(code == 1000) } else { Issue.record("no close") }
     }
 
+    /// With a receive window (a desktop stream's attach socket), a peer that sends faster than the
+    /// consumer takes meets TCP's backpressure: while nothing is taken, the server gets only the
+    /// window and the kernel's buffers out; once taken, every message arrives, in order.
+    @Test func aReceiveWindowPushesBackOnAFastPeer() async throws {
+        let s = try PythonServer(script: "ws_echo.py"); defer { s.stop() }
+        var o = WebSocketOptions()
+        o.maxMessageBytes = 1 << 20
+        o.receiveWindow = 1 << 20
+        let c = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:\(s.port)/flood")!, options: o)
+        c.send(text: "96")
+        // Nothing taken for 2 s: how far did the server get?
+        var sent = 0
+        let until = Date().addingTimeInterval(2)
+        while Date() < until, let line = s.nextLine(timeout: max(0.05, until.timeIntervalSinceNow)) {
+            sent = max(sent, JSONValue.parse(line)?["sent"]?.intValue ?? 0)
+        }
+        #expect(sent < 32 << 20, "the server sent \(sent >> 20) MiB while the client took nothing")
+        // Taken now: all 96 MiB, in order.
+        var it = c.events.makeAsyncIterator()
+        var index = 0, bytes = 0
+        while let e = await it.next() {
+            if case .binary(let b) = e {
+                let n = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
+                if n != index { Issue.record("message \(n) came as \(index)"); break }
+                index += 1; bytes += b.count
+                c.consumed(b.count)
+            } else if case .text(let t) = e, t == "done" { break }
+            else if case .closed = e { break }
+        }
+        #expect(bytes == 96 << 20, "\(bytes)")
+        c.close()
+    }
+
     @Test func serverCloseCodeAndReason() async throws {
         let s = try PythonServer(script: "ws_echo.py"); defer { s.stop() }
         let c = try await WebSocketConnection.connect(WebSocketURL(string: "ws://127.0.0.1:\(s.port)/close4001")!)

@@ -7,6 +7,9 @@ Prints one JSON line {"port": N, "fingerprint": hex} once listening. Behaviour b
   /ping          sends a ping with payload b"hi", says "pong-ok" once answered, then echoes
   /big           sends a text message of the size given by the first message, then echoes
   /headers       replies with the request headers as JSON
+  /flood         after the first message N, sends N MiB as 256 KiB binary messages (each starting
+                 with its 4-byte big-endian index) as fast as the client takes them, printing
+                 {"sent": bytes} to stdout after each MiB, then the text "done"
 """
 import argparse, asyncio, hashlib, json, ssl, sys
 import websockets
@@ -15,6 +18,18 @@ async def handler(ws, path=None):
     path = path or ws.path
     if path == "/headers":
         await ws.send(json.dumps(dict(ws.request_headers.raw_items())))
+    if path == "/flood":
+        total = int(await ws.recv()) << 20
+        sent, i = 0, 0
+        while sent < total:
+            await ws.send(i.to_bytes(4, "big") + bytes(256 * 1024 - 4))
+            sent += 256 * 1024
+            i += 1
+            if sent % (1 << 20) == 0:
+                print(json.dumps({"sent": sent}), flush=True)
+        await ws.send("done")
+        await ws.wait_closed()
+        return
     if path == "/ping":
         pong = await ws.ping(b"hi")
         await asyncio.wait_for(pong, 5)

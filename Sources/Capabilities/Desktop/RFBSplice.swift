@@ -10,11 +10,15 @@ import Support
 ///   read (re-checked every 25 ms), so a slow viewer slows the VNC server instead of the node's
 ///   memory growing — RFB servers send updates only when asked, so nothing piles up behind.
 /// - Gateway → server: binary messages in order; a text message ends the stream (upstream's rule).
-///   At most 4 MiB wait for the server; beyond that the gateway is not read.
+///   At most 4 MiB wait for the server, 4 more in the queue and 4 in the attach socket's receive
+///   window; beyond that the gateway is not read (TCP pushes back). A server that reads nothing
+///   for 60 s ends the stream.
 enum RFBSplice {
     static let maxFrameBytes = 64 * 1024
     static let highWater = 4 << 20
     static let recheck: Duration = .milliseconds(25)
+    /// A server that reads nothing of what waits for it this long is taken for gone.
+    static let stallLimit: Duration = .seconds(60)
 
     enum End: Sendable, Equatable {
         case serverClosed
@@ -75,12 +79,26 @@ enum RFBSplice {
         var toServer: [UInt8] = []
         var written = 0
         var paused = false
+        /// When the bytes for the server last stopped moving (nil: all written).
+        var stalledSince: ContinuousClock.Instant?
         cancel.wakes(wakeup)
         while true {
             if cancel.isCancelled { return (.cancelled, totals) }
+            // Taken from the gateway's queue only while less than 4 MiB wait for the server: a server
+            // that stops reading leaves it in the queue, the reader stops taking messages, and the
+            // attach socket's receive window stops reading the gateway (TCP pushes back).
+            let room = toServer.count - written < highWater
             let end = inbound.withLock { s -> End? in
-                if !s.queue.isEmpty { toServer += s.queue; s.queue.removeAll(keepingCapacity: true) }
+                if room && !s.queue.isEmpty { toServer += s.queue; s.queue.removeAll(keepingCapacity: true) }
                 return s.end
+            }
+            if written < toServer.count {
+                if stalledSince == nil { stalledSince = .now }
+                if let since = stalledSince, ContinuousClock.now - since > stallLimit {
+                    return (.failed(.serverUnavailable("the VNC server has not read for \(stallLimit)")), totals)
+                }
+            } else {
+                stalledSince = nil
             }
             if written > 0 && (written == toServer.count || written >= 1 << 20) { toServer.removeFirst(written); written = 0 }
             // The viewer is gone (or broke the rules): what it sent last no longer matters.
@@ -91,12 +109,13 @@ enum RFBSplice {
             var fds = [pollfd(fd: server.stream.fd, events: 0, revents: 0), pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
             if !paused { fds[0].events |= Int16(POLLIN) }
             if written < toServer.count { fds[0].events |= Int16(POLLOUT) }
-            let rc = poll(&fds, 2, paused ? Wakeup.milliseconds(recheck) : -1)
+            // Paused, or bytes waiting for a server that does not read: wake to re-check (the stall limit).
+            let rc = poll(&fds, 2, paused || written < toServer.count ? Wakeup.milliseconds(paused ? recheck : .seconds(1)) : -1)
             if rc < 0 && errno != EINTR { return (.failed(.serverUnavailable("poll failed")), totals) }
             if fds[1].revents != 0 { wakeup.drain() }
             if fds[0].revents & Int16(POLLOUT) != 0 {
                 switch toServer.withUnsafeBytes({ server.stream.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }) {
-                case .bytes(let n): written += n; totals.toServer += n
+                case .bytes(let n): written += n; totals.toServer += n; stalledSince = n > 0 ? nil : stalledSince
                 case .wouldBlock: break
                 case .eof: return (.serverClosed, totals)
                 case .failed(let why): return (.failed(.serverUnavailable(why)), totals)

@@ -6,6 +6,8 @@ import Support
 final class GatewayStreamSocket: GatewayStream {
     /// The node accepts up to 1 MiB per message on such a socket (what upstream's host allows).
     static let maxIncomingBytes = 1 << 20
+    /// Delivered and not yet taken by `next`, at most (then the socket is not read).
+    static let receiveWindow = 4 << 20
 
     private let ws: WebSocketConnection
     /// Messages received and not yet taken, and the one caller waiting for the next.
@@ -47,7 +49,7 @@ final class GatewayStreamSocket: GatewayStream {
     }
 
     func next() async -> GatewayStreamMessage {
-        await withCheckedContinuation { (c: CheckedContinuation<GatewayStreamMessage, Never>) in
+        let m = await withCheckedContinuation { (c: CheckedContinuation<GatewayStreamMessage, Never>) in
             let ready = mailbox.withLock { b -> GatewayStreamMessage? in
                 if !b.queue.isEmpty { return b.queue.removeFirst() }
                 if let end = b.end { return end }
@@ -56,6 +58,13 @@ final class GatewayStreamSocket: GatewayStream {
             }
             if let ready { c.resume(returning: ready) }
         }
+        // Taken: room in the receive window again.
+        switch m {
+        case .binary(let b): ws.consumed(b.count)
+        case .text(let t): ws.consumed(t.utf8.count)
+        case .closed: break
+        }
+        return m
     }
 
     func send(binary: [UInt8]) -> Bool { ws.send(binary: binary) }
@@ -71,6 +80,9 @@ final class GatewayStreamSocket: GatewayStream {
         }
         var o = WebSocketOptions()
         o.maxMessageBytes = maxIncomingBytes
+        // What the gateway sends waits for its consumer (a VNC server that may stop reading) at
+        // most this much here; beyond it the socket is left unread (TCP pushes back).
+        o.receiveWindow = receiveWindow
         o.allowInsecurePublic = allowInsecurePublic
         if let ca = ProcessEnvironment.current["OPENCLAW_NODE_CA_FILE"] { o.caFile = ca }
         if url.scheme == "wss" {

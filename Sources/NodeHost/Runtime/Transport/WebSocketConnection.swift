@@ -16,6 +16,11 @@ public struct WebSocketOptions: Sendable {
     /// Extra CA bundle (tests); nil = system store.
     public var caFile: String?
     public var headers: [(String, String)] = []
+    /// At most this many bytes of messages delivered and not yet `consumed`; beyond it the socket
+    /// is not read, so a peer that sends faster than the consumer takes meets TCP's backpressure
+    /// instead of the node's memory (a desktop stream's gateway side). nil: no window (the session,
+    /// whose reader never stops).
+    public var receiveWindow: Int? = nil
     public init() {}
 }
 
@@ -56,6 +61,8 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
         var closeSentAt: ContinuousClock.Instant?
         /// Bytes the I/O thread took from `outgoing` and has not written yet.
         var unwritten = 0
+        /// Bytes of text and binary messages delivered and not yet consumed (receiveWindow).
+        var undelivered = 0
     }
     private let shared: Locked<Shared>
     /// Wakes the I/O thread's poll() when something was queued or the connection is closing.
@@ -127,13 +134,17 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
             stream.close()
             throw WebSocketError(.upgrade, error.description)
         }
-        let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, verified: verified, maxMessageBytes: o.maxMessageBytes)
+        let conn = WebSocketConnection(url: url, stream: stream, fingerprint: fingerprint, verified: verified, maxMessageBytes: o.maxMessageBytes,
+                                       receiveWindow: o.receiveWindow)
         conn.shared.withLock { $0.decoder.feed(leftover) }
         BlockingExecutor.startLoop(name: "ws-io") { conn.ioLoop() }
         return conn
     }
 
-    private init(url: WebSocketURL, stream: ByteStream, fingerprint: String?, verified: Bool, maxMessageBytes: Int) {
+    private let receiveWindow: Int?
+
+    private init(url: WebSocketURL, stream: ByteStream, fingerprint: String?, verified: Bool, maxMessageBytes: Int, receiveWindow: Int?) {
+        self.receiveWindow = receiveWindow
         self.url = url
         self.stream = stream
         self.peerFingerprint = fingerprint
@@ -164,6 +175,20 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
     /// Bytes queued (frame headers included) and not yet written to the socket: what a sender
     /// that must not outrun the peer (a desktop stream) watches, like a browser's `bufferedAmount`.
     public var bufferedBytes: Int { shared.withLock { $0.outgoing.count + $0.unwritten } }
+
+    /// The consumer has taken `bytes` of delivered messages (receiveWindow): the socket is read
+    /// again once fewer than the window wait.
+    public func consumed(_ bytes: Int) {
+        guard receiveWindow != nil else { return }
+        shared.withLock { $0.undelivered = max(0, $0.undelivered - bytes) }
+        wakeup.signal()
+    }
+
+    /// Whether the receive window is full (the socket is left unread).
+    private var windowFull: Bool {
+        guard let receiveWindow else { return false }
+        return shared.withLock { $0.undelivered >= receiveWindow }
+    }
 
     @discardableResult
     public func sendPing(_ payload: [UInt8] = []) -> Bool { enqueue(WebSocketFrame(opcode: .ping, payload: payload)) }
@@ -233,9 +258,11 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
                 }
                 timeoutMs = Wakeup.milliseconds(max(left, .milliseconds(1)))
             }
-            var fds = [pollfd(fd: stream.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
-            if hasPending || wantWriteForRead { fds[0].events |= Int16(POLLOUT) }
-            if !stream.hasBufferedInput {
+            // A full receive window: the socket is not read until the consumer takes some.
+            let full = windowFull
+            var fds = [pollfd(fd: stream.fd, events: full ? 0 : Int16(POLLIN), revents: 0), pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
+            if hasPending || (wantWriteForRead && !full) { fds[0].events |= Int16(POLLOUT) }
+            if full || !stream.hasBufferedInput {
                 let rc = poll(&fds, 2, timeoutMs)
                 if rc < 0 && errno != EINTR { endReason = (1006, "poll failed"); break loop }
             } else {
@@ -255,7 +282,7 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
                 }
             }
             // Read what arrived.
-            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 || (wantWriteForRead && fds[0].revents & Int16(POLLOUT) != 0) {
+            if !full && (fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 || (wantWriteForRead && fds[0].revents & Int16(POLLOUT) != 0)) {
                 wantWriteForRead = false
                 var progressed = true
                 while progressed {
@@ -263,8 +290,16 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
                     let step = readBuf.withUnsafeMutableBytes { stream.read($0) }
                     switch step {
                     case .bytes(let n):
-                        progressed = true
                         shared.withLock { $0.decoder.feed(readBuf[0..<n]) }
+                        // With a window, what is read is handed on at once, and reading stops when it is full.
+                        if receiveWindow != nil {
+                            if let end = deliverMessages(&pending) {
+                                endReason = end; if written < pending.count { flush(Array(pending[written...])) }; break loop
+                            }
+                            progressed = !windowFull
+                        } else {
+                            progressed = true
+                        }
                     case .wouldBlock(let ww): wantWriteForRead = ww
                     case .eof:
                         if shared.withLock({ $0.state }) != .closing { endReason = (1006, "connection closed by the peer without a close frame") }
@@ -292,8 +327,12 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
             }
             switch next {
             case .success(nil): return nil
-            case .success(.text(let s)?): continuation.yield(.text(s))
-            case .success(.binary(let b)?): continuation.yield(.binary(b))
+            case .success(.text(let s)?):
+                if receiveWindow != nil { shared.withLock { $0.undelivered += s.utf8.count } }
+                continuation.yield(.text(s))
+            case .success(.binary(let b)?):
+                if receiveWindow != nil { shared.withLock { $0.undelivered += b.count } }
+                continuation.yield(.binary(b))
             case .success(.pong(let b)?): continuation.yield(.pong(b))
             case .success(.ping(let b)?):
                 pending += WebSocketFrame(opcode: .pong, payload: b).encoded(maskKey: Crypto.randomBytes(4))

@@ -1,0 +1,44 @@
+@testable import DesktopCapability
+import Foundation
+@testable import Kit
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// desktop.stream toward a VNC server that stops reading: what the gateway sends is taken only
+/// while little waits for the server (it once queued all of it: 512 MiB sent, ~1 GB peak). A gateway
+/// that sends without end, against a real loopback socket nobody reads, gets a few MiB taken.
+@Suite(.serialized) struct DesktopSpliceBoundTests {
+    /// A gateway side that always has another 1 MiB message, and counts what was taken.
+    final class EndlessGateway: GatewayStream, @unchecked Sendable {
+        let taken = Locked(0)
+        func send(binary: [UInt8]) -> Bool { true }
+        var bufferedBytes: Int { 0 }
+        func next() async -> GatewayStreamMessage {
+            taken.withLock { $0 += 1 << 20 }
+            return .binary([UInt8](repeating: 7, count: 1 << 20))
+        }
+        func close(code: UInt16, reason: String) {}
+    }
+
+    @Test func aServerThatStopsReadingStopsTheGatewaySide() async throws {
+        let (listener, port) = try bindLoopback()
+        defer { close(listener) }
+        guard listen(listener, 1) == 0 else { throw TestFailure("listen failed") }
+        let client = try TCPSocket.connect(TCPSocket.resolve(host: "127.0.0.1", port: port), timeout: .seconds(2))
+        let server = accept(listener, nil, nil)   // the "VNC server": connected, never reads
+        defer { close(server) }
+        var small: Int32 = 64 * 1024
+        setsockopt(server, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let gateway = EndlessGateway()
+        let cancel = CancelFlag()
+        let splice = Task { await RFBSplice.run(server: RFBSocket(client), gateway: gateway, pending: [], cancel: cancel) }
+        try await Task.sleep(for: .seconds(3))
+        let taken = gateway.taken.withLock { $0 }
+        cancel.cancel()
+        let (end, totals) = await splice.value
+        #expect(end == .cancelled)
+        #expect(taken < 32 << 20, "took \(taken >> 20) MiB from the gateway for a server that reads nothing (wrote \(totals.toServer >> 20) MiB)")
+        #expect(taken >= 4 << 20, "the splice took \(taken >> 20) MiB: it should fill its own window first")
+    }
+}
