@@ -96,10 +96,11 @@ import Testing
         let c = Dictionary(uniqueKeysWithValues: GatewayAllowlist.classify(m).map { ($0.command, $0.policy) })
         #expect(c["camera.snap"] == .allowlistDangerous)
         #expect(c["camera.list"] == .allowlist)
-        #expect(c["canvas.eval"] == .canvasPlugin)
+        // Gateways from 2026.8 route canvas to macOS nodes only: on Linux only an allow entry reaches it.
+        #expect(c["canvas.eval"] == .allowlist)
         #expect(c["talk.ptt.once"] == .allowedByDefault)
         #expect(c["computer.act"] == .allowedByDefault)
-        // canvas.* too: with the gateway's Canvas plugin off nothing else allows it on Linux.
+        // canvas.* too: nothing but an allow entry lets a gateway send it to a Linux node.
         #expect(Set(GatewayAllowlist.needsAllow(m)) == ["camera.list", "camera.snap", "canvas.eval"])
     }
 

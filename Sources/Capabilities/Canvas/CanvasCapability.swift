@@ -38,11 +38,15 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     /// to install).
     public func diagnose() async -> [Diagnosis] {
         let s = session.settings
-        guard s.window else { return [] }
+        // What the gateway does with the canvas, said plainly: upstream moved it to macOS nodes.
+        var out = [Diagnosis(.warn, "gateways from 2026.8 on route canvas to macOS nodes only and no longer have canvas.eval, canvas.snapshot or canvas.a2ui.* (upstream PR #126030); this canvas serves older gateways, and `openclaw nodes invoke --command canvas.…` of a command in the gateway's gateway.nodes.commands.allow")]
+        guard s.window else { return out }
         guard let display = s.display else {
-            return [Diagnosis(.fail, "window: true but no X display (set capabilities.canvas.display, e.g. \":0\")")]
+            out.append(Diagnosis(.fail, "window: true but no X display (set capabilities.canvas.display, e.g. \":0\")"))
+            return out
         }
-        return [Diagnosis(.ok, "kiosk window on display \(display)")]
+        out.append(Diagnosis(.ok, "kiosk window on display \(display)"))
+        return out
     }
 
     func present(_ p: CanvasPresentParams, _ context: InvocationContext) async throws(NodeError) -> NullResult {
