@@ -237,6 +237,9 @@ final class PushToTalk: Sendable {
         guard let text else { replay(capture); return }  // the utterance is lost: build it again
         let (audioNs, silenceNs) = capture.progress.withLock { p -> (UInt64, UInt64) in
             p.early = text; p.finishedAtNs = at; p.earlyFinishes += 1
+            // Nothing was said yet after all: wait for speech (the empty result stays, so a
+            // replay still rebuilds one utterance from everything kept).
+            if text.isEmpty { p.heardSpeech = false }
             return (p.audioNs(until: at), at - min(at, p.lastSpeechNs))
         }
         let took = monotonicNowNs() - started
@@ -285,14 +288,19 @@ final class PushToTalk: Sendable {
     /// Feeds one chunk and decides whether the capture ends; a job for the worker when the chunk
     /// calls for one (then `waiting` is set, so that later chunks wait for it).
     private func decode(_ chunk: AudioChunk, _ capture: Capture, onWorker: Bool) -> Job? {
-        let inSpeech = decoder.withLock { recognizer -> Bool in
+        let (inSpeech, wordless) = decoder.withLock { recognizer -> (Bool, Bool) in
             chunk.samples.withUnsafeBufferPointer { try? recognizer.feed($0) }
-            return recognizer.hearsSpeech
+            return (recognizer.hearsSpeech, recognizer.speechEndedWithoutWords)
         }
         let endNs = chunk.timestampNs + UInt64(chunk.frames) * 1_000_000_000 / 16_000
         let pace = pace.withLock { $0 }
         let (fire, job) = capture.progress.withLock { p -> ((@Sendable () -> Void)?, Job?) in
             Self.keep(chunk, &p)
+            // A stretch of "speech" with no word in it (a fresh decoder's noise estimate settling, a
+            // cough before the first word) is not the speaker having spoken: no endpoint, no early
+            // finish counts from it. Real recordings start with ~1 s of room noise; this took them
+            // for speech that had ended and answered `empty` before the first word.
+            if wordless, !inSpeech, p.early == nil, p.heardSpeech { p.heardSpeech = false }
             var job: Job?
             if p.early != nil, inSpeech || p.keptFrames > EarlyFinish.keptFrames {
                 // Speech again, or past what may be kept: back to one utterance, finished at the end.
@@ -388,7 +396,9 @@ final class PushToTalk: Sendable {
         let early = capture.progress.withLock { p -> String? in defer { p.kept = nil }; return p.early }
         let text = try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) -> String in
             let last = try recognizer.finish()  // after an early finish: silence only, nothing to decode
-            return early ?? last
+            // Neither part hides the other: words the utterance after an early finish heard (a
+            // stretch the detector never called speech, so no replay) are kept after it.
+            return [early ?? "", last].filter { !$0.isEmpty }.joined(separator: " ")
         }
         if let failure {
             log.warn("push-to-talk \(capture.id.prefix(8)): the microphone stopped working: \(failure.description)")

@@ -127,6 +127,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard ps_set_search(decoder, Self.lmSearch) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot switch to recognition") }
         guard ps_start_utt(decoder) >= 0 else { throw NodeError.unavailable("speech recognizer: cannot start an utterance") }
         inUtterance = true
+        wasInSpeech = false
+        speechEndedWithoutWords = false
     }
 
     public func feed(_ samples: UnsafeBufferPointer<Int16>) throws(NodeError) {
@@ -134,9 +136,21 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard ps_process_raw(decoder, base, samples.count, 0, 0) >= 0 else {
             throw NodeError.unavailable("speech recognizer: decoding failed")
         }
+        // At the end of each stretch the detector called speech: were there words in it (so far)?
+        let inSpeech = ps_get_in_speech(decoder) != 0
+        if wasInSpeech && !inSpeech {
+            var score: Int32 = 0
+            let hyp = ps_get_hyp(decoder, &score)
+            speechEndedWithoutWords = hyp == nil || hyp!.pointee == 0 || String(cString: hyp!).trimmed().isEmpty
+        } else if inSpeech {
+            speechEndedWithoutWords = false
+        }
+        wasInSpeech = inSpeech
     }
 
     public var hearsSpeech: Bool { inUtterance && ps_get_in_speech(decoder) != 0 }
+    public private(set) var speechEndedWithoutWords = false
+    private var wasInSpeech = false
 
     public func finish() throws(NodeError) -> String {
         guard inUtterance else { return "" }

@@ -19,6 +19,10 @@ public protocol SpeechRecognizer: AnyObject {
     func feed(_ samples: UnsafeBufferPointer<Int16>) throws(NodeError)
     /// Whether the decoder currently hears speech (for ending an utterance on silence).
     var hearsSpeech: Bool { get }
+    /// Whether the last stretch the detector took for speech ended without a word recognised so
+    /// far: on a fresh decoder the noise estimate is unset and room noise reads as speech for up
+    /// to ~0.9 s, a blip that must not count as the speaker having spoken.
+    var speechEndedWithoutWords: Bool { get }
     /// Ends the utterance and returns what was said ("" when nothing was recognised).
     func finish() throws(NodeError) -> String
 
