@@ -98,4 +98,33 @@ import Testing
         rows.append("in all: node \(nodeTotal)/\(wordsTotal) words, pocketsphinx_continuous \(theirTotal)/\(wordsTotal)")
         print(rows.joined(separator: "\n"))
     }
+
+    /// Held push-to-talk (start, the person reads, stop) over two passages with the pause between
+    /// them, after the quiet second: the transcript has the words of both, at least as many as
+    /// pocketsphinx_continuous finds in the same audio.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pocketsphinx_continuous"), "needs pocketsphinx"))
+    func startAndStopKeepEveryPassage() throws {
+        let dir = TestPaths.tempDir("real-speech-held")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let passages = Self.recordings.filter { $0.file.hasSuffix("-0920.wav") || $0.file.hasSuffix("-0930.wav") }
+        #expect(passages.count == 2)
+        var raw = Data()
+        for (i, p) in passages.enumerated() {
+            try Self.withQuietMicrophone(p.file, into: dir + "/part\(i).raw")
+            raw.append(try Data(contentsOf: URL(fileURLWithPath: dir + "/part\(i).raw")))
+        }
+        try raw.write(to: URL(fileURLWithPath: dir + "/held.raw"))
+        let said = passages.map(\.said).joined(separator: " ")
+        let theirs = try Self.pocketsphinxContinuous(dir + "/held.raw")
+        let r = try TalkPTTTests.Rig(infile: dir + "/held.raw")
+        defer { r.stop() }
+        _ = try r.call("talk.ptt.start")
+        // The file plays at real time: all of it, then a little of the silence after.
+        Thread.sleep(forTimeInterval: Double(raw.count) / 32_000 + 0.5)
+        let stopped = try #require(try r.call("talk.ptt.stop", wait: 40)["payload"], "\(r.node.log.suffix(2000))")
+        let heard = stopped["transcript"]?.stringValue ?? ""
+        let node = Self.wordsInCommon(heard, said), them = Self.wordsInCommon(theirs, said)
+        print("held: node \(node)/\(said.split(separator: " ").count) \"\(heard)\" | pocketsphinx_continuous \(them) \"\(theirs)\"")
+        #expect(node + 1 >= them && node * 2 >= said.split(separator: " ").count, "node \"\(heard)\" (\(node)), pocketsphinx_continuous \"\(theirs)\" (\(them))")
+    }
 }
