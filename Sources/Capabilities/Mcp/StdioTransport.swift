@@ -62,32 +62,29 @@ final class StdioTransport: McpTransport, @unchecked Sendable {
         if let reaped = ProcessTreeReaper.wrap(program.executable, Array(program.argv.dropFirst()), killOrphans: true) {
             program = (reaped.executable, [reaped.executable] + reaped.arguments)
         }
-        let p: Subprocess
-        do {
-            p = try Subprocess.spawn(program.executable, Array(program.argv.dropFirst()), environment: env,
-                                     stdin: .pipe, stdout: .pipe, stderr: .pipe, newProcessGroup: true,
-                                     extraFDs: seccomp.map { [3: $0] } ?? [:], workingDirectory: cwd)
-        } catch {
-            throw .disconnected(error.description)
+        // Spawned from the thread that then reads its stdout for as long as it runs: the reaper's
+        // parent-death signal fires when the spawning *thread* ends, and a cooperative-pool thread
+        // ends when idle (a server was killed seconds after it started).
+        let (exe, argv, env, cwd) = (program.executable, Array(program.argv.dropFirst()), env, cwd)
+        let fds: [Int32: Int32] = seccomp.map { [3: $0] } ?? [:]
+        let log = self.log
+        let started: Result<Subprocess, McpFailure> = await withCheckedContinuation { (c: CheckedContinuation<Result<Subprocess, McpFailure>, Never>) in
+            BlockingExecutor.startLoop(name: "mcp-stdout") {
+                let p: Subprocess
+                do {
+                    p = try Subprocess.spawn(exe, argv, environment: env, stdin: .pipe, stdout: .pipe, stderr: .pipe,
+                                             newProcessGroup: true, extraFDs: fds, workingDirectory: cwd)
+                } catch {
+                    c.resume(returning: .failure(.disconnected("\(error)")))
+                    return
+                }
+                c.resume(returning: .success(p))
+                Self.readMessages(p, receive: receive, closed: closed, log: log)
+            }
         }
+        let p = try started.get()
         child.withLock { $0 = p }
         log.info("started \(command) (pid \(p.pid)\(sandbox.kind == .bwrap ? ", under bubblewrap" : ""))")
-        let log = self.log
-        BlockingExecutor.startLoop(name: "mcp-stdout") {
-            var lines = LineSplitter(maxLineBytes: Self.maxLineBytes)
-            var pace = RateLimiter(perSecond: Self.linesPerSecond, burst: Self.linesPerSecond)
-            while let chunk = p.stdout?.availableData, !chunk.isEmpty {
-                for line in lines.take(chunk) where !line.isEmpty {
-                    // Pacing, not dropping: the pipe fills and the server waits in write(2).
-                    while !pace.allow() { usleep(UInt32(clamping: max(1, pace.untilNextToken.milliseconds) * 1000)) }
-                    if let v = JSONValue.parse(line) { receive(v) }
-                    else { log.warn("stdout line is not JSON (stdout is for MCP messages only; log to stderr): \(line.prefix(200))") }
-                }
-                if lines.dropped > 0 { log.warn("dropped \(lines.dropped) message(s) longer than \(Self.maxLineBytes >> 20) MiB"); lines.dropped = 0 }
-            }
-            let status = p.wait()
-            closed(Self.exitText(status))
-        }
         BlockingExecutor.startLoop(name: "mcp-stderr") {
             var lines = LineSplitter(maxLineBytes: 16 * 1024)
             var pace = RateLimiter(perSecond: 20, burst: 100)
@@ -98,6 +95,24 @@ final class StdioTransport: McpTransport, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The server's stdout, one JSON-RPC message a line, until it ends; then its exit.
+    private static func readMessages(_ p: Subprocess, receive: @escaping @Sendable (JSONValue) -> Void,
+                                     closed: @escaping @Sendable (String) -> Void, log: Logger) {
+        var lines = LineSplitter(maxLineBytes: Self.maxLineBytes)
+        var pace = RateLimiter(perSecond: Self.linesPerSecond, burst: Self.linesPerSecond)
+        while let chunk = p.stdout?.availableData, !chunk.isEmpty {
+            for line in lines.take(chunk) where !line.isEmpty {
+                // Pacing, not dropping: the pipe fills and the server waits in write(2).
+                while !pace.allow() { usleep(UInt32(clamping: max(1, pace.untilNextToken.milliseconds) * 1000)) }
+                if let v = JSONValue.parse(line) { receive(v) }
+                else { log.warn("stdout line is not JSON (stdout is for MCP messages only; log to stderr): \(line.prefix(200))") }
+            }
+            if lines.dropped > 0 { log.warn("dropped \(lines.dropped) message(s) longer than \(Self.maxLineBytes >> 20) MiB"); lines.dropped = 0 }
+        }
+        let status = p.wait()
+        closed(Self.exitText(status))
     }
 
     func send(_ message: JSONValue) async throws(McpFailure) {

@@ -95,4 +95,18 @@ import Testing
         #expect(waitUntil(timeout: 10) { kill(second, 0) != 0 }, "the setsid child outlived the daemon")
         if kill(second, 0) == 0 { kill(second, SIGKILL) }
     }
+
+    /// The reaper a server runs under ends it when its parent *thread* ends (the parent-death
+    /// signal is per thread): started from a cooperative-pool thread, an idle server was killed
+    /// seconds later. Idle for 12 s, the server is the same process and answers.
+    @Test func anIdleServerIsNotKilledWithTheThreadThatStartedIt() throws {
+        let r = try McpServersTests.rig(servers: { _ in McpServersTests.testServer("t") })
+        defer { r.cleanup() }
+        #expect(r.catalogue { $0.contains("t_echo") } != nil, "\(r.node.log.suffix(3000))")
+        Thread.sleep(forTimeInterval: 12)
+        let echo = try #require(r.call("t", "echo", #"{"text":"still the same server"}"#))
+        #expect(echo["payload"]?.firstText == "still the same server", "\(echo)")
+        let starts = r.node.log.components(separatedBy: "started \(McpServersTests.python)").count - 1
+        #expect(starts == 1 && !r.node.log.contains("restarting"), "the server was started \(starts) times: \(r.node.log.suffix(3000))")
+    }
 }
