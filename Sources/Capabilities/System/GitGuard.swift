@@ -10,21 +10,98 @@ import Support
 /// file its account can write (repository, worktree, ~/.gitconfig, included files) names a program.
 /// Root's /etc/gitconfig is the administrator's and counts as trusted. docs/SECURITY.md.
 enum GitGuard {
-    /// Options (before `--`) that write a file or run a program the arguments name.
-    static let refusedOptions = ["--output", "--output-directory", "-o", "-O", "--open-files-in-pager", "--exec-path",
-                                 "--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv", "--config-env"]
+    /// Long options (before `--`) that write a file or run a program the arguments name. git takes
+    /// any unambiguous prefix of a long option (`--open=cmd` is `--open-files-in-pager=cmd`), so a
+    /// prefix of one of these is refused too.
+    static let refusedLongOptions = ["--output", "--output-directory", "--open-files-in-pager", "--exec-path", "--upload-pack",
+                                     "--receive-pack", "--exec", "--ext-diff", "--textconv", "--config-env", "--extcmd", "--tool",
+                                     "--template", "--to-command", "--command", "--filter"]
+    /// Short options that write a file or run a program, by subcommand: grep's `-O` opens files in
+    /// a pager program, format-patch's and archive's `-o` write, clone's `-u` names the upload-pack
+    /// program. Also inside clusters (`-nOcmd`). (`-c key=value` is judged by its key: below.)
+    static let refusedShortOptions: [String: Set<Character>] = ["grep": ["O"], "format-patch": ["o"], "archive": ["o"], "clone": ["u"]]
+    /// Subcommands that run programs by design (a bisect script, a submodule foreach, a diff or
+    /// merge tool, filters, rebase's -x, an editor, a mail or web program, remote helpers).
+    static let refusedSubcommands: Set<String> = ["filter-branch", "filter-repo", "difftool", "mergetool", "bisect", "submodule", "rebase",
+                                                  "daemon", "instaweb", "web--browse", "send-email", "imap-send", "credential", "upload-pack",
+                                                  "receive-pack", "upload-archive", "shell", "archimport", "cvsimport", "cvsserver", "svn", "p4",
+                                                  "quiltimport", "help", "sh-setup", "remote-ext", "remote-fd"]
 
-    static func isGit(_ executable: String) -> Bool { PathName.lastComponent(executable) == "git" }
+    /// Whether `executable` is git: by name (`git`, a `git-*` program of git-core) or by being the
+    /// same file as the git on PATH (a link of another name).
+    static func isGit(_ executable: String, path: String?) -> Bool {
+        let name = PathName.lastComponent(PathName.resolvingSymlinks(executable))
+        if name == "git" || PathName.lastComponent(executable) == "git" || name.hasPrefix("git-") || PathName.lastComponent(executable).hasPrefix("git-") { return true }
+        guard let git = ExecutableResolver.resolve("git", path: path, cwd: nil) else { return false }
+        var a = stat(), b = stat()
+        return stat(executable, &a) == 0 && stat(git, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
+    /// The subcommand an argv runs (`git -C x log` → log; `git-grep …` → grep).
+    static func subcommand(_ argv: [String]) -> String? {
+        let name = PathName.lastComponent(argv[0])
+        if name.hasPrefix("git-") { return String(name.dropFirst(4)) }
+        var args = argv.dropFirst()[...]
+        while let arg = args.popFirst() {
+            if ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"].contains(arg) { _ = args.popFirst(); continue }
+            if arg.hasPrefix("-") { continue }
+            return arg
+        }
+        return nil
+    }
 
     /// Why these arguments are refused for an allowlisted git (nil: fine).
     static func argumentRefusal(_ argv: [String]) -> String? {
-        for arg in argv.dropFirst() {
+        let sub = subcommand(argv)
+        if let sub, refusedSubcommands.contains(sub) {
+            return "SYSTEM_RUN_DENIED: git \(sub) runs programs by design; an allowlisted git does not run it (an approval does)"
+        }
+        let short = sub.flatMap { refusedShortOptions[$0] } ?? []
+        var args = argv.dropFirst()[...]
+        // Before the subcommand `-c` is git's own (configuration); after it, the subcommand's.
+        var global = !PathName.lastComponent(argv[0]).hasPrefix("git-")
+        while let arg = args.popFirst() {
             if arg == "--" { break }
-            for option in refusedOptions where arg == option || arg.hasPrefix(option + "=") || (option.count == 2 && arg.hasPrefix(option) && !arg.hasPrefix("--")) {
-                return "SYSTEM_RUN_DENIED: git \(option) writes a file or runs a program; an allowlisted git does not take it (an approval does)"
+            if global && !arg.hasPrefix("-") { global = false; continue }
+            if global && ["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"].contains(arg) { _ = args.popFirst(); continue }
+            // Configuration on the command line: fine unless it names a program (as in a file).
+            if global && arg.hasPrefix("-c") && !arg.hasPrefix("--") {
+                let setting = arg == "-c" ? (args.popFirst() ?? "") : String(arg.dropFirst(2))
+                let parts = setting.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if namesProgram(key: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "") {
+                    return "SYSTEM_RUN_DENIED: git -c \(parts[0]) names a program; an allowlisted git does not take it (an approval does)"
+                }
+                continue
+            }
+            if arg.hasPrefix("--") {
+                let name = String(arg.split(separator: "=", maxSplits: 1).first ?? "")
+                guard name.count > 3 else { continue }
+                if let option = refusedLongOptions.first(where: { $0.hasPrefix(name) }) {
+                    return "SYSTEM_RUN_DENIED: git \(option) writes a file or runs a program; an allowlisted git does not take it (an approval does)"
+                }
+            } else if arg.hasPrefix("-"), arg.count > 1 {
+                // A cluster of short options; a value may follow its first value-taking letter, so
+                // every letter is looked at (conservative: `-nOcmd` is -n -O cmd).
+                if let hit = arg.dropFirst().first(where: { short.contains($0) }) {
+                    return "SYSTEM_RUN_DENIED: git -\(hit) writes a file, sets configuration or runs a program; an allowlisted git does not take it (an approval does)"
+                }
             }
         }
         return nil
+    }
+
+    /// What an allowlisted git runs with on top of its configuration, as command-line configuration
+    /// (which outranks every file): no hooks, no fsmonitor — so a hook written by an allowed command
+    /// (`git checkout-index --prefix=.git/hooks/`) never runs.
+    static func environment(_ env: [String: String]) -> [String: String] {
+        var out = env
+        let n = Int(env["GIT_CONFIG_COUNT"] ?? "") ?? 0
+        for (i, (k, v)) in [("core.hooksPath", "/dev/null"), ("core.fsmonitor", "false")].enumerated() {
+            out["GIT_CONFIG_KEY_\(n + i)"] = k
+            out["GIT_CONFIG_VALUE_\(n + i)"] = v
+        }
+        out["GIT_CONFIG_COUNT"] = String(n + 2)
+        return out
     }
 
     /// Keys (lower-cased, `section.key` or `section.<sub>.key` with `*` for the subsection) whose
@@ -96,8 +173,9 @@ enum GitGuard {
     /// Root's own files that nobody else may write: the administrator's configuration.
     private static func trusted(origin: String, cwd: String?) -> Bool {
         guard origin.hasPrefix("file:") else { return origin.hasPrefix("command line:") }
-        var path = String(origin.dropFirst(5))
-        if !path.hasPrefix("/") { path = PathName.join(cwd ?? ".", path) }
+        // A relative origin is relative to wherever git ended up (-C …): never taken as trusted.
+        let path = String(origin.dropFirst(5))
+        guard path.hasPrefix("/") else { return false }
         var st = stat()
         guard stat(path, &st) == 0 else { return false }
         // (A node run as root could write these too; doctor already warns against running so.)
@@ -110,6 +188,7 @@ enum GitGuard {
         var args = argv.dropFirst()[...]
         while let arg = args.popFirst() {
             if ["-C", "--git-dir", "--work-tree", "--namespace"].contains(arg), let v = args.popFirst() { out += [arg, v]; continue }
+            if arg == "-c" || arg == "--config-env" { _ = args.popFirst(); continue }
             if arg.hasPrefix("--git-dir=") || arg.hasPrefix("--work-tree=") || arg.hasPrefix("--namespace=") || arg == "--bare" { out.append(arg); continue }
             if !arg.hasPrefix("-") { break }
         }

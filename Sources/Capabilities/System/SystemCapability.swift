@@ -120,7 +120,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         if let plan = p.systemRunPlan, plan.argv != argv || plan.cwd != p.cwd {
             throw await deny("SYSTEM_RUN_DENIED: execution plan mismatch", reason: "execution-plan-miss")
         }
-        let env: [String: String]
+        var env: [String: String]
         switch ExecEnvironment.build(base: environment, overrides: p.env, allowed: settings.envAllow) {
         case .success(let e): env = e
         case .failure(let rejected): throw await deny(rejected.message, reason: nil)
@@ -143,12 +143,16 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         // file this account can write that names one (GitGuard: the allowlisted-git chain).
         if decision.security == .allowlist, !approved {
             let segments = analysis.ok ? analysis.segments : [argv]
+            var git = false
             for seg in segments {
-                guard let git = ExecutableResolver.resolve(seg[0], path: env["PATH"], cwd: p.cwd), GitGuard.isGit(git) else { continue }
-                if let why = GitGuard.argumentRefusal(seg) ?? GitGuard.configRefusal(git: git, globals: GitGuard.globals(seg), cwd: p.cwd, env: env) {
+                guard let path = ExecutableResolver.resolve(seg[0], path: env["PATH"], cwd: p.cwd), GitGuard.isGit(path, path: env["PATH"]) else { continue }
+                git = true
+                if let why = GitGuard.argumentRefusal(seg) ?? GitGuard.configRefusal(git: path, globals: GitGuard.globals(seg), cwd: p.cwd, env: env) {
                     throw await deny(why, reason: "allowlist-miss")
                 }
             }
+            // And it runs with hooks and fsmonitor off, whatever its files say.
+            if git { env = GitGuard.environment(env) }
         }
         // An approval is used once: the plan goes now that it let this run through (a second run
         // racing for the same plan is refused like one without an approval).

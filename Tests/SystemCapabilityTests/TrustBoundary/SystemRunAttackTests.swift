@@ -229,6 +229,34 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: pwned), "\(key) ran")
             #expect(try runProcess("/usr/bin/git", ["-C", repo, "config", "--unset", config[0]]).code == 0)
         }
+        // The second pass's variants: config and programs on the command line, option prefixes and
+        // clusters, subcommands that run programs, git under another name.
+        _ = try Self.setPolicy(r, ["security": "allowlist"], allowlist: [["pattern": "/usr/bin/git", "argPattern": ".*"]])
+        let variants: [[String]] = [
+            ["git", "-c", "alias.x=!touch \(pwned)", "x"], ["git", "-c", "core.fsmonitor=\(evil)", "status"],
+            ["git", "-ccore.pager=\(evil)", "log"], ["git", "grep", "-nO\(evil)", "one"], ["git", "grep", "--open=\(evil)", "one"],
+            ["git", "fetch", "--upload-p=\(evil)", "."], ["git", "clone", "-u", evil, ".", "\(r.work)/c"],
+            ["git", "rebase", "-x", evil, "HEAD"], ["git", "difftool", "-x", evil], ["git", "bisect", "run", evil],
+            ["git", "submodule", "foreach", evil], ["/usr/lib/git-core/git-grep", "-O\(evil)", "one"],
+        ]
+        for argv in variants {
+            let res = try r.run(["command": .array(argv.map { .string($0) }), "cwd": .string(repo)])
+            // (git-core's git-grep is a program of its own there: not the allowlisted /usr/bin/git at all.)
+            #expect(Self.message(res).hasPrefix(argv[0].hasPrefix("/usr/lib") ? "SYSTEM_RUN_DENIED" : "SYSTEM_RUN_DENIED: git"), "\(argv): \(res)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: pwned))
+        // A hook written by an allowed command never runs: hooks are off for an allowlisted git.
+        try FileManager.default.createDirectory(atPath: repo + "/.git/hooks", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: repo + "/.git/hooks/pre-commit", contents: Data("#!/bin/sh\ntouch \(pwned)\n".utf8), attributes: [.posixPermissions: 0o755])
+        let commit = try r.run(["command": Self.argv("git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qam", "two"), "cwd": .string(repo)])
+        #expect(commit["payload"]?["success"] == true, "\(commit)")
+        #expect(!FileManager.default.fileExists(atPath: pwned), "the hook ran")
+        // Legitimate forms the rules must not catch: grep -o / -c, ls-files -o, log --oneline, -c of a plain setting.
+        for argv in [["git", "grep", "-oc", "one"], ["git", "ls-files", "-o"], ["git", "log", "--oneline", "-1"], ["git", "-c", "color.ui=never", "status"]] {
+            let res = try r.run(["command": .array(argv.map { .string($0) }), "cwd": .string(repo)])
+            #expect(!Self.message(res).hasPrefix("SYSTEM_RUN_DENIED"), "\(argv): \(res)")
+        }
+        _ = try Self.setPolicy(r, ["security": "allowlist"], allowlist: [["pattern": "/usr/bin/git", "argPattern": "^(status|diff|log)( |$)"]])
         // ~/.gitconfig is this account's too; an include is followed.
         try "[include]\n\tpath = \(r.work)/inc\n".write(toFile: r.node.dir + "/.gitconfig", atomically: true, encoding: .utf8)
         try "[core]\n\tfsmonitor = \(evil)\n".write(toFile: r.work + "/inc", atomically: true, encoding: .utf8)

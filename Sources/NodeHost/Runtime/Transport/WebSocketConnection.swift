@@ -269,6 +269,12 @@ public final class WebSocketConnection: @unchecked Sendable {  // `stream` (a TL
                 fds[0].revents = Int16(POLLIN)
             }
             if fds[1].revents != 0 { wakeup.drain() }
+            // A full window leaves the socket unread, so an error or hang-up there would wake the
+            // poll at once forever (poll reports them whatever was asked): the connection is lost.
+            if full, fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+                endReason = (1006, "connection lost while the receiver was not taking messages")
+                break loop
+            }
             // Write what is queued.
             if hasPending && (fds[0].revents & Int16(POLLOUT) != 0 || fds[0].revents == 0) {
                 let step = pending.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[written...])) }
