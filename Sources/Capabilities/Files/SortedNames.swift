@@ -29,6 +29,11 @@ enum SortedNames {
         case .failure(let f): return .failure(f)
         }
         let sorted = sort(listed) { $0.name }
+        // A directory changed within the last second may change again within the same timestamp
+        // tick (coarse on ext4, cached on NFS): then the key would not see it, so it is not kept.
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        guard wall.tv_sec - st.st_mtim.tv_sec > 1, wall.tv_sec - st.st_ctim.tv_sec > 1 else { return .success(sorted) }
         cache.withLock { c in
             c.removeAll { $0.key == key || now - $0.at >= lifetime }
             c.append((key, now, sorted))

@@ -38,7 +38,9 @@ final class IssuedPlans: Sendable {
             if issued[key] == nil, issued.count >= Self.limit, let oldest = issued.min(by: { $0.value.issuedAt < $1.value.issuedAt }) {
                 issued[oldest.key] = nil
             }
-            var plan = Plan(id: String(key.prefix(12)), commandText: commandText, agent: agent, issuedAt: now)
+            // Prepared again: the same plan, its hour still counted from the first time (an approval
+            // must not be kept alive by preparing it over and over).
+            var plan = Plan(id: String(key.prefix(12)), commandText: commandText, agent: agent, issuedAt: issued[key]?.issuedAt ?? now)
             plan.approvedAtDevice = issued[key]?.approvedAtDevice ?? false
             issued[key] = plan
             return plan

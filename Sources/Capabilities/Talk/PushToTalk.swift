@@ -300,7 +300,9 @@ final class PushToTalk: Sendable {
             // cough before the first word) is not the speaker having spoken: no endpoint, no early
             // finish counts from it. Real recordings start with ~1 s of room noise; this took them
             // for speech that had ended and answered `empty` before the first word.
-            if wordless, !inSpeech, p.early == nil, p.heardSpeech { p.heardSpeech = false }
+            // Only in the capture's first 1.5 s, where that settling happens: later a short word the
+            // partial result has not caught yet must still end the capture on the pause after it.
+            if wordless, !inSpeech, p.early == nil, p.heardSpeech, p.audioNs(until: endNs) < 1_500_000_000 { p.heardSpeech = false }
             var job: Job?
             if p.early != nil, inSpeech || p.keptFrames > EarlyFinish.keptFrames {
                 // Speech again, or past what may be kept: back to one utterance, finished at the end.

@@ -38,8 +38,8 @@ public enum ConfigLoader {
                             catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
         guard let path else { return defaults(env, catalog) }
         let text = try text(path)
-        // What the file names as ${NAME} is a secret from now on: out of the environment children get.
-        NodeSecrets.withhold(NodeSecrets.references(in: text))
+        // What the file's values name as ${NAME} is a secret from now on: out of the environment children get.
+        if let doc = try? JSON5Parser.parse(text, file: path) { NodeSecrets.withhold(NodeSecrets.references(in: doc.plain)) }
         return try parse(text, file: path, environment: env.merging(NodeSecrets.secrets) { _, held in held }, catalog: catalog)
     }
 

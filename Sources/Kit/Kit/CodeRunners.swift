@@ -21,6 +21,9 @@ public enum CodeRunners {
         "systemd-run", "bwrap", "firejail", "parallel", "time", "exec", "eval", "command", "dbus-launch", "ssh-agent",
         "start-stop-daemon", "setpriv", "capsh", "faketime", "fakeroot", "proot", "xterm", "java", "valgrind",
         "ld-linux-x86-64.so", "ld-linux-aarch64.so", "ld-linux-armhf.so", "ld.so",
+        // programs with a way to run a command (sed's e, tar --to-command, rsync -e, ssh, ex's !,
+        // a multiplexer, sqlite3's .shell, m4's syscmd, a container runtime)
+        "sed", "tar", "rsync", "ssh", "ex", "view", "tmux", "screen", "sqlite3", "m4", "docker", "podman", "xdg-open",
         // build and package tools: they run what their project files say (a Makefile's recipes,
         // package.json scripts, setup.py), which whoever can write the project chooses
         "make", "gmake", "npm", "npx", "yarn", "pnpm", "cargo", "pip", "pip3", "tox", "nox", "rake", "just", "cmake",
@@ -30,6 +33,11 @@ public enum CodeRunners {
     /// Whether `name` is one of them, or one of them with a version after it.
     public static func isRunner(name: String) -> Bool {
         if names.contains(name) { return true }
+        // A build for one architecture: Debian's perl5.36-x86_64-linux-gnu.
+        if name.hasSuffix("-linux-gnu") {
+            let stem = name.dropLast("-linux-gnu".count)
+            if let arch = stem.lastIndex(of: "-"), isRunner(name: String(stem[..<arch])) { return true }
+        }
         guard let i = name.firstIndex(where: { $0.isNumber }), i != name.startIndex else { return false }
         let base = String(name[..<i]), rest = name[i...]
         return names.contains(base) && rest.allSatisfy { $0.isNumber || $0 == "." || $0 == "-" }

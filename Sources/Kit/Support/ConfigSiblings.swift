@@ -14,6 +14,8 @@ public enum ConfigSiblings {
     public static func existing(_ file: String) -> [String] {
         let dir = PathName.directory(file)
         let names = (try? FileSystem.contentsOfDirectory(dir)) ?? []
-        return [file] + names.map { PathName.join(dir, $0) }.filter { $0 != file && covers(file, $0) }
+        // Regular files only: a directory named like it (`vnc-recordings/` beside `vnc`) is not a
+        // backup, and bwrap cannot bind a file over a directory.
+        return [file] + names.map { PathName.join(dir, $0) }.filter { $0 != file && covers(file, $0) && FileSystem.isRegularFile($0) }
     }
 }

@@ -13,22 +13,27 @@ public enum NodeSecrets {
     /// Names a config may reference that are the session's, not secrets: never withheld (children
     /// need them, and `${HOME}` in a header is no secret).
     static let sessionNames: Set<String> = ["HOME", "USER", "LOGNAME", "PATH", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "PWD",
-                                            "TMPDIR", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY"]
+                                            "TMPDIR", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY",
+                                            "SSH_AUTH_SOCK", "GNUPGHOME", "JAVA_HOME", "http_proxy", "https_proxy", "no_proxy",
+                                            "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "all_proxy"]
+    static func isSessionName(_ name: String) -> Bool {
+        sessionNames.contains(name) || ["LC_", "XDG_", "PULSE_", "PIPEWIRE_"].contains { name.hasPrefix($0) }
+    }
 
     private static let held = Locked<[String: String]>([:])
 
     /// Moves the gateway secrets and `names` from the environment into memory (idempotent; a later
     /// value wins), wiping each `NAME=value` string where it was.
     public static func withhold(_ names: [String] = []) {
-        held.withLock { held in
-            for key in keys + names where !sessionNames.contains(key) && !key.hasPrefix("LC_") && !key.hasPrefix("XDG_") {
+        ProcessEnvironment.lock.withLock { _ in held.withLock { held in
+            for key in keys + names where !isSessionName(key) {
                 guard let value = getenv(key) else { continue }
                 held[key] = String(cString: value)
                 let strings = entries(key)
                 unsetenv(key)
                 for s in strings { memset(s, 0, strlen(s)) }
             }
-        }
+        } }
     }
 
     /// The `KEY=value` strings of `key` in `environ` (the initial block's, or setenv's copies).
@@ -43,7 +48,18 @@ public enum NodeSecrets {
         return out
     }
 
-    /// The `${NAME}` references in a config's text (`$${` is a literal and names nothing).
+    /// The `${NAME}` references in the string values of a parsed config (not its comments: the
+    /// sample config mentions `${NAME}` in prose).
+    public static func references(in value: JSONValue) -> [String] {
+        switch value {
+        case .string(let s): return references(in: s)
+        case .array(let a): return a.flatMap { references(in: $0) }
+        case .object(let o): return o.values.flatMap { references(in: $0) }
+        default: return []
+        }
+    }
+
+    /// The `${NAME}` references in one text (`$${` is a literal and names nothing).
     public static func references(in text: String) -> [String] {
         var out: [String] = []
         var rest = Substring(text)

@@ -4,7 +4,15 @@ import Glibc
 /// does not link Foundation). Read fresh on each call: NodeSecrets removes the gateway secrets
 /// from it at start-up.
 public enum ProcessEnvironment {
+    /// Held while `environ` is read here and while NodeSecrets takes entries out of it (a reload
+    /// can withhold a new name while another thread builds a child's environment).
+    static let lock = Locked(())
+
     public static var current: [String: String] {
+        lock.withLock { _ in read() }
+    }
+
+    private static func read() -> [String: String] {
         var out: [String: String] = [:]
         var p = environ
         while let entry = p.pointee {

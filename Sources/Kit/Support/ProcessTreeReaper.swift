@@ -79,8 +79,26 @@ public enum ProcessTreeReaper {
                     }
                 }
             } else {
+                // A server (killOrphans) gets its SIGTERM and up to 3 s to end as a server should;
+                // then, or at once for a command, the whole tree is killed.
+                if killOrphans { graceful(child.pid) }
                 return killTree()
             }
+        }
+    }
+
+    /// SIGTERM to `pid`, then waits (SIGCHLD, which `main` blocks) up to 3 s for it to end.
+    private static func graceful(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        var chld = sigset_t()
+        sigemptyset(&chld)
+        sigaddset(&chld, SIGCHLD)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            var wait = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+            _ = sigtimedwait(&chld, nil, &wait)
         }
     }
 
