@@ -44,7 +44,9 @@ enum RFBSplice {
         cancel.wakes(wakeup)
         // The gateway side: an async reader feeding the I/O thread's queue.
         let reader = Task {
-            while true {
+            // Ends when cancelled (the splice is over): a Task.sleep that throws at once when
+            // cancelled would otherwise turn the wait below into a busy loop, taking a thread.
+            while !Task.isCancelled {
                 let msg = await gateway.next()
                 var stop = false
                 switch msg {
@@ -60,7 +62,7 @@ enum RFBSplice {
                 wakeup.signal()
                 if stop { return }
                 while inbound.withLock({ $0.queue.count > highWater && $0.end == nil }) {
-                    try? await Task.sleep(for: recheck)
+                    do { try await Task.sleep(for: recheck) } catch { return }
                 }
             }
         }

@@ -40,5 +40,15 @@ import Testing
         #expect(end == .cancelled)
         #expect(taken < 32 << 20, "took \(taken >> 20) MiB from the gateway for a server that reads nothing (wrote \(totals.toServer >> 20) MiB)")
         #expect(taken >= 4 << 20, "the splice took \(taken >> 20) MiB: it should fill its own window first")
+        // And its gateway reader ended with it: nothing more is taken (a cancelled reader that kept
+        // looping once spun a thread and starved the tests after it).
+        try await Task.sleep(for: .milliseconds(300))
+        func cpu() -> Double {
+            var u = rusage(); getrusage(RUSAGE_SELF.rawValue, &u)
+            return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
+        }
+        let before = cpu()
+        try await Task.sleep(for: .seconds(1))
+        #expect(cpu() - before < 0.5, "the process spent \(cpu() - before) s of CPU in a second after the splice ended")
     }
 }
