@@ -125,8 +125,9 @@ import Testing
     /// is wiped from the initial environment block that /proc/<pid>/environ shows.
     @Test func theDaemonsThreadsAndEnvironmentBlockHoldNoSecret() throws {
         let secret = "s3cr3t-\(UUID().uuidString.prefix(8))"
-        // The config names the variable (as an MCP header would: `Bearer ${FILES_TEST_SECRET}`).
-        let r = try FilesRig.start("read: ['/proc/**', '/etc/**'] /* Bearer ${FILES_TEST_SECRET} */", env: ["FILES_TEST_SECRET": secret])
+        // A value of the config names the variable (an MCP header would: `Bearer ${FILES_TEST_SECRET}`;
+        // this rig has only the files section, so a glob of it does; comments name nothing).
+        let r = try FilesRig.start("read: ['/proc/**', '/etc/**', '/nonexistent/${FILES_TEST_SECRET}']", env: ["FILES_TEST_SECRET": secret])
         defer { r.cleanup() }
         let pid = r.node.process!.pid
         let environ = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))) ?? Data()

@@ -46,7 +46,9 @@ import Testing
     /// `${VAR}` token: the node checks who owns the listener (/proc/net/tcp) and sends it nothing.
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root to run a listener as another account"))
     func aListenerOfAnotherAccountGetsNoSecret() throws {
-        let dir = TestPaths.tempDir("mcp-other")
+        // In /tmp itself: the suite's TMPDIR is a 0700 directory the other account cannot enter.
+        let dir = "/tmp/ocn-mcp-other-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         chmod(dir, 0o755)
         try FileManager.default.copyItem(atPath: TestPaths.repoRoot + "/Tests/gateway/hostile_http.py", toPath: dir + "/h.py")

@@ -9,7 +9,9 @@ import Testing
 @Suite(.serialized) struct ControlSocketServerTests {
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root to serve a socket as another account"))
     func aSocketServedByAnotherAccountGetsNothing() throws {
-        let theirs = TestPaths.tempDir("other-account")
+        // In /tmp itself: the suite's TMPDIR is a 0700 directory the other account cannot enter.
+        let theirs = "/tmp/ocn-other-account-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: theirs) }
         let state = theirs + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
@@ -34,7 +36,8 @@ import Testing
         let server = try BackgroundProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-u", "-c", script, state])
         defer { server.stop() }
         #expect(waitUntil(timeout: 10) { server.log.contains("listening") }, "\(server.log)")
-        let link = TestPaths.tempDir("planted-link") + "/state"
+        let link = "/tmp/ocn-planted-link-\(UUID().uuidString.prefix(8))/state"
+        try FileManager.default.createDirectory(atPath: PathName.directory(link), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: PathName.directory(link)) }
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: state)
         for dir in [state, link] {
