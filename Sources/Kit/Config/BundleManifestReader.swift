@@ -89,8 +89,10 @@ public enum BundleManifestReader {
             if let first = wrong.first { fail(d, "\(path).default", "the default does not fit the type: \(first.reason)"); return nil }
             defaultValue = d.plain
         }
-        return ConfigField(m.key, type, value: defaultValue, defaultDoc: value("defaultDoc", o)?.stringValue, doc,
-                           restartsNode: value("reload", o)?.stringValue == "restart-node")
+        var field = ConfigField(m.key, type, value: defaultValue, defaultDoc: value("defaultDoc", o)?.stringValue, doc,
+                                restartsNode: value("reload", o)?.stringValue == "restart-node")
+        field.hiddenFile = value("hidden", o)?.boolValue ?? false
+        return field
     }
 
     /// How deep objects and maps may nest in a manifest (an MCP server's `toolFilter` is three down).
@@ -172,6 +174,7 @@ public enum BundleManifestReader {
             ConfigField("max", .integer(Int.min...Int.max), "integer: the largest value"),
             ConfigField("values", .stringArray, "enum: the allowed strings"),
             ConfigField("reload", .enumeration(["restart-capability", "restart-node"]), "what a config reload does when the key changes"),
+            ConfigField("hidden", .bool, "string: a file holding a secret, hidden from sandboxes and file commands like the config"),
         ]
         // Nested entries are checked by the reader itself (depth, `of`, `oneOf`); here only their
         // outer shape, so the manifest's own check stays one level deep.

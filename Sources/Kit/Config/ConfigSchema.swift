@@ -81,6 +81,9 @@ public struct ConfigField: Sendable {
     public let doc: String
     /// A config reload cannot apply a change of this key: it needs a restart of the node.
     public let restartsNode: Bool
+    /// The key names a file that holds a secret (a VNC password file): the node hides it from
+    /// every sandbox and every file command, like its own config (manifest `hidden: true`).
+    public var hiddenFile = false
 
     public init(_ key: String, _ type: ConfigType, default defaultText: String? = nil, _ doc: String) {
         self.key = key; self.type = type; self.defaultText = defaultText; self.defaultValue = nil; self.doc = doc

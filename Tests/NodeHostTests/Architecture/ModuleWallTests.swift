@@ -95,7 +95,8 @@ struct ModuleWallTests {
         }
         // Words that are something else where they stand: an HTTP header, `service --system`.
         let otherMeaning: [(file: String, word: String)] = [("Transport/HTTPUpgrade.swift", "\"location\""),
-                                                             ("CLI/ServiceCommand.swift", "\"system\"")]
+                                                             ("CLI/ServiceCommand.swift", "\"system\""),
+                                                             ("Kit/CodeRunners.swift", "\"screen\"")]  // GNU screen, the program
         var bad: [String] = []
         for f in Self.swiftFiles(under: "Sources/NodeHost") + Self.swiftFiles(under: "Sources/Kit") {
             let lines = try String(contentsOfFile: f, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
