@@ -33,8 +33,15 @@ import Testing
         let gateway = EndlessGateway()
         let cancel = CancelFlag()
         let splice = Task { await RFBSplice.run(server: RFBSocket(client), gateway: gateway, pending: [], cancel: cancel) }
-        try await Task.sleep(for: .seconds(3))
-        let taken = gateway.taken.withLock { $0 }
+        // Until the splice stops taking (its windows full): no new MiB for half a second, 20 s at most.
+        var taken = -1
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let now = gateway.taken.withLock { $0 }
+            if now == taken && now >= 4 << 20 { break }
+            taken = now
+            try await Task.sleep(for: .milliseconds(500))
+        }
         cancel.cancel()
         let (end, totals) = await splice.value
         #expect(end == .cancelled)
@@ -42,7 +49,6 @@ import Testing
         #expect(taken >= 4 << 20, "the splice took \(taken >> 20) MiB: it should fill its own window first")
         // And its gateway reader ended with it: nothing more is taken (a cancelled reader that kept
         // looping once spun a thread and starved the tests after it).
-        try await Task.sleep(for: .milliseconds(300))
         func cpu() -> Double {
             var u = rusage(); getrusage(RUSAGE_SELF.rawValue, &u)
             return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6

@@ -30,12 +30,14 @@ import Testing
             return asked.isSuperset(of: Self.answers)
         }
         #expect(asked.isSuperset(of: Self.answers), "not asked: \(Set(Self.answers).subtracting(asked))")
-        Thread.sleep(forTimeInterval: 1)
+        // Every refusal logged (the answers were read and judged), and the daemon still there.
+        let reasons = ["is not a length", "two different Content-Lengths", "has no valid size", "longer than its size", "not HTTP/1.1"]
+        _ = waitUntil(timeout: 20) { reasons.allSatisfy { r.node.log.contains($0) } }
         #expect(r.node.process?.isRunning == true, "the daemon died: \(r.node.log.suffix(4000))")
         let echo = try #require(r.call("good", "echo", #"{"text":"still here"}"#), "\(r.node.log.suffix(3000))")
         #expect(echo["payload"]?.firstText == "still here", "\(echo)")
         // The log says why, in words.
-        for reason in ["is not a length", "two different Content-Lengths", "has no valid size", "longer than its size", "not HTTP/1.1"] {
+        for reason in reasons {
             #expect(r.node.log.contains(reason), "no '\(reason)' in the log: \(r.node.log.suffix(4000))")
         }
         let down = try #require(r.call("h0", "anything"))
