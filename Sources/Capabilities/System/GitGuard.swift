@@ -37,18 +37,25 @@ enum GitGuard {
         return stat(executable, &a) == 0 && stat(git, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
-    /// The subcommand an argv runs (`git -C x log` → log; `git-grep …` → grep).
-    static func subcommand(_ argv: [String]) -> String? {
+    /// git's own options before the subcommand that take a value.
+    static let valuedGlobals: Set<String> = ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"]
+
+    /// git's own options (before the subcommand) and the subcommand (`git -C x log` → log;
+    /// `git-grep …` → grep, no options of git's own).
+    static func split(_ argv: [String]) -> (globals: [String], subcommand: String?) {
         let name = PathName.lastComponent(argv[0])
-        if name.hasPrefix("git-") { return String(name.dropFirst(4)) }
+        if name.hasPrefix("git-") { return ([], String(name.dropFirst(4))) }
+        var globals: [String] = []
         var args = argv.dropFirst()[...]
         while let arg = args.popFirst() {
-            if ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"].contains(arg) { _ = args.popFirst(); continue }
-            if arg.hasPrefix("-") { continue }
-            return arg
+            if valuedGlobals.contains(arg) { globals += [arg] + (args.popFirst().map { [$0] } ?? []); continue }
+            if arg.hasPrefix("-") { globals.append(arg); continue }
+            return (globals, arg)
         }
-        return nil
+        return (globals, nil)
     }
+
+    static func subcommand(_ argv: [String]) -> String? { split(argv).subcommand }
 
     /// Why these arguments are refused for an allowlisted git (nil: fine).
     static func argumentRefusal(_ argv: [String]) -> String? {
@@ -182,15 +189,14 @@ enum GitGuard {
         return st.st_uid == 0 && st.st_mode & 0o022 == 0 && !path.hasPrefix(PathName.home(ProcessEnvironment.current) + "/")
     }
 
-    /// git's options before its subcommand that choose the repository.
+    /// git's options before its subcommand that choose the repository (for reading its config).
     static func globals(_ argv: [String]) -> [String] {
         var out: [String] = []
-        var args = argv.dropFirst()[...]
-        while let arg = args.popFirst() {
-            if ["-C", "--git-dir", "--work-tree", "--namespace"].contains(arg), let v = args.popFirst() { out += [arg, v]; continue }
-            if arg == "-c" || arg == "--config-env" { _ = args.popFirst(); continue }
-            if arg.hasPrefix("--git-dir=") || arg.hasPrefix("--work-tree=") || arg.hasPrefix("--namespace=") || arg == "--bare" { out.append(arg); continue }
-            if !arg.hasPrefix("-") { break }
+        var given = split(argv).globals[...]
+        while let arg = given.popFirst() {
+            if ["-C", "--git-dir", "--work-tree", "--namespace"].contains(arg), let v = given.popFirst() { out += [arg, v]; continue }
+            if valuedGlobals.contains(arg) { _ = given.popFirst(); continue }
+            if arg.hasPrefix("--git-dir=") || arg.hasPrefix("--work-tree=") || arg.hasPrefix("--namespace=") || arg == "--bare" { out.append(arg) }
         }
         return out
     }

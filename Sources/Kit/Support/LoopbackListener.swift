@@ -40,7 +40,7 @@ public enum LoopbackListener {
     public static func refusal(port: Int, host: String) -> String? {
         let me = geteuid()
         guard let other = owners(port: port).first(where: { $0 != me && $0 != 0 }) else { return nil }
-        let name = getpwuid(other).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(other)"
+        let name = AccountName.of(other)
         return "the listener on \(host):\(port) belongs to another account (\(name)), not this node's or root: not talking to it (it would get this server's headers, which may hold a secret, and answer in its place); stop that listener or use https"
     }
 }

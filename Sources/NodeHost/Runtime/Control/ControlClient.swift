@@ -34,7 +34,7 @@ public final class ControlClient {
         var st = stat(), parent = stat()
         if me == 0, lstat(stateDir, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, st.st_uid == uid,
            stat(PathName.directory(stateDir), &parent) == 0, parent.st_uid == 0, parent.st_mode & 0o022 == 0 { return nil }
-        let name = getpwuid(uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(uid)"
+        let name = AccountName.of(uid)
         return "the control socket in \(stateDir) is served by another account (\(name)), not this node's daemon; not talking to it (check where the state directory leads)"
     }
 

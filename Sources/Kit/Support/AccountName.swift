@@ -1,0 +1,8 @@
+import Glibc
+
+/// An account as a person reads it in a message: its login name, or "uid N" when it has none.
+public enum AccountName {
+    public static func of(_ uid: uid_t) -> String {
+        getpwuid(uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(uid)"
+    }
+}
