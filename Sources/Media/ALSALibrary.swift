@@ -16,6 +16,8 @@ struct ALSALibrary: Sendable {
     let pcmWritei: @convention(c) (PCM?, UnsafeRawPointer?, snd_pcm_uframes_t) -> snd_pcm_sframes_t
     let pcmDrain: @convention(c) (PCM?) -> Int32
     let pcmDrop: @convention(c) (PCM?) -> Int32
+    let pcmPrepare: @convention(c) (PCM?) -> Int32
+    let pcmDelay: @convention(c) (PCM?, UnsafeMutablePointer<snd_pcm_sframes_t>?) -> Int32
     let pcmWait: @convention(c) (PCM?, Int32) -> Int32
     let pcmRecover: @convention(c) (PCM?, Int32, Int32) -> Int32
     let pollDescriptorsCount: @convention(c) (PCM?) -> Int32
@@ -48,6 +50,8 @@ struct ALSALibrary: Sendable {
         pcmWritei = try lib.function("snd_pcm_writei")
         pcmDrain = try lib.function("snd_pcm_drain")
         pcmDrop = try lib.function("snd_pcm_drop")
+        pcmPrepare = try lib.function("snd_pcm_prepare")
+        pcmDelay = try lib.function("snd_pcm_delay")
         pcmWait = try lib.function("snd_pcm_wait")
         pcmRecover = try lib.function("snd_pcm_recover")
         pollDescriptorsCount = try lib.function("snd_pcm_poll_descriptors_count")

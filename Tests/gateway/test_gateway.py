@@ -33,6 +33,7 @@ gaps), answered {ok, ignored}; node.host.stats payloads are checked against Node
           details.waitForResolution the socket stays open until an approve/reject) | {"cmd": "refuse", "clear": true}
           {"cmd": "join_code", "code": c, "payload": {...}} (served once at GET /j/<code>, then 404 not_found)
           {"cmd": "pair_resolved", "requestId": id, "decision": d} (node.pair.resolved to every session)
+          {"cmd": "relay", …} | {"cmd": "relay_close"}: the realtime Talk relay (talk_relay.py says how)
 Approving or rejecting a request sends node.pair.resolved {nodeId, requestId, decision} to every
 connected session and to sockets kept open for the decision (--pairing-wait: node pairing refusals
 carry waitForResolution and keep the socket open, as a newest gateway may).
@@ -51,6 +52,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.exceptions import InvalidSignature
 import jsonschema
 from desktop_broker import DesktopBroker, ATTACH_PATH
+from talk_relay import Relay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -166,6 +168,9 @@ class Gateway:
         self.desktop = DesktopBroker(emit)  # desktop.stream tickets, attach sockets and viewers
         self.node_commands = {}   # deviceId -> the commands its connect declared (plugin tool normalization)
         self.skills_answer = args.skills_answer  # how node.skills.update is answered
+        self.relay = Relay(self, emit)  # realtime Talk (talk.session.*) on operator sessions
+        self.scopes_of = {}       # operator ws -> the scopes it holds (asked, within its token's)
+        self.token_scopes = {}    # deviceId|operator -> the scopes a setup code's operator token carries
 
     async def send(self, ws, obj):
         await ws.send(json.dumps(obj))
@@ -317,6 +322,8 @@ class Gateway:
             for table in (self.sessions, self.operators):
                 if device_id and table.get(device_id) is ws:
                     del table[device_id]
+            self.relay.dropped(ws)
+            self.scopes_of.pop(ws, None)
             emit({"event": "disconnect", "deviceId": device_id, "code": ws.close_code})
 
     async def handshake(self, ws, raw, nonce):
@@ -414,7 +421,7 @@ class Gateway:
                 return None
             self.args.bootstrap_used = True
             self.state.paired[d] = {"publicKey": dev["publicKey"], "platform": client.get("platform"), "deviceFamily": client.get("deviceFamily"),
-                                    "roles": ["node", "operator"] if self.args.bootstrap_operator else ["node"]}
+                                    "roles": ["node", "operator"] if self.args.bootstrap_operator or self.args.voice_node else ["node"]}
             issue_token = True
         elif self.args.require_token:
             if "token" not in auth:
@@ -475,15 +482,22 @@ class Gateway:
             self.state.tokens[tkey] = "devtok-" + secrets.token_urlsafe(18)
             auth_out["deviceToken"] = self.state.tokens[tkey]
             auth_out["issuedAtMs"] = int(time.time() * 1000)
-        if "bootstrapToken" in auth and self.args.bootstrap_operator:
+        if "bootstrapToken" in auth and (self.args.bootstrap_operator or self.args.voice_node):
             self.state.tokens[d + "|operator"] = "optok-" + secrets.token_urlsafe(18)
+            # openclaw qr --voice-node hands over read + talk only; a full setup code more.
+            scopes = ["operator.read", "operator.talk"] if self.args.voice_node else \
+                ["operator.approvals", "operator.read", "operator.talk.secrets", "operator.write"]
+            self.token_scopes[d + "|operator"] = scopes
             auth_out["deviceTokens"] = [{"deviceToken": self.state.tokens[d + "|operator"], "role": "operator",
-                                         "scopes": ["operator.approvals", "operator.read", "operator.talk.secrets", "operator.write"],
-                                         "issuedAtMs": int(time.time() * 1000)}]
+                                         "scopes": scopes, "issuedAtMs": int(time.time() * 1000)}]
         self.state.save()
         table = self.sessions if role == "node" else self.operators
         old = table.get(d)
         table[d] = ws
+        if role == "operator":
+            asked = p.get("scopes", [])
+            granted = self.token_scopes.get(tkey)
+            self.scopes_of[ws] = [x for x in asked if granted is None or x in granted]
         if old is not None and old is not ws:
             await old.close(1000, "replaced by a newer connection")
         hello = {"type": "hello-ok", "protocol": 4, "server": {"version": "test-gateway", "connId": secrets.token_hex(4)},
@@ -496,7 +510,7 @@ class Gateway:
             hello["canvasHostUrl"] = self.args.canvas_host
         await self.send(ws, {"type": "res", "id": rid, "ok": True, "payload": hello})
         emit({"event": "hello", "deviceId": d, "role": role, "sigVersion": version, "auth": sorted(auth.keys()),
-              "issuedToken": "deviceToken" in auth_out})
+              "issuedToken": "deviceToken" in auth_out, "scopes": p.get("scopes", [])})
         return d
 
     async def hold_for_decision(self, ws, req_id):
@@ -680,7 +694,14 @@ class Gateway:
 
     async def operator_frame(self, ws, method, params, rid):
         """chat.send starts a run whose reply is broadcast to every operator session as chat
-        events (after another session's, which the node must ignore); talk.speak answers as set."""
+        events (after another session's, which the node must ignore); talk.speak answers as set;
+        talk.catalog and the realtime relay's methods go to the relay (talk_relay.py)."""
+        scopes = self.scopes_of.get(ws, [])
+        if await self.relay.handle(ws, method, params, rid, scopes):
+            return
+        if method in ("chat.send", "talk.speak") and not {"operator.write", "operator.admin"} & set(scopes):
+            await self.send(ws, self.error(rid, "INVALID_REQUEST", "missing scope: operator.write"))
+            return
         if method == "chat.send":
             emit({"event": "chat_send", "params": params})
             run = params["idempotencyKey"]
@@ -777,6 +798,10 @@ class Gateway:
             self.state.tokens.clear()
             self.state.save()
             emit({"event": "tokens_revoked"})
+        elif cmd == "relay":
+            self.relay.configure(c)
+        elif cmd == "relay_close":
+            await self.relay.close_all()
         elif cmd == "chat_reply":
             self.chat_reply = c["text"]
         elif cmd == "speak":
@@ -813,6 +838,8 @@ async def main():
     ap.add_argument("--auto-approve", action="store_true")
     ap.add_argument("--auto-approve-operator", action="store_true", help="approve operator sessions silently (a loopback gateway)")
     ap.add_argument("--bootstrap-operator", action="store_true", help="a bootstrap also hands over an operator token")
+    ap.add_argument("--voice-node", action="store_true", help="a bootstrap hands over an operator token with read + talk only "
+                    "(openclaw qr --voice-node)")
     ap.add_argument("--rotate-tokens", action="store_true", help="issue a new device token at every hello")
     ap.add_argument("--reject-v3", action="store_true", help="verify only v2 signatures (an older gateway)")
     ap.add_argument("--require-token")

@@ -10,7 +10,7 @@ import Support
 /// do), else with `voice.transcript` on the node session. Results are shaped as the iOS and
 /// Android nodes return them.
 final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, AdvertisesExtraCaps,
-                            Sendable {
+                            ReportsStatus, Sendable {
     let manifest: BundleManifest
     let settings: TalkSettings
     private let log = Logger(component: "talk")
@@ -24,11 +24,15 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     private let replies = ReplyTracker()
     private let voice: ReplySpeaker
     private let wake: VoiceWake
+    let conversations: Conversations
+    /// Replies being spoken now (the loop's barge-in listens only then).
+    private let speaking = Locked(0)
 
     init(manifest: BundleManifest, settings: TalkSettings, stateDirectory: String) {
         self.manifest = manifest
         self.settings = settings
         voice = ReplySpeaker(settings: settings, speaker: AudioPlayback(device: settings.playbackDevice))
+        conversations = Conversations(settings: settings.conversation)
         // The wake's handler needs a weak self, which exists only once every stored property
         // is set: it reaches this object through a relay filled in last.
         let relay = WakeRelay()
@@ -48,13 +52,26 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
 
     /// The agent's replies arrive as `chat` events on the session the transcript went to; the
     /// gateway pushes its wake phrases and their routes after every connect and on change.
-    var gatewayEvents: Set<String> { ["chat", "voicewake.changed", "voicewake.routing.changed"] }
+    /// The agent's replies arrive as `chat` events on the session the transcript went to; the
+    /// gateway pushes its wake phrases and their routes after every connect and on change; a
+    /// realtime conversation's events come as `talk.event` on the operator session.
+    var gatewayEvents: Set<String> { ["chat", "voicewake.changed", "voicewake.routing.changed", "talk.event"] }
 
     func gatewayEvent(_ name: String, _ payload: JSONValue) async {
         switch name {
+        case "talk.event":
+            conversations.talkEvent(payload)
         case "chat":
+            conversations.chat(payload)
             if let text = replies.handle(payload) {
-                await voice.speak(text, why: "the agent's reply", operatorSession: state.withLock { $0.link }?.operatorSession)
+                // Spoken beside the event queue, which must not wait for speech to end.
+                let session = state.withLock { $0.link }?.operatorSession
+                Task {
+                    speaking.withLock { $0 += 1 }
+                    await voice.speak(text, why: "the agent's reply", operatorSession: session)
+                    speaking.withLock { $0 -= 1 }
+                    conversations.replyFinished()
+                }
             }
         case "voicewake.changed":
             wake.setTriggers(payload["triggers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
@@ -71,8 +88,13 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
 
     func presenceChanged(foreground: Bool) async { wake.setForeground(foreground) }
 
-    /// A wake phrase and what followed it: the words after the phrase go to the agent.
+    /// A wake phrase and what followed it: the words after the phrase go to the agent, or (with
+    /// capabilities.talk.mode.startOnWake) a conversation starts.
     fileprivate func wakeCommand(trigger: String, transcript: String) async {
+        if settings.conversation.startOnWake {
+            do { _ = try await startConversation() } catch { log.warn("voice wake \"\(trigger)\": no conversation: \(error.message)") }
+            return
+        }
         let command = Self.command(after: trigger, in: transcript)
         guard !command.isEmpty else {
             log.info("voice wake: nothing recognised after \"\(trigger)\"")
@@ -160,11 +182,13 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
 
     func gatewayConnected(_ link: GatewayLink) async {
         state.withLock { $0.link = link }
+        conversations.sessionChanged()
         // The gateway forgets a node's subscriptions when it disconnects: renew a pending one.
         if replies.isArmed, let key = replies.sessionKey { _ = await link.send(.chatSubscribe, ["sessionKey": .string(key)]) }
     }
     func gatewayDisconnected() async {}
     func shutdown() async {
+        _ = await conversations.stop()
         wake.stop()
         _ = state.withLock { $0.ptt }?.cancel()
     }
@@ -184,6 +208,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     // MARK: commands
 
     func start(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkPttResult {
+        try refuseDuringConversation()
         let ptt = try session()
         voice.interrupt()  // a new push-to-talk wins over the reply being spoken
         wake.pause()         // and over voice wake, which gives the microphone back
@@ -209,6 +234,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// Starts a capture and stops it on speech followed by silence, or at 12 s; `busy` when a
     /// capture is already active or finishing.
     func once(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkPttResult {
+        try refuseDuringConversation()
         let ptt = try session()
         if let active = ptt.activeCaptureId { return TalkPttResult(captureId: active, status: "busy") }
         voice.interrupt()
@@ -276,6 +302,66 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         e.code == NodeError.Code.timeout.rawValue || e.code == NodeError.Code.connectionLost.rawValue
     }
 
+    // MARK: conversations
+
+    private func refuseDuringConversation() throws(NodeError) {
+        if conversations.isActive { throw NodeError(TalkError.micBusy, "a conversation holds the microphone; talk.stop ends it") }
+    }
+
+    /// talk.start {}: a spoken conversation with the agent, as the ESP room node's command starts
+    /// one — `{started: true}`, or `{started: false, alreadyActive: true}`.
+    func talkStart(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkStartResult {
+        try await startConversation() ? TalkStartResult(started: true) : TalkStartResult(started: false, alreadyActive: true)
+    }
+
+    /// talk.stop {}: ends it — `{stopped: true}`, or false when none was active.
+    func talkStop(_ p: NoParams, _ ctx: InvocationContext) async throws(NodeError) -> TalkStopResult {
+        TalkStopResult(stopped: await conversations.stop())
+    }
+
+    private func startConversation() async throws(NodeError) -> Bool {
+        guard let link = state.withLock({ $0.link }) else { throw NodeError(.unavailable, "not connected to a gateway; the node reconnects by itself") }
+        if let capture = state.withLock({ $0.ptt })?.activeCaptureId {
+            throw NodeError(TalkError.micBusy, "push-to-talk \(capture.prefix(8)) holds the microphone")
+        }
+        let plan = await conversations.plan(link.operatorSession)
+        log.info("starting a conversation: \(plan.realtime ? "realtime" : "listen and reply") (\(plan.why))")
+        return try await conversations.start({ [self] realtime throws(NodeError) in try await begin(realtime: realtime, link) }, realtime: plan.realtime)
+    }
+
+    private func begin(realtime: Bool, _ link: GatewayLink) async throws(NodeError) -> Conversations.Active {
+        voice.interrupt()
+        wake.pause()
+        let ended: @Sendable (String) -> Void = { [weak self] _ in
+            self?.conversations.ended()
+            self?.wake.resume()
+        }
+        do throws(NodeError) {
+            if realtime {
+                let c = try await RealtimeConversation.start(
+                    session: link.operatorSession, settings: settings.conversation, sessionKey: link.mainSessionKey ?? "main",
+                    captureDevice: settings.captureDevice, playbackDevice: settings.playbackDevice, log: log,
+                    created: { [conversations] c in conversations.pendingRealtime.withLock { $0 = c } }, onEnd: ended)
+                return .realtime(c)
+            }
+            let ptt = try session()
+            let hooks = LoopConversation.Hooks(
+                handOver: { [weak self] text in await self?.handOver(text, eventId: SecureRandom.uuid(), sessionKey: nil) ?? "offline" },
+                isSpeaking: { [speaking] in speaking.withLock { $0 > 0 } },
+                interruptReply: { [voice] in voice.interrupt() })
+            return .loop(LoopConversation(ptt: ptt, settings: settings.conversation, captureDevice: settings.captureDevice, hooks: hooks,
+                                          log: log, onEnd: ended))
+        } catch {
+            wake.resume()
+            throw error
+        }
+    }
+
+    func statusLine() async -> String {
+        let session = state.withLock { $0.link }?.operatorSession ?? .none
+        return await conversations.statusLine(session, microphone: nil)
+    }
+
     /// chat.push {text, speak?}: a message for the person at the device, spoken here unless
     /// `speak` is false.
     func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> ChatPushResult {
@@ -293,6 +379,8 @@ final class Endpoint: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
     }
     private let state = Locked(State())
+
+    var hasFired: Bool { state.withLock { $0.fired } }
 
     func fire() {
         let w = state.withLock { s -> CheckedContinuation<Void, Never>? in

@@ -11,6 +11,8 @@ public enum TalkCommands {
         CommandHandler("talk.ptt.cancel", params: NoParams.self, handler: t.cancel),
         CommandHandler("talk.ptt.once", params: NoParams.self, handler: t.once),
         CommandHandler("chat.push", params: ChatPushParams.self, handler: t.push),
+        CommandHandler("talk.start", params: NoParams.self, handler: t.talkStart),
+        CommandHandler("talk.stop", params: NoParams.self, handler: t.talkStop),
     ] }
 
     public static func capability(context: CapabilityContext) -> any Capability {
@@ -32,6 +34,18 @@ public struct ChatPushParams: CommandParams {
     public var message: String { text ?? "" }
     /// Spoken on the device unless `speak` is false.
     public var speaksHere: Bool { speak != false }
+}
+
+/// talk.start's result, as the ESP room node answers: `{started}`, `alreadyActive` when refused for that.
+public struct TalkStartResult: Encodable, Sendable, Equatable {
+    public let started: Bool
+    public var alreadyActive: Bool?
+    public init(started: Bool, alreadyActive: Bool? = nil) { self.started = started; self.alreadyActive = alreadyActive }
+}
+
+/// talk.stop's result: whether a conversation was ended.
+public struct TalkStopResult: Encodable, Sendable, Equatable {
+    public let stopped: Bool
 }
 
 /// chat.push's result.

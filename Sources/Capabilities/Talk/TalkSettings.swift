@@ -18,6 +18,8 @@ struct TalkSettings: Sendable {
     /// capabilities.talk.releaseModelAfter (seconds): give the language model back after this long
     /// without push-to-talk; nil keeps it loaded.
     var releaseModelAfter: Duration? = .seconds(600)
+    /// capabilities.talk.mode: conversations (talk.start, voice wake).
+    var conversation = ConversationSettings()
 
     init() {}
 
@@ -30,6 +32,7 @@ struct TalkSettings: Sendable {
         operatorSession = section.bool("operator") ?? false
         let release = section.settings["releaseModelAfter"]?.intValue ?? 600
         releaseModelAfter = release > 0 ? .seconds(release) : nil
+        conversation = ConversationSettings(section)
     }
 }
 

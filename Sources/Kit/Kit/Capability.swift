@@ -80,6 +80,7 @@ extension Capability {
     public var selfDiagnosing: (any SelfDiagnosing)? { self as? any SelfDiagnosing }
     public var advertisedExtraCaps: [String] { (self as? any AdvertisesExtraCaps)?.extraCaps ?? [] }
     public var controlQueryable: (any ControlQueryable)? { self as? any ControlQueryable }
+    public var reportsStatus: (any ReportsStatus)? { self as? any ReportsStatus }
 }
 
 /// Answers questions about the running daemon's own state from its bundle's CLI (`openclaw-node mcp
@@ -146,6 +147,12 @@ public protocol PresenceAware: Capability {
 /// capabilities; may probe, must not start anything.
 public protocol SelfDiagnosing: Capability {
     func diagnose() async -> [Diagnosis]
+}
+
+/// One line for `openclaw-node status` about what the running capability can do now and, when it
+/// cannot, why (talk: whether a conversation can start, and what is missing for one).
+public protocol ReportsStatus: Capability {
+    func statusLine() async -> String
 }
 
 /// Caps advertised besides `name` while the capability is advertised (talk: "voiceWake").

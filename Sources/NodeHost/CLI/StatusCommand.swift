@@ -77,6 +77,11 @@ enum StatusCommand {
                 if let h = g["remediationHint"]?.stringValue { Out.line("Gateway says: \(h)") }
             }
             if let c = daemon["operatorConnection"]?.stringValue, c != "not used" { Out.line("Operator:     \(c)") }
+            for (name, line) in (daemon["capabilityStatus"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                guard let text = line.stringValue else { continue }
+                let label = name.prefix(1).uppercased() + name.dropFirst() + ":"
+                Out.line(label + String(repeating: " ", count: max(1, 14 - label.count)) + text)
+            }
         }
         return ExitCode.ok.rawValue
     }

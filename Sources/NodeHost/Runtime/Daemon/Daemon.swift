@@ -54,10 +54,12 @@ public enum Daemon {
         defer { presenceWatch.cancel() }
         // Gateway events, from the node session and the operator session alike, go to the
         // capabilities that asked for them by name (chat, voicewake.changed).
+        let eventQueues = GatewayEventQueues { name in advertised().first { $0.manifest.name == name }?.sessionAware }
+        defer { eventQueues.finish() }
         let routeEvent: @Sendable (String, JSONValue?) -> Void = { name, payload in
-            let targets = advertised().compactMap(\.sessionAware).filter { $0.gatewayEvents.contains(name) }
+            let targets = advertised().compactMap(\.sessionAware).filter { $0.gatewayEvents.contains(name) }.map(\.manifest.name)
             guard !targets.isEmpty else { return }
-            Task { for c in targets { await c.gatewayEvent(name, payload ?? .null) } }
+            eventQueues.deliver(name, payload ?? .null, to: targets)
         }
         await gateway.setOnEvent(routeEvent)
         let info = (try? JSONValue.from(DeviceCapability(storagePath: config.stateDir).infoPayload())) ?? [:]
@@ -103,7 +105,9 @@ public enum Daemon {
         }
         let server = ControlServer(runtime: runtime, reconnect: reconnect) {
             let p = await runtime.presence.refresh()
-            return ["running": true, "pid": .number(Double(getpid())), "presence": .string(p.presence.rawValue),
+            var lines: [String: JSONValue] = [:]
+            for c in advertised() { if let r = c.reportsStatus { lines[c.manifest.name] = .string(await r.statusLine()) } }
+            return ["running": true, "capabilityStatus": .object(lines), "pid": .number(Double(getpid())), "presence": .string(p.presence.rawValue),
                     "presenceReason": .string(p.reason), "presenceMode": .string(config.presence.mode.rawValue),
                     "uptimeSeconds": .number(Double((ContinuousClock.now - started).components.seconds)),
                     "inFlight": .number(Double(await runtime.dispatcher.inFlightCount)),

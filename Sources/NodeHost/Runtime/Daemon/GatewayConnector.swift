@@ -131,9 +131,11 @@ actor GatewayConnector {
         let gen = generation
         let use = runtime.registry.entries.filter(\.advertised).compactMap(\.capability.sessionAware).map(\.operatorSessionUse).max() ?? .none
         var wanted = use == .always
-        if use == .whenTokenHeld, let key = await handle.current?.gatewayKey {
-            wanted = (try? runtime.store.deviceToken(gateway: key, role: "operator")) != nil
+        var tokenScopes: [String]?
+        if let key = await handle.current?.gatewayKey, let held = try? runtime.store.deviceToken(gateway: key, role: "operator") {
+            tokenScopes = held.scopes
         }
+        if use == .whenTokenHeld { wanted = tokenScopes != nil }
         // A connect() ran meanwhile: it refreshes again for its own gateway.
         guard gen == generation, let chosen else { return }
         if wanted == operatorRunning { return }
@@ -144,7 +146,7 @@ actor GatewayConnector {
         }
         do {
             let c = try GatewayClient(config: chosen.config, store: runtime.store, identity: identity, dispatcher: runtime.dispatcher,
-                                      deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator,
+                                      deviceInfo: deviceInfo, status: operatorStatus, tlsHint: chosen.tlsHint, session: .operator(tokenScopes: tokenScopes),
                                       onlyWithToken: use == .whenTokenHeld)
             await c.setOnPairResolved { [weak self] p in Task { await self?.pairResolved(p) } }
             operatorRunning = true

@@ -38,6 +38,17 @@ public enum GatewayProtocol {
         /// as the signature's scope list is compared as sent).
         public static let `operator` = SessionRole(role: "operator", scopes: ["operator.read", "operator.write"], clientMode: "ui")
 
+        /// The operator session's scopes as the token the device holds allows: a voice-node setup
+        /// code (`openclaw qr --voice-node`) grants read + talk, which is what is asked then (a
+        /// connect asking for more than the token carries is refused); a token with write (or
+        /// admin), and no token at all (an approval is asked for), ask read + write, which older
+        /// gateways need for talk.session.* and chat.send needs everywhere.
+        public static func `operator`(tokenScopes: [String]?) -> SessionRole {
+            guard let held = tokenScopes, !held.contains("operator.write"), !held.contains("operator.admin"),
+                  held.contains("operator.talk") else { return .operator }
+            return SessionRole(role: "operator", scopes: ["operator.read", "operator.talk"], clientMode: "ui")
+        }
+
         public var isNode: Bool { role == "node" }
     }
     /// Never change these two between releases: the gateway pins them at pairing (§3.5).
