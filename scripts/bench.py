@@ -17,8 +17,8 @@ GATEWAY = os.path.join(ROOT, "Tests", "gateway", "test_gateway.py")
 
 
 class Gateway:
-    def __init__(self, state, port=0):
-        self.p = subprocess.Popen(["/usr/bin/python3", "-u", GATEWAY, "--port", str(port), "--state", state, "--auto-approve"],
+    def __init__(self, state, port=0, extra=()):
+        self.p = subprocess.Popen(["/usr/bin/python3", "-u", GATEWAY, "--port", str(port), "--state", state, "--auto-approve", *extra],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.ready = json.loads(self.p.stdout.readline())
         self.port = self.ready["port"]

@@ -177,6 +177,18 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         out.append(Diagnosis(.ok, settings.operatorSession
             ? "operator session on (capabilities.talk.operator): chat.send and talk.speak; approve it once on the gateway (openclaw-node status names the request)"
             : "operator session only with a setup code's operator token (capabilities.talk.operator: false); else voice.transcript and espeak-ng"))
+        let c = settings.conversation
+        switch c.kind {
+        case .loop:
+            out.append(Diagnosis(.ok, "talk.start holds listen-and-reply conversations (capabilities.talk.mode.conversation: loop)"))
+        case .realtime, .auto:
+            out.append(Diagnosis(.ok, "talk.start holds realtime conversations through the gateway when it has a realtime provider " +
+                                 "(talk.realtime.provider, transport gateway-relay) and the node an operator session" +
+                                 (c.kind == .auto ? ", else listen-and-reply" : "") + "; openclaw-node status says which, now"))
+        }
+        out.append(Diagnosis(.ok, c.fullDuplex
+            ? "full duplex: the microphone stays open while replies play — the capture device must cancel echo itself (PipeWire echo-cancel, a speakerphone)"
+            : "half duplex: the microphone is not sent while a reply plays\(c.bargeIn ? "; speaking over a reply stops it" : "")"))
         return out
     }
 

@@ -2,7 +2,7 @@ import Kit
 import Media
 import Support
 
-/// One realtime spoken conversation through the gateway's relay (docs/PROTOCOL.md §6.7): the
+/// One realtime spoken conversation through the gateway's relay (docs/PROTOCOL.md §6.6, talk mode): the
 /// operator session creates it (talk.session.create: realtime, gateway-relay, agent-consult),
 /// the microphone streams up (RelayUplink), the reply plays as it arrives (RelayPlayback), and
 /// the provider's tool calls are answered by the agent (talk.client.toolCall → the chat final →
