@@ -29,17 +29,34 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     public func availability() async -> Availability {
         let settings = self.settings
         let result = try? await BlockingExecutor.run("camera.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
-            if let d = settings.defaultDevice { return FileSystem.exists(d) ? .available : .unavailable("\(d) does not exist") }
-            let found = CameraDevices.list(in: settings.deviceDir)
+            if let d = settings.defaultDevice, !CSICameras.isCSIId(d) { return FileSystem.exists(d) ? .available : .unavailable("\(d) does not exist") }
+            let found = CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot)
             if !found.devices.isEmpty { return .available }
-            return .unavailable(found.firstError?.message ?? "no V4L2 capture device in \(settings.deviceDir)")
+            let csi = CSICameras.discover(settings, cancel: CancelFlag())
+            if !csi.cameras.isEmpty { return .available }
+            return .unavailable(csi.problem ?? found.firstError?.message ?? "no V4L2 capture device in \(settings.deviceDir)")
         }
         return result ?? .unavailable("camera probe was cancelled")
     }
 
     /// Whether this user may open the capture devices (the video group).
     public func diagnose() async -> [Diagnosis] {
-        devicesDiagnosis() + MediaLibraryCheck.diagnose()
+        let settings = self.settings
+        let csi = await BlockingExecutor.run("camera.csi") { (flag: CancelFlag) -> [Diagnosis] in Self.csiDiagnosis(settings, flag) }
+        return devicesDiagnosis() + csi + MediaLibraryCheck.diagnose()
+    }
+
+    /// A Raspberry Pi's own cameras: what serves them, or what is missing.
+    private static func csiDiagnosis(_ settings: CameraSettings, _ flag: CancelFlag) -> [Diagnosis] {
+        let csi = CSICameras.discover(settings, cancel: flag)
+        if let problem = csi.problem { return [Diagnosis(.warn, problem)] }
+        guard !csi.cameras.isEmpty, let tools = csi.tools else { return [] }
+        let names = csi.cameras.map { "\($0.deviceId): \(CSIDetection.moduleName(sensor: $0.sensor)) \($0.width)x\($0.height)" }
+        var out = [Diagnosis(.ok, "CSI cameras through \(PathName.lastComponent(tools.still)): \(names.joined(separator: ", "))")]
+        if csi.detection.isPi5 {
+            out.append(Diagnosis(.ok, "Raspberry Pi 5: no hardware H.264 encoder; camera.clip encodes 720p with libx264 (about one core)"))
+        }
+        return out
     }
 
     private func devicesDiagnosis() -> [Diagnosis] {
@@ -52,15 +69,22 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         return [Diagnosis(.ok, "devices: \(devices.map { "\(dir)/\($0)" }.joined(separator: ", "))")]
     }
 
+    /// The Pi's own CSI cameras first (on a Pi they are the camera), then V4L2 devices.
     func list() async throws(NodeError) -> CameraListResult {
         let settings = self.settings
-        return try await BlockingExecutor.run("camera.list") { (_: CancelFlag) throws(NodeError) -> CameraListResult in
-            CameraListResult(devices: CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices)
+        return try await BlockingExecutor.run("camera.list") { (flag: CancelFlag) throws(NodeError) -> CameraListResult in
+            CameraListResult(devices: CSICameras.discover(settings, cancel: flag).infos
+                             + CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices)
         }
     }
 
     func snap(_ p: CameraSnapParams, _ context: InvocationContext) async throws(NodeError) -> CameraSnapResult {
-        let log = self.log, budget = context.payloadBudget
+        let log = self.log, budget = context.payloadBudget, deadline = context.invokeDeadline
+        if let csi = try await csiTarget(p.deviceId, facing: p.facing) {
+            return try await BlockingExecutor.run("camera.snap") { (cancel: CancelFlag) throws(NodeError) -> CameraSnapResult in
+                try csi.snap(p, budget: budget, deadline: deadline, cancel: cancel)
+            }
+        }
         return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
             try SnapService.run(p, session: session, budget: budget, cancel: cancel, log: log)
         }
@@ -70,6 +94,12 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         let settings = self.settings, log = self.log, budget = context.payloadBudget
         // A clip that cannot finish before the caller gives up is refused up front.
         try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
+        if let csi = try await csiTarget(p.deviceId, facing: p.facing) {
+            let deadline = context.invokeDeadline
+            return try await BlockingExecutor.run("camera.clip") { (cancel: CancelFlag) throws(NodeError) -> CameraClipResult in
+                try csi.clip(p, budget: budget, deadline: deadline, cancel: cancel)
+            }
+        }
         return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
             try ClipService.run(p, session: session, budget: budget, audioDevice: settings.audioDevice,
                                 cancel: cancel, log: log)
@@ -77,6 +107,32 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     }
 
     public func shutdown() async { warm.clear() }
+
+    /// The CSI camera a command means, nil for a V4L2 one: `deviceId` "csiN"; or, when it names
+    /// nothing (and no default is configured), the first CSI camera when the node has one and no
+    /// V4L2 camera answers for the facing asked.
+    private func csiTarget(_ deviceId: String?, facing: String?) async throws(NodeError) -> RpicamCapture? {
+        let settings = self.settings, log = self.log
+        let wanted = deviceId ?? settings.defaultDevice
+        if let id = wanted, !CSICameras.isCSIId(id) { return nil }
+        return try await BlockingExecutor.run("camera.csi") { (flag: CancelFlag) throws(NodeError) -> RpicamCapture? in
+            let csi = CSICameras.discover(settings, cancel: flag)
+            if let id = wanted {
+                guard let camera = csi.camera(id), let tools = csi.tools else {
+                    if let failure = csi.failure { throw failure }
+                    throw csi.problem.map { CameraError.unavailable($0) }
+                        ?? NodeError.invalidRequest("deviceId \"\(id)\" is not a camera on this node (see camera.list)")
+                }
+                return RpicamCapture(tools: tools, camera: camera, detection: csi.detection, settings: settings, log: log)
+            }
+            guard let first = csi.cameras.first, let tools = csi.tools else { return nil }
+            // A sided V4L2 camera (a laptop's) answers for its facing; otherwise the Pi's own camera.
+            if let facing, CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices.contains(where: { $0.position == facing }) {
+                return nil
+            }
+            return RpicamCapture(tools: tools, camera: first, detection: csi.detection, settings: settings, log: log)
+        }
+    }
 
     /// Runs `body` on its own thread with a session on the wanted camera (the warm one when it is
     /// the same device). The session goes back to the warm cache only when the command succeeded;

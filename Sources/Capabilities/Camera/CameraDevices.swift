@@ -24,11 +24,17 @@ enum CameraDevices {
         }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
+    /// `nodes` without a Raspberry Pi camera pipeline's (receiver, ISP, codec): raw Bayer and
+    /// processing stages that capture nothing a person would call a picture.
+    static func cameraNodes(in dir: String, sysfs: String) -> [String] {
+        nodes(in: dir).filter { !CSIDetection.isPipelineNode($0, sysfs: sysfs) }
+    }
+
     /// Capture devices, plus the first error seen opening one (permission, busy) so an empty list
     /// can say why.
     static func list(in dir: String, sysfs: String = "/sys") -> (devices: [CameraInfo], firstError: NodeError?) {
         var devices: [CameraInfo] = [], firstError: NodeError? = nil
-        for path in nodes(in: dir) {
+        for path in cameraNodes(in: dir, sysfs: sysfs) {
             do throws(NodeError) {
                 let device = try V4L2Device(path: path)
                 let id = try device.identity()
@@ -71,7 +77,7 @@ enum CameraDevices {
         if let id = deviceId {
             let path = id.hasPrefix("/") ? id : settings.deviceDir + "/" + id
             // Only device nodes we enumerate (or the configured one): never open arbitrary paths.
-            guard nodes(in: settings.deviceDir).contains(path) || path == settings.defaultDevice else {
+            guard cameraNodes(in: settings.deviceDir, sysfs: settings.sysfsRoot).contains(path) || path == settings.defaultDevice else {
                 throw NodeError.invalidRequest("deviceId \"\(id)\" is not a camera on this node (see camera.list)")
             }
             return path

@@ -21,6 +21,10 @@ struct CameraSettings: Sendable {
     /// `capabilities.camera.warmup`: whether a new stream's first frames are thrown away only on
     /// cameras that report automatic exposure, gain or white balance, or on all.
     var warmup: CameraWarmupMode = .auto
+    /// `capabilities.camera.backend`: which code serves which camera.
+    var backend: CameraBackend = .auto
+    /// Where rpicam-apps are looked for: the daemon's PATH.
+    var toolPath = "/usr/local/bin:/usr/bin:/bin"
 
     init(deviceDir: String = "/dev", defaultDevice: String? = nil, idleRelease: Duration = .seconds(5),
          audioDevice: String = "default", warmup: CameraWarmupMode = .auto) {
@@ -35,8 +39,22 @@ struct CameraSettings: Sendable {
         deviceDir = env["OPENCLAW_NODE_CAMERA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/dev"
         defaultDevice = section.string("device").flatMap { $0.isEmpty ? nil : $0 }
         warmup = section.string("warmup").flatMap(CameraWarmupMode.init(rawValue:)) ?? .auto
+        backend = section.string("backend").flatMap(CameraBackend.init(rawValue:)) ?? .auto
+        toolPath = env["PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? toolPath
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         sysfsRoot = env["OPENCLAW_NODE_SYSFS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/sys"
         if let ms = env["OPENCLAW_NODE_CAMERA_IDLE_MS"].flatMap(Int.init), ms >= 0 { idleRelease = .milliseconds(ms) }
     }
+}
+
+/// `capabilities.camera.backend`.
+enum CameraBackend: String, Sendable {
+    /// V4L2 for USB cameras; a Raspberry Pi's CSI cameras through rpicam-apps when installed.
+    case auto
+    /// V4L2 only (CSI cameras are not listed; their pipeline nodes are still skipped).
+    case v4l2
+    /// CSI cameras through rpicam-apps, even where sysfs shows no Pi receiver.
+    case rpicam
+    /// libcamera in process: not in this release.
+    case libcamera
 }
