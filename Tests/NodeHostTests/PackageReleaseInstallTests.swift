@@ -16,6 +16,8 @@ struct PackageReleaseInstallTests {
         let arch: String
         var deb: String? { ReleasePackages.env["OPENCLAW_TEST_DEB13_\(arch.uppercased())"] }
         var tarball: String? { ReleasePackages.env["OPENCLAW_TEST_ROOT13_\(arch.uppercased())"] }
+        /// openclaw-node-libcamera, where it was built (OPENCLAW_TEST_DEB13_LIBCAMERA_<ARCH>).
+        var libcameraDeb: String? { ReleasePackages.env["OPENCLAW_TEST_DEB13_LIBCAMERA_\(arch.uppercased())"] }
         var testDescription: String { "Debian 13 \(arch)" }
     }
 
@@ -80,7 +82,7 @@ struct PackageReleaseInstallTests {
             ("camera", { try ReleaseRootCapabilities.camera(root, arch: target.arch) }),
             ("location", { try ReleaseRootCapabilities.location(root) }),
             ("talk", { try ReleaseRootCapabilities.talk(root) }),
-        ]
+        ] + (target.libcameraDeb.map { deb in [("libcamera", { try ReleaseRootCapabilities.libcamera(root, deb: deb) })] } ?? [])
         for (name, check) in checks {
             do { try check() } catch { Issue.record("\(name): \(error)") }
         }

@@ -95,6 +95,82 @@ enum ReleaseRootCapabilities {
         }
     }
 
+    /// openclaw-node-libcamera (libcamera in process) against Debian's own libcamera and its
+    /// virtual test camera: a YAML the test writes (bars, 640x480), and Tests/fakes/fake_udmabuf.c
+    /// standing in for the dma-buf provider this machine's kernel lacks. Without the YAML no camera
+    /// is listed and a snap says why; with it the list shows it, the snap is a JPEG of its bars and
+    /// a clip has a second of frames. amd64 only (the sub-package is built where g++ targets it).
+    static func libcamera(_ root: ReleaseRoot, deb: String) throws {
+        let name = (deb as NSString).lastPathComponent
+        #expect(FileManager.default.createFile(atPath: root.path + "/tmp/" + name, contents: FileManager.default.contents(atPath: deb)))
+        let install = try root.run("apt-get install -y --no-install-recommends /tmp/\(name)", timeout: 600)
+        try #require(install.code == 0, "\(install.stdout)\(install.stderr)")
+        let config = try config(root, "lc", "capabilities: { camera: { backend: 'libcamera' } }")
+        try FileManager.default.createDirectory(atPath: root.path + "/tmp/lc/dev", withIntermediateDirectories: true)
+        let fake = try runProcess("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-Wall", "-o", root.path + "/tmp/lc/fake_udmabuf.so",
+                                                   TestPaths.repoRoot + "/Tests/fakes/fake_udmabuf.c", "-ldl"])
+        try #require(fake.code == 0, "\(fake.stderr)")
+        let env = "LD_PRELOAD=/tmp/lc/fake_udmabuf.so LIBCAMERA_PIPELINES_MATCH_LIST=virtual LIBCAMERA_LOG_LEVELS='*:ERROR' " +
+            "OPENCLAW_NODE_CAMERA_DIR=/tmp/lc/dev OPENCLAW_NODE_AUDIO_DEVICE=ocn-no-such-mic"
+        func invoke(_ command: String, _ params: String = "{}") throws -> (ProcessResult, JSONValue?) {
+            let r = try root.run("\(env) openclaw-node invoke \(command) --local --compact --config \(config) --params '\(params)'")
+            return (r, JSONValue.parse(r.stdout))
+        }
+        // libcamera's tracing library (lttng-ust) leaves its wait files in /dev/shm, a plain
+        // directory in this root (tmpfs on a real system): not the package's, removed here.
+        defer {
+            for f in (try? FileManager.default.contentsOfDirectory(atPath: root.path + "/dev/shm")) ?? [] where f.hasPrefix("lttng-ust-wait") {
+                try? FileManager.default.removeItem(atPath: root.path + "/dev/shm/" + f)
+            }
+        }
+        // No virtual camera configured: nothing to serve, and both commands say why.
+        for command in ["camera.list", "camera.snap"] {
+            let (r, why) = try invoke(command)
+            #expect(r.code != 0 && why?["code"] == "CAMERA_UNAVAILABLE", "\(command): \(r.stdout)")
+            #expect(why?["message"]?.stringValue?.contains("lists no camera") == true, "\(command): \(r.stdout)")
+        }
+
+        // The YAML's directory is made here and removed with what it holds (nothing else is there).
+        let pipelineDir = root.path + "/usr/share/libcamera/pipeline", yamlDir = pipelineDir + "/virtual"
+        let madePipelineDir = !FileManager.default.fileExists(atPath: pipelineDir)
+        try FileManager.default.createDirectory(atPath: yamlDir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: madePipelineDir ? pipelineDir : yamlDir) }
+        let yaml = "%YAML 1.1\n---\n\"Virtual0\":\n  supported_formats:\n  - width: 640\n    height: 480\n    frame_rates: [30]\n" +
+            "  test_pattern: \"bars\"\n  location: \"CameraLocationFront\"\n  model: \"OpenClaw Test Camera\"\n"
+        try yaml.write(toFile: yamlDir + "/virtual.yaml", atomically: true, encoding: .utf8)
+        let (r2, list) = try invoke("camera.list")
+        #expect(r2.code == 0, "\(r2.stdout)\(r2.stderr)")
+        #expect(list?["devices"] == [["id": "libcamera:Virtual0", "name": "OpenClaw Test Camera", "position": "front", "deviceType": "libcamera"]],
+                "\(r2.stdout)")
+        let (r3, snap) = try invoke("camera.snap", #"{"maxWidth": 640}"#)
+        #expect(r3.code == 0, "\(r3.stdout.prefix(300))\(r3.stderr)")
+        if let snap {
+            #expect(snap["format"] == "jpg" && snap["width"] == 640 && snap["height"] == 480, "\(r3.stdout.prefix(200))")
+            let image = try ImageChecks.image(snap)
+            // The eight colour bars (the virtual camera scrolls them from frame to frame): each
+            // bar's luma (white 255 … black 0 after NV12's video range is expanded) is found on
+            // the middle row.
+            let luma = stride(from: 0, to: 640, by: 10).map { x -> Double in
+                let p = image.pixel(x: x, y: 240)
+                return 0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b)
+            }
+            for bar in [255.0, 226, 179, 150, 105, 77, 29, 0] {
+                #expect(luma.contains { abs($0 - bar) < 16 }, "no bar of luma \(bar) in \(luma.map { Int($0) })")
+            }
+        }
+        let (r4, clip) = try invoke("camera.clip", #"{"durationMs": 1000, "includeAudio": false}"#)
+        #expect(r4.code == 0, "\(r4.stdout.prefix(300))\(r4.stderr)")
+        guard let b64 = clip?["base64"]?.stringValue, let data = Data(base64Encoded: b64) else { Issue.record("no clip: \(r4.stdout.prefix(300))"); return }
+        let file = TestPaths.tempDir("lc13") + "/clip.mp4"
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        try data.write(to: URL(fileURLWithPath: file))
+        let probe = try ImageChecks.ffprobe(file)
+        let stream = probe["streams"]?.arrayValue?.first
+        #expect(stream?["width"] == 640 && stream?["height"] == 480, "\(probe)")
+        let frames = Int(stream?["nb_read_frames"]?.stringValue ?? "") ?? 0
+        #expect((20...32).contains(frames), "1 s at 30 fps: \(frames) frames")
+    }
+
     /// location.get from gpsd inside the root, which reads NMEA from Tests/gpsd/nmea_feeder.py
     /// (python3 is among the Recommends) over the root's own loopback.
     static func location(_ root: ReleaseRoot) throws {

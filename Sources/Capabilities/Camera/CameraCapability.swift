@@ -15,7 +15,9 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     private let log = Logger(component: "camera")
 
     public init(context: CapabilityContext) {
-        self.init(manifest: context.manifest, settings: CameraSettings(context.section, environment: context.environment))
+        var settings = CameraSettings(context.section, environment: context.environment)
+        settings.libraryDirectory = context.manifest.library.map(PathName.directory)
+        self.init(manifest: context.manifest, settings: settings)
         // FFmpeg's libraries (scaling, video) are Media's, shared by every bundle: one node-wide period.
         IdleLibraryRelease.after = context.releaseIdleLibrariesAfter
     }
@@ -33,7 +35,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
             let found = CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot)
             if !found.devices.isEmpty { return .available }
             let csi = CSICameras.discover(settings, cancel: CancelFlag())
-            if !csi.cameras.isEmpty { return .available }
+            if !csi.isEmpty { return .available }
             return .unavailable(csi.problem ?? found.firstError?.message ?? "no V4L2 capture device in \(settings.deviceDir)")
         }
         return result ?? .unavailable("camera probe was cancelled")
@@ -50,6 +52,10 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     private static func csiDiagnosis(_ settings: CameraSettings, _ flag: CancelFlag) -> [Diagnosis] {
         let csi = CSICameras.discover(settings, cancel: flag)
         if let problem = csi.problem { return [Diagnosis(.warn, problem)] }
+        if let lib = csi.libcamera, !csi.libcameraCameras.isEmpty {
+            return [Diagnosis(.ok, "cameras through libcamera \(lib.version): " +
+                              csi.libcameraCameras.map { "\($0.deviceId) (\($0.model))" }.joined(separator: ", "))]
+        }
         guard !csi.cameras.isEmpty, let tools = csi.tools else { return [] }
         let names = csi.cameras.map { "\($0.deviceId): \(CSIDetection.moduleName(sensor: $0.sensor)) \($0.width)x\($0.height)" }
         var out = [Diagnosis(.ok, "CSI cameras through \(PathName.lastComponent(tools.still)): \(names.joined(separator: ", "))")]
@@ -80,9 +86,12 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     func snap(_ p: CameraSnapParams, _ context: InvocationContext) async throws(NodeError) -> CameraSnapResult {
         let log = self.log, budget = context.payloadBudget, deadline = context.invokeDeadline
-        if let csi = try await csiTarget(p.deviceId, facing: p.facing) {
+        if let other = try await servedElsewhere(p.deviceId, facing: p.facing) {
             return try await BlockingExecutor.run("camera.snap") { (cancel: CancelFlag) throws(NodeError) -> CameraSnapResult in
-                try csi.snap(p, budget: budget, deadline: deadline, cancel: cancel)
+                switch other {
+                case .rpicam(let c): return try c.snap(p, budget: budget, deadline: deadline, cancel: cancel)
+                case .libcamera(let c): return try c.snap(p, budget: budget, cancel: cancel)
+                }
             }
         }
         return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
@@ -94,10 +103,13 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         let settings = self.settings, log = self.log, budget = context.payloadBudget
         // A clip that cannot finish before the caller gives up is refused up front.
         try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
-        if let csi = try await csiTarget(p.deviceId, facing: p.facing) {
+        if let other = try await servedElsewhere(p.deviceId, facing: p.facing) {
             let deadline = context.invokeDeadline
             return try await BlockingExecutor.run("camera.clip") { (cancel: CancelFlag) throws(NodeError) -> CameraClipResult in
-                try csi.clip(p, budget: budget, deadline: deadline, cancel: cancel)
+                switch other {
+                case .rpicam(let c): return try c.clip(p, budget: budget, deadline: deadline, cancel: cancel)
+                case .libcamera(let c): return try c.clip(p, budget: budget, cancel: cancel)
+                }
             }
         }
         return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
@@ -107,32 +119,6 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     }
 
     public func shutdown() async { warm.clear() }
-
-    /// The CSI camera a command means, nil for a V4L2 one: `deviceId` "csiN"; or, when it names
-    /// nothing (and no default is configured), the first CSI camera when the node has one and no
-    /// V4L2 camera answers for the facing asked.
-    private func csiTarget(_ deviceId: String?, facing: String?) async throws(NodeError) -> RpicamCapture? {
-        let settings = self.settings, log = self.log
-        let wanted = deviceId ?? settings.defaultDevice
-        if let id = wanted, !CSICameras.isCSIId(id) { return nil }
-        return try await BlockingExecutor.run("camera.csi") { (flag: CancelFlag) throws(NodeError) -> RpicamCapture? in
-            let csi = CSICameras.discover(settings, cancel: flag)
-            if let id = wanted {
-                guard let camera = csi.camera(id), let tools = csi.tools else {
-                    if let failure = csi.failure { throw failure }
-                    throw csi.problem.map { CameraError.unavailable($0) }
-                        ?? NodeError.invalidRequest("deviceId \"\(id)\" is not a camera on this node (see camera.list)")
-                }
-                return RpicamCapture(tools: tools, camera: camera, detection: csi.detection, settings: settings, log: log)
-            }
-            guard let first = csi.cameras.first, let tools = csi.tools else { return nil }
-            // A sided V4L2 camera (a laptop's) answers for its facing; otherwise the Pi's own camera.
-            if let facing, CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices.contains(where: { $0.position == facing }) {
-                return nil
-            }
-            return RpicamCapture(tools: tools, camera: first, detection: csi.detection, settings: settings, log: log)
-        }
-    }
 
     /// Runs `body` on its own thread with a session on the wanted camera (the warm one when it is
     /// the same device). The session goes back to the warm cache only when the command succeeded;
@@ -148,6 +134,46 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
             let payload = try body(session, cancel)
             warm.checkin(session, path: path)
             return payload
+        }
+    }
+
+    /// A camera served outside V4L2.
+    enum ServedElsewhere {
+        case rpicam(RpicamCapture)
+        case libcamera(LibcameraCapture)
+    }
+
+    /// The camera a command means when V4L2 does not serve it, nil for a V4L2 one: `deviceId`
+    /// "csiN" or "libcamera:…"; or, when it names nothing (and no default is configured), the
+    /// first such camera when the node has one and no V4L2 camera answers for the facing asked.
+    private func servedElsewhere(_ deviceId: String?, facing: String?) async throws(NodeError) -> ServedElsewhere? {
+        let settings = self.settings, log = self.log
+        let wanted = deviceId ?? settings.defaultDevice
+        if let id = wanted, !CSICameras.isCSIId(id) { return nil }
+        return try await BlockingExecutor.run("camera.csi") { (flag: CancelFlag) throws(NodeError) -> ServedElsewhere? in
+            let csi = CSICameras.discover(settings, cancel: flag)
+            func served(_ id: String) -> ServedElsewhere? {
+                if let camera = csi.camera(id), let tools = csi.tools {
+                    return .rpicam(RpicamCapture(tools: tools, camera: camera, detection: csi.detection, settings: settings, log: log))
+                }
+                if let lib = csi.libcamera, let camera = csi.libcameraCameras.first(where: { $0.deviceId == id }) {
+                    return .libcamera(LibcameraCapture(lib: lib, camera: camera, settings: settings, log: log))
+                }
+                return nil
+            }
+            if let id = wanted {
+                if let s = served(id) { return s }
+                if let failure = csi.failure { throw failure }
+                throw csi.problem.map { CameraError.unavailable($0) }
+                    ?? NodeError.invalidRequest("deviceId \"\(id)\" is not a camera on this node (see camera.list)")
+            }
+            guard let first = csi.infos.first, let target = served(first.id) else { return nil }
+            // A sided V4L2 camera (a laptop's) answers for its facing; otherwise this one.
+            if let facing, first.position != facing,
+               CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices.contains(where: { $0.position == facing }) {
+                return nil
+            }
+            return target
         }
     }
 }

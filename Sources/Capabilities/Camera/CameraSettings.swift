@@ -23,6 +23,8 @@ struct CameraSettings: Sendable {
     var warmup: CameraWarmupMode = .auto
     /// `capabilities.camera.backend`: which code serves which camera.
     var backend: CameraBackend = .auto
+    /// Where the bundle's library is (libopenclaw-libcamera.so is installed beside it).
+    var libraryDirectory: String?
     /// Where rpicam-apps are looked for: the daemon's PATH.
     var toolPath = "/usr/local/bin:/usr/bin:/bin"
 

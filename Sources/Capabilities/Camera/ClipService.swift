@@ -15,34 +15,64 @@ enum ClipService {
     static let maxWidth = 1280
     static let fps = 30
     static let maxBitrate = 4_000_000
+    /// A frame's time at `fps`, and how early a frame may come for its slot (a camera's jitter).
+    static let frameIntervalMs = 1000.0 / Double(fps)
+    static let frameSlackMs = frameIntervalMs / 4
 
     static let command = "camera.clip"
 
     static func run(_ p: CameraClipParams, session: CameraSession, budget: PayloadBudget, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraClipResult {
-        let durationMs = p.effectiveDurationMs
-        let maxPayloadBytes = budget.maxPayloadBytes
-        let maxBytes = budget.mediaBytes
-        guard maxBytes >= 16 * 1024 else {
-            throw CameraError.tooLarge("the gateway accepts only \(maxPayloadBytes) bytes per result; no clip fits")
-        }
+        try checkFits(budget)
         guard let plan = CapturePlan.choose(session.formats, maxWidth: maxWidth) else {
             throw CameraError.unavailable("\(session.device.path) offers no usable frame size")
         }
-        // The microphone first: a busy one fails before anything is recorded, a missing one means
-        // video only (logged as a warning only when the caller asked for audio explicitly).
+        return try record(p, budget: budget, audioDevice: audioDevice, cancel: cancel, log: log, source: "\(session.device.path) \(plan.format.rawValue) \(plan.size)") {
+            () throws(NodeError) -> FrameSource in
+            session.stream = nil
+            let stream = try V4L2Stream(device: session.device, format: plan.format, size: plan.size)
+            session.stream = stream
+            try stream.settle(session.warmup, cancel: cancel)
+            stream.dropQueued()
+            return FrameSource(width: stream.width, height: stream.height) { (deliver: (PixelView) throws(NodeError) -> Void) throws(NodeError) in
+                try stream.withFrame(cancel: cancel) { (frame: UnsafeRawBufferPointer) throws(NodeError) -> Void in
+                    try view(frame, stream: stream, deliver)
+                }
+            }
+        }
+    }
+
+    /// Frames of one camera for `record`: its size, and a call that delivers the next frame.
+    struct FrameSource {
+        let width: Int
+        let height: Int
+        let next: ((PixelView) throws(NodeError) -> Void) throws(NodeError) -> Void
+    }
+
+    /// A payload too small for any clip is refused before the camera is touched.
+    static func checkFits(_ budget: PayloadBudget) throws(NodeError) {
+        guard budget.mediaBytes >= 16 * 1024 else {
+            throw CameraError.tooLarge("the gateway accepts only \(budget.maxPayloadBytes) bytes per result; no clip fits")
+        }
+    }
+
+    /// What every camera's clip does around its frames (V4L2 here, libcamera's too): the
+    /// microphone first (a busy one fails before anything is recorded), the bitrate that lets the
+    /// MP4 fit the payload, the recorder at the source's size (up to 1280 wide), frames stamped
+    /// from the first, audio fed as it comes, and the size kept in check.
+    static func record(_ p: CameraClipParams, budget: PayloadBudget, audioDevice: String, cancel: CancelFlag, log: Logger,
+                       source name: String, open: () throws(NodeError) -> FrameSource) throws(NodeError) -> CameraClipResult {
+        let durationMs = p.effectiveDurationMs
+        let maxPayloadBytes = budget.maxPayloadBytes
+        let maxBytes = budget.mediaBytes
         let mic = p.wantsAudio ? try openMicrophone(audioDevice, explicit: p.audioRequested, log: log) : nil
         defer { mic?.stop() }
         let audio = ClipAudio.settings(mic, durationMs: durationMs)
         // One extra second covers the VBV buffer and the MP4 index; the AAC track takes its share.
         let budget = Int(clamping: Double(maxBytes) * 8 / (Double(durationMs) / 1000 + 1) * 0.85, to: 0...maxBitrate)
         let bitrate = max(1, budget - (audio?.bitrate ?? 0))
-        session.stream = nil
-        let stream = try V4L2Stream(device: session.device, format: plan.format, size: plan.size)
-        session.stream = stream
-        try stream.settle(session.warmup, cancel: cancel)
-
-        let fitted = ImageSize.fitting(width: stream.width, height: stream.height, maxWidth: maxWidth)
+        let frames = try open()
+        let fitted = ImageSize.fitting(width: frames.width, height: frames.height, maxWidth: maxWidth)
         let size = ImageSize.evenScaled(width: fitted.width, height: fitted.height, factor: 1)
         let recorder: any MP4Recording
         do {
@@ -52,28 +82,30 @@ enum ClipService {
 
         let queue = AudioChunkQueue()
         mic?.start { queue.push($0) }
-        stream.dropQueued()
         // CLOCK_MONOTONIC ns of the first frame (video timestamp 0), the clock audio chunks carry.
         var start: UInt64? = nil
         var lastMs: Int64 = -1
-        while true {
+        var nextSlotMs = 0.0
+        var done = false
+        while !done {
             try cancel.check()
-            let done = try stream.withFrame(cancel: cancel) { (frame: UnsafeRawBufferPointer) throws(NodeError) -> Bool in
+            try frames.next { (view: PixelView) throws(NodeError) in
                 let now = monotonicNowNs()
                 let t0 = start ?? now
                 start = t0
                 let ms = Int64((now - t0) / 1_000_000)
-                guard ms < Int64(durationMs) else { return true }
-                guard ms > lastMs else { return false }
+                guard ms < Int64(durationMs) else { done = true; return }
+                // At most the clip's frame rate: a camera that delivers faster (60 fps, a virtual
+                // camera with no clock) has its extra frames dropped; a 30 fps one's jitter passes.
+                guard lastMs < 0 || Double(ms) >= nextSlotMs - frameSlackMs else { return }
+                nextSlotMs = max(nextSlotMs + frameIntervalMs, Double(ms) + frameIntervalMs - frameSlackMs)
                 lastMs = ms
-                try append(frame, stream: stream, to: recorder, timestampMs: ms)
-                return false
+                do throws(MediaError) { try recorder.append(view, timestampMs: ms) } catch { throw CameraError.media(error) }
             }
             if let t0 = start {
                 do throws(MediaError) { try ClipAudio.feed(queue, into: recorder, clipStartNs: t0) } catch { throw CameraError.media(error) }
             }
-            if done { break }
-            if recorder.byteCount > maxBytes { throw tooLarge(recorder.byteCount, maxBytes, maxPayloadBytes) }
+            if !done, recorder.byteCount > maxBytes { throw tooLarge(recorder.byteCount, maxBytes, maxPayloadBytes) }
         }
         if let mic, let t0 = start {
             do throws(MediaError) {
@@ -86,9 +118,8 @@ enum ClipService {
         guard mp4.count <= maxBytes else { throw tooLarge(mp4.count, maxBytes, maxPayloadBytes) }
         // hasAudio only when AAC actually reached the file, not merely because a device opened.
         let hasAudio = ClipAudio.hasAudio(recorder, mic: mic, command: command, log: logSink(log))
-        log.debug("clip \(session.device.path) \(plan.format.rawValue) \(plan.size) → \(recorder.encoderName) " +
-                  "\(size.width)x\(size.height) ≤\(bitrate / 1000) kbit/s: \(recorder.framesEncoded) frames, " +
-                  "\(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
+        log.debug("clip \(name) → \(recorder.encoderName) \(size.width)x\(size.height) ≤\(bitrate / 1000) kbit/s: " +
+                  "\(recorder.framesEncoded) frames, \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
         return CameraClipResult(base64: Base64.encode(mp4), durationMs: durationMs, hasAudio: hasAudio)
     }
 
@@ -110,24 +141,26 @@ enum ClipService {
         }
     }
 
-    private static func append(_ frame: UnsafeRawBufferPointer, stream: V4L2Stream, to recorder: any MP4Recording,
-                               timestampMs: Int64) throws(NodeError) {
+    /// One V4L2 frame as a view of its pixels: in place (YUYV, NV12) or decoded (MJPEG).
+    private static func view(_ frame: UnsafeRawBufferPointer, stream: V4L2Stream,
+                             _ deliver: (PixelView) throws(NodeError) -> Void) throws(NodeError) {
         guard let base = frame.baseAddress, !frame.isEmpty else { throw CameraError.unavailable("empty frame from the camera") }
-        do throws(MediaError) {
-            switch stream.format {
-            case .yuyv, .nv12:
-                try recorder.append(try stream.rawView(frame, base: base), timestampMs: timestampMs)
-            case .mjpeg:
-                let decoded = try ImageDecoder.decodeJPEG([UInt8](frame))
-                try decoded.rgb.withUnsafeBytes { raw in
-                    Result { () throws(MediaError) in
-                        try recorder.append(PixelView(base: raw.baseAddress!, width: decoded.width, height: decoded.height,
-                                                      bytesPerRow: decoded.width * 3, layout: .rgb24), timestampMs: timestampMs)
-                    }
-                }.get()
+        switch stream.format {
+        case .yuyv, .nv12:
+            let view: PixelView
+            do throws(MediaError) { view = try stream.rawView(frame, base: base) } catch { throw CameraError.media(error) }
+            try deliver(view)
+        case .mjpeg:
+            let decoded: DecodedImage
+            do throws(MediaError) { decoded = try ImageDecoder.decodeJPEG([UInt8](frame)) } catch { throw CameraError.media(error) }
+            var failure: NodeError?
+            decoded.rgb.withUnsafeBytes { raw in
+                do throws(NodeError) {
+                    try deliver(PixelView(base: raw.baseAddress!, width: decoded.width, height: decoded.height,
+                                          bytesPerRow: decoded.width * 3, layout: .rgb24))
+                } catch { failure = error }
             }
-        } catch {
-            throw CameraError.media(error)
+            if let failure { throw failure }
         }
     }
 

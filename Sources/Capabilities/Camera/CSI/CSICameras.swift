@@ -1,12 +1,16 @@
 import Kit
 import Support
 
-/// The Raspberry Pi CSI cameras this node can serve now, and why not when it cannot
-/// (`capabilities.camera.backend`, what is installed, what sysfs shows).
+/// The cameras only libcamera can drive — a Raspberry Pi's CSI modules, other ISPs' sensors — that
+/// this node can serve now, and why not when it cannot (`capabilities.camera.backend`, what is
+/// installed, what sysfs shows): through rpicam-apps, or libcamera in process
+/// (openclaw-node-libcamera).
 struct CSICameras: Sendable {
     let detection: CSIDetection
     let tools: RpicamTools?
     let cameras: [RpicamCamera]
+    var libcamera: LibcameraLibrary? = nil
+    var libcameraCameras: [LibcameraCamera] = []
     /// Why CSI cameras that are (or may be) there cannot be used: for camera.list's emptiness,
     /// availability and doctor.
     let problem: String?
@@ -18,13 +22,15 @@ struct CSICameras: Sendable {
     static func discover(_ settings: CameraSettings, cancel: CancelFlag) -> CSICameras {
         if settings.backend == .v4l2 { return .none }
         let detection = CSIDetection.scan(sysfs: settings.sysfsRoot)
-        if settings.backend == .libcamera {
-            return CSICameras(detection: detection, tools: nil, cameras: [],
-                              problem: "capabilities.camera.backend \"libcamera\": this release has no libcamera backend yet; use \"rpicam\" (Raspberry Pi OS: sudo apt install rpicam-apps-lite) or \"auto\"")
-        }
+        if settings.backend == .libcamera { return inProcess(settings, detection, explicit: true) }
         // A machine without a Pi camera receiver: nothing to run (unless rpicam is asked for).
         if settings.backend == .auto, !detection.hasReceiver { return .none }
         guard let tools = RpicamTools.find(path: settings.toolPath) else {
+            // No rpicam-apps (plain Debian): libcamera in process, where it is installed.
+            if settings.backend == .auto {
+                let found = inProcess(settings, detection, explicit: false)
+                if found.libcamera != nil { return found }
+            }
             return CSICameras(detection: detection, tools: nil, cameras: [], problem: missingTools(detection))
         }
         do throws(NodeError) {
@@ -40,6 +46,24 @@ struct CSICameras: Sendable {
         }
     }
 
+    /// libcamera in process: its cameras but USB ones (V4L2 serves those), or why none.
+    private static func inProcess(_ settings: CameraSettings, _ detection: CSIDetection, explicit: Bool) -> CSICameras {
+        let lib: LibcameraLibrary
+        do throws(DynamicLibrary.Failure) { lib = try LibcameraLibrary(directory: settings.libraryDirectory) } catch {
+            return CSICameras(detection: detection, tools: nil, cameras: [], problem: explicit
+                ? "capabilities.camera.backend \"libcamera\": the node's libcamera library is not installed (sudo apt install openclaw-node-libcamera): \(error.description)"
+                : nil)
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let json = lib.take(lib.list(&error)) else {
+            return CSICameras(detection: detection, tools: nil, cameras: [], libcamera: lib,
+                              problem: "libcamera: \(lib.take(error) ?? "cannot list cameras")")
+        }
+        let cameras = LibcameraCamera.parse(json).filter { !$0.isUSB }
+        return CSICameras(detection: detection, tools: nil, cameras: [], libcamera: lib, libcameraCameras: cameras,
+                          problem: cameras.isEmpty ? "libcamera \(lib.version) lists no camera besides USB ones" : nil)
+    }
+
     /// What to install, by board and release.
     private static func missingTools(_ d: CSIDetection) -> String {
         let sensors = d.sensors.isEmpty ? "a Raspberry Pi camera port" : "a CSI camera (\(d.sensors.map(CSIDetection.moduleName).joined(separator: ", ")))"
@@ -49,7 +73,7 @@ struct CSICameras: Sendable {
         if d.isPi5 {
             return "\(sensors) is here, but Debian's libcamera has no Raspberry Pi 5 support and Debian has no rpicam-apps: use Raspberry Pi OS for the camera"
         }
-        return "\(sensors) is here but nothing here can drive it: on Raspberry Pi OS, sudo apt install rpicam-apps-lite; Debian has no rpicam-apps (see README, Raspberry Pi cameras)"
+        return "\(sensors) is here but nothing here can drive it: on Raspberry Pi OS, sudo apt install rpicam-apps-lite; on Debian 13, sudo apt install openclaw-node-libcamera (see README, Raspberry Pi cameras)"
     }
 
     /// camera.list's entries.
@@ -58,11 +82,18 @@ struct CSICameras: Sendable {
             var info = CameraInfo(id: c.deviceId, name: CSIDetection.moduleName(sensor: c.sensor), position: "unknown")
             info.deviceType = "rpicam"
             return info
+        } + libcameraCameras.map { c in
+            var info = CameraInfo(id: c.deviceId, name: c.model, position: c.location)
+            info.deviceType = "libcamera"
+            return info
         }
     }
 
+    /// Whether any camera is served here.
+    var isEmpty: Bool { cameras.isEmpty && libcameraCameras.isEmpty }
+
     func camera(_ id: String) -> RpicamCamera? { cameras.first { $0.deviceId == id } }
 
-    /// Whether `id` names a CSI camera ("csi0"), served or not.
-    static func isCSIId(_ id: String) -> Bool { id.hasPrefix("csi") && Int(id.dropFirst(3)) != nil }
+    /// Whether `id` names a camera served here rather than by V4L2 ("csi0", "libcamera:…").
+    static func isCSIId(_ id: String) -> Bool { (id.hasPrefix("csi") && Int(id.dropFirst(3)) != nil) || id.hasPrefix("libcamera:") }
 }
