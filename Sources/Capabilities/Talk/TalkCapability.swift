@@ -352,7 +352,8 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
             if realtime {
                 let c = try await RealtimeConversation.start(
                     session: link.operatorSession, settings: settings.conversation, sessionKey: link.mainSessionKey ?? "main",
-                    captureDevice: settings.captureDevice, playbackDevice: settings.playbackDevice, log: log,
+                    captureDevice: settings.captureDevice, playbackDevice: settings.playbackDevice,
+                    libraryDirectory: settings.libraryDirectory, log: log,
                     created: { [conversations] c in conversations.pendingRealtime.withLock { $0 = c } }, onEnd: ended)
                 return .realtime(c)
             }

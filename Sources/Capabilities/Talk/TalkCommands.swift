@@ -16,7 +16,9 @@ public enum TalkCommands {
     ] }
 
     public static func capability(context: CapabilityContext) -> any Capability {
-        TalkCapability(manifest: context.manifest, settings: TalkSettings(context.section), stateDirectory: context.stateDirectory)
+        var settings = TalkSettings(context.section)
+        settings.libraryDirectory = context.manifest.library.map(PathName.directory)
+        return TalkCapability(manifest: context.manifest, settings: settings, stateDirectory: context.stateDirectory)
     }
 }
 

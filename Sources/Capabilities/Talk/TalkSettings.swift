@@ -20,6 +20,8 @@ struct TalkSettings: Sendable {
     var releaseModelAfter: Duration? = .seconds(600)
     /// capabilities.talk.mode: conversations (talk.start, voice wake).
     var conversation = ConversationSettings()
+    /// Where the bundle's library is (libopenclaw-aec.so is installed beside it).
+    var libraryDirectory: String?
 
     init() {}
 

@@ -42,10 +42,15 @@ final class TestGateway: @unchecked Sendable {
 
     func command(_ c: JSONValue) { server.send(c.jsonString()) }
 
+    /// Takes what the gateway printed: waits up to `timeout` for a first line, then takes every
+    /// line already there (a chatty gateway — realtime talk's 25 audio frames a second — must not
+    /// be read one line per scan of everything seen).
     private func drain(timeout: TimeInterval) {
-        if let line = server.nextLine(timeout: timeout), let v = JSONValue.parse(line) {
-            lock.withLock { seen.append(v) }
-        }
+        guard let first = server.nextLine(timeout: timeout) else { return }
+        var lines = [first]
+        while lines.count < 10_000, let more = server.nextLine(timeout: 0) { lines.append(more) }
+        let parsed = lines.compactMap(JSONValue.parse)
+        lock.withLock { seen += parsed }
     }
 
     /// The first not-yet-consumed event matching `predicate`, waiting up to `timeout`.
@@ -68,7 +73,10 @@ final class TestGateway: @unchecked Sendable {
 
     /// Every event seen so far with this name (after draining what is already printed).
     func all(_ event: String) -> [JSONValue] {
-        while let line = server.nextLine(timeout: 0.05), let v = JSONValue.parse(line) { lock.withLock { seen.append(v) } }
+        // What is printed by now: a gateway that never pauses for 50 ms (realtime talk's audio
+        // frames) must not keep this reading for ever.
+        let until = Date().addingTimeInterval(0.3)
+        while Date() < until, let line = server.nextLine(timeout: 0.05), let v = JSONValue.parse(line) { lock.withLock { seen.append(v) } }
         return lock.withLock { seen.filter { $0["event"]?.stringValue == event } }
     }
 

@@ -15,6 +15,9 @@ struct ConversationSettings: Sendable, Equatable {
     /// does, for a capture device that cancels echo itself (PipeWire's echo-cancel source, a
     /// speakerphone that does it in hardware).
     var fullDuplex = false
+    /// In full duplex, whether the node removes the reply's echo itself (WebRTC's canceller,
+    /// libopenclaw-aec.so) rather than trusting the capture device to.
+    var nodeEchoCanceller = true
     /// Speech over the reply stops it (talk.session.cancelOutput, reason barge-in).
     var bargeIn = true
     /// The microphone level (RMS, fraction of full scale) that counts as speaking over the reply.
@@ -38,6 +41,7 @@ struct ConversationSettings: Sendable, Equatable {
         voice = c?["voice"]?.stringValue ?? ""
         language = c?["language"]?.stringValue ?? ""
         fullDuplex = c?["duplex"]?.stringValue == "full"
+        nodeEchoCanceller = c?["echoCanceller"]?.stringValue != "device"
         bargeIn = c?["bargeIn"]?.boolValue ?? true
         bargeInLevel = Double(c?["bargeInLevel"]?.intValue ?? 8) / 100
         endAfterSilence = .seconds(c?["endAfterSilence"]?.intValue ?? 30)

@@ -38,30 +38,47 @@ final class RealtimeConversation: Sendable {
     let sessionKey: String
     private let log: Logger
     private let playback: RelayPlayback
+    /// Full duplex's echo canceller (nil: half duplex, or the capture device cancels echo).
+    private let echoCanceller: EchoCanceller?
     private let uplink: Locked<RelayUplink?> = Locked(nil)
     private let readySignal = Endpoint()
     private let endedSignal = Endpoint()
     private let onEnd: @Sendable (String) -> Void
 
     private init(session: OperatorSession, settings: ConversationSettings, sessionKey: String, playbackDevice: String,
-                 log: Logger, onEnd: @escaping @Sendable (String) -> Void) {
+                 echoCanceller: EchoCanceller?, log: Logger, onEnd: @escaping @Sendable (String) -> Void) {
         self.session = session; self.settings = settings; self.sessionKey = sessionKey; self.log = log; self.onEnd = onEnd
+        self.echoCanceller = echoCanceller
         let marks = Locked<(@Sendable (String) -> Void)?>(nil)
-        playback = RelayPlayback(device: playbackDevice, echoTail: settings.echoTail, log: log) { name in marks.withLock { $0 }?(name) }
+        playback = RelayPlayback(device: playbackDevice, echoTail: settings.echoTail, reference: echoCanceller, log: log) { name in
+            marks.withLock { $0 }?(name)
+        }
         marks.withLock { $0 = { [weak self] name in self?.acknowledge(name) } }
     }
 
     /// Opens the microphone, creates the relay session and waits for the provider to be ready;
     /// then audio flows both ways until `stop`, the gateway's `close`, silence or a stop phrase.
     static func start(session: OperatorSession, settings: ConversationSettings, sessionKey: String,
-                      captureDevice: String, playbackDevice: String, log: Logger,
+                      captureDevice: String, playbackDevice: String, libraryDirectory: String?, log: Logger,
                       created: @Sendable (RealtimeConversation) -> Void,
                       onEnd: @escaping @Sendable (String) -> Void) async throws(NodeError) -> RealtimeConversation {
+        var settings = settings
+        var canceller: EchoCanceller?
+        if settings.fullDuplex, settings.nodeEchoCanceller {
+            do throws(NodeError) { canceller = try EchoCanceller(directory: libraryDirectory) } catch {
+                // Full duplex without echo cancellation would have the provider answer itself.
+                log.warn("\(error.message); the conversation is half duplex (or set capabilities.talk.mode.echoCanceller: \"device\" " +
+                         "for a capture device that cancels echo itself)")
+                settings.fullDuplex = false
+            }
+        }
         let c = RealtimeConversation(session: session, settings: settings, sessionKey: sessionKey, playbackDevice: playbackDevice,
-                                     log: log, onEnd: onEnd)
+                                     echoCanceller: canceller, log: log, onEnd: onEnd)
         created(c)  // its events may come before create answers: they are routed to it from now
         do throws(MicrophoneError) {
-            let up = try RelayUplink(device: captureDevice, settings: settings, playback: c.playback, log: log) { [weak c] in c?.bargeIn() }
+            let up = try RelayUplink(device: captureDevice, settings: settings, playback: c.playback, echoCanceller: canceller, log: log) { [weak c] in
+                c?.bargeIn()
+            }
             c.uplink.withLock { $0 = up }
         } catch {
             c.playback.stop()
@@ -128,7 +145,9 @@ final class RealtimeConversation: Sendable {
             }
         }
         state.withLock { $0.tasks = [sender, watchdog] }
-        log.info("realtime conversation started: \(settings.fullDuplex ? "full duplex" : "half duplex")" +
+        let duplex = !settings.fullDuplex ? "half duplex" : echoCanceller.map { "full duplex, echo cancelled by \($0.version)" }
+            ?? "full duplex, echo cancelled by the capture device"
+        log.info("realtime conversation started: \(duplex)" +
                  (settings.bargeIn ? ", speaking over a reply stops it" : ""))
     }
 

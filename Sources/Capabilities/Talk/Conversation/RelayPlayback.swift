@@ -32,11 +32,14 @@ final class RelayPlayback: Sendable {
     private let device: String
     private let echoTailNs: UInt64
     private let onMark: @Sendable (String) -> Void
+    /// Given everything written to the speaker (full duplex's echo reference).
+    private let reference: EchoCanceller?
     private let log: Logger
     private let ended = Locked(false)
 
-    init(device: String, echoTail: Duration, log: Logger, onMark: @escaping @Sendable (String) -> Void) {
+    init(device: String, echoTail: Duration, reference: EchoCanceller? = nil, log: Logger, onMark: @escaping @Sendable (String) -> Void) {
         self.device = device
+        self.reference = reference
         echoTailNs = UInt64(echoTail.milliseconds) * 1_000_000
         self.log = log
         self.onMark = onMark
@@ -132,6 +135,7 @@ final class RelayPlayback: Sendable {
                     }
                     let samples = resampler.map { r in var r = r; defer { resampler = r }; return r.process(pcm) } ?? pcm
                     try out!.write(samples)
+                    reference?.render(samples, rate: out!.sampleRate)
                     let first = state.withLock { s -> UInt64? in
                         if s.outputStartedNs == nil { s.outputStartedNs = monotonicNowNs() }
                         defer { s.firstChunkNs = nil }
@@ -149,7 +153,9 @@ final class RelayPlayback: Sendable {
                 while let m = pending.first, m.at <= heard { onMark(m.name); pending.removeFirst() }
                 // A mark not heard yet and nothing more to play: silence carries the audio out.
                 if !pending.isEmpty, state.withLock({ $0.items.isEmpty }) {
-                    try o.write([Int16](repeating: 0, count: o.sampleRate / 50))
+                    let silence = [Int16](repeating: 0, count: o.sampleRate / 50)
+                    try o.write(silence)
+                    reference?.render(silence, rate: o.sampleRate)
                 }
                 if o.drained || (pending.isEmpty && heard >= o.written) {
                     state.update { s in

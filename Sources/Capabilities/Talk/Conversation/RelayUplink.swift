@@ -45,12 +45,19 @@ final class RelayUplink: Sendable {
     private let signal: AsyncStream<Void>.Continuation
     private let signals: AsyncStream<Void>
     private let mic: MicrophoneCapture
+    /// Full duplex: the reply's echo is removed before anything else sees the microphone.
+    private let echoCanceller: EchoCanceller?
     private let log: Logger
 
-    init(device: String, settings: ConversationSettings, playback: RelayPlayback, log: Logger,
+    init(device: String, settings: ConversationSettings, playback: RelayPlayback, echoCanceller: EchoCanceller? = nil, log: Logger,
          onBargeIn: @escaping @Sendable () -> Void) throws(MicrophoneError) {
         mic = try MicrophoneCapture(device: device, sampleRate: Self.captureRate, channels: 1)
         self.settings = settings; self.playback = playback; self.log = log; self.onBargeIn = onBargeIn
+        // The canceller works at 48 kHz: a device that cannot give it is used without.
+        self.echoCanceller = mic.sampleRate == EchoCanceller.rate ? echoCanceller : nil
+        if echoCanceller != nil, mic.sampleRate != EchoCanceller.rate {
+            log.warn("\(device) captures at \(mic.sampleRate) Hz, not 48 kHz: no echo cancellation (use a plug PCM, or duplex half)")
+        }
         (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         if mic.sampleRate != Self.captureRate {
             state.withLock { $0.resampler = AudioResampler(from: mic.sampleRate, to: RelayPlayback.wireRate) }
@@ -109,9 +116,11 @@ final class RelayUplink: Sendable {
 
     /// On the capture thread: mono, 24 kHz, cut into frames, each routed as the state says.
     private func take(_ chunk: AudioChunk) {
-        let mono = chunk.channels == 1 ? chunk.samples : stride(from: 0, to: chunk.samples.count, by: chunk.channels).map { i in
+        var mono = chunk.channels == 1 ? chunk.samples : stride(from: 0, to: chunk.samples.count, by: chunk.channels).map { i in
             Int16(clamping: (Int(chunk.samples[i]) + Int(chunk.samples[i + 1])) / 2)
         }
+        // The speaker's buffer (120 ms) and the capture chunk's (20 ms): where the echo lands, roughly.
+        if let aec = echoCanceller { mono = aec.capture(mono, delayMs: 140) }
         let level = Self.rms(mono)
         let now = monotonicNowNs()
         var bargeIn = false, wake = false
