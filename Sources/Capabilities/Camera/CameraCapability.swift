@@ -16,7 +16,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     public init(context: CapabilityContext) {
         var settings = CameraSettings(context.section, environment: context.environment)
-        settings.libraryDirectory = context.manifest.library.map(PathName.directory)
+        settings.libraryDirectory = context.manifest.library.flatMap(BundleCatalog.directory(holding:))
         self.init(manifest: context.manifest, settings: settings)
         // FFmpeg's libraries (scaling, video) are Media's, shared by every bundle: one node-wide period.
         IdleLibraryRelease.after = context.releaseIdleLibrariesAfter

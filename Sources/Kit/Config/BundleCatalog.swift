@@ -34,6 +34,12 @@ public struct BundleCatalog: Sendable {
         return [bin, PathName.join(PathName.directory(bin), "lib/openclaw-node")]
     }
 
+    /// The directory of `searchDirectories` that holds `file` (a bundle's library, or a helper
+    /// library installed beside the bundles), nil when none does.
+    public static func directory(holding file: String) -> String? {
+        searchDirectories.first { FileSystem.exists(PathName.join($0, file)) }
+    }
+
     /// The built-in manifest plus the manifests in `directories` (the first directory that has a
     /// name wins), sorted by name after the built-in one.
     public static func scan(_ directories: [String]) -> BundleCatalog {

@@ -22,10 +22,15 @@ final class LibcameraLibrary: Sendable {
     let list: List, open: Open, format: Format, frame: Frame, close: Close, free: Free
     let version: String
 
-    /// The library beside the bundles (`directory`), else wherever the dynamic linker finds it.
+    /// The library beside the bundles (`directory`) only, and only if it passes the bundles' own
+    /// trust rule (owned by root or this user, writable by nobody else): never from
+    /// LD_LIBRARY_PATH or the linker's search, as the bundles themselves.
     init(directory: String?) throws(DynamicLibrary.Failure) {
-        let beside = directory.map { $0 + "/" + Self.fileName }
-        let path = beside.flatMap { FileSystem.exists($0) ? $0 : nil } ?? Self.fileName
+        guard let dir = directory, FileSystem.exists(dir + "/" + Self.fileName) else {
+            throw DynamicLibrary.Failure(description: "\(Self.fileName) is not installed beside the bundles")
+        }
+        let path = dir + "/" + Self.fileName
+        if let problem = FileTrust.problem(path) { throw DynamicLibrary.Failure(description: "not loading \(path): \(problem)") }
         library = try DynamicLibrary(path, package: "openclaw-node-libcamera")
         list = try library.function("ocl_list")
         open = try library.function("ocl_open")

@@ -31,10 +31,14 @@ final class EchoCanceller: @unchecked Sendable {  // the C object is used by one
     /// Capture side (microphone thread).
     private var capturePending: [Float] = []
 
-    /// The library beside the bundles (`directory`), else wherever the dynamic linker finds it.
+    /// The library beside the bundles (`directory`) only, and only if it passes the bundles' own
+    /// trust rule: never from LD_LIBRARY_PATH or the linker's search, as the bundles themselves.
     init(directory: String?) throws(NodeError) {
-        let beside = directory.map { $0 + "/" + Self.fileName }
-        let path = beside.flatMap { FileSystem.exists($0) ? $0 : nil } ?? Self.fileName
+        guard let dir = directory, FileSystem.exists(dir + "/" + Self.fileName) else {
+            throw NodeError(.unavailable, "no echo canceller: \(Self.fileName) is not installed beside the bundles")
+        }
+        let path = dir + "/" + Self.fileName
+        if let problem = FileTrust.problem(path) { throw NodeError(.unavailable, "no echo canceller: not loading \(path): \(problem)") }
         do throws(DynamicLibrary.Failure) {
             library = try DynamicLibrary(path, package: "libwebrtc-audio-processing1")
             let make: New = try library.function("ocn_aec_new")
