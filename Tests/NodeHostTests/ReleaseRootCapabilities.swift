@@ -95,6 +95,26 @@ enum ReleaseRootCapabilities {
         }
     }
 
+    /// Realtime talk's echo canceller as packaged for this release (libopenclaw-aec.so on Debian
+    /// 13's webrtc-audio-processing 1.x, AEC3), measured by Tests/fakes/aec_erle.c in the root on a
+    /// real recording as the reply and its echo as the microphone.
+    static func echoCanceller(_ root: ReleaseRoot) throws {
+        let dir = root.path + "/tmp/aec"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let cc = try runProcess("/usr/bin/cc", ["-O2", "-Wall", "-o", dir + "/aec_erle", TestPaths.repoRoot + "/Tests/fakes/aec_erle.c", "-ldl", "-lm"])
+        try #require(cc.code == 0, "\(cc.stderr)")
+        let ff = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-i",
+                                                    "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav",
+                                                    "-ar", "48000", "-ac", "1", "-f", "s16le", "-y", dir + "/reply.raw"])
+        try #require(ff.code == 0, "\(ff.stderr)")
+        let r = try root.run("/tmp/aec/aec_erle /usr/lib/openclaw-node/libopenclaw-aec.so /tmp/aec/reply.raw")
+        #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("webrtc-audio-processing 1.x"), "\(r.stdout)")
+        let erle = r.stdout.split(separator: "\n").first { $0.hasPrefix("ERLE ") }.flatMap { Double($0.dropFirst(5)) } ?? 0
+        #expect(erle >= 15, "echo return loss enhancement \(erle) dB on Debian 13")
+        print("echo canceller in the Debian 13 root: \(r.stdout.split(separator: "\n").joined(separator: "; "))")
+    }
+
     /// openclaw-node-libcamera (libcamera in process) against Debian's own libcamera and its
     /// virtual test camera: a YAML the test writes (bars, 640x480), and Tests/fakes/fake_udmabuf.c
     /// standing in for the dma-buf provider this machine's kernel lacks. Without the YAML no camera
