@@ -82,7 +82,8 @@ struct PackageReleaseInstallTests {
             ("camera", { try ReleaseRootCapabilities.camera(root, arch: target.arch) }),
             ("location", { try ReleaseRootCapabilities.location(root) }),
             ("talk", { try ReleaseRootCapabilities.talk(root) }),
-        ] + (target.arch == "amd64" ? [("echo canceller", { try ReleaseRootCapabilities.echoCanceller(root) })] : []) + (target.libcameraDeb.map { deb in [("libcamera", { try ReleaseRootCapabilities.libcamera(root, deb: deb) })] } ?? [])
+            ("echo canceller", { try ReleaseRootCapabilities.echoCanceller(root, arch: target.arch) }),
+        ] + (target.libcameraDeb.map { deb in [("libcamera", { try ReleaseRootCapabilities.libcamera(root, deb: deb, arch: target.arch) })] } ?? [])
         for (name, check) in checks {
             do { try check() } catch { Issue.record("\(name): \(error)") }
         }

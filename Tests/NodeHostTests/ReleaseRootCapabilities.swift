@@ -58,8 +58,13 @@ enum ReleaseRootCapabilities {
     /// Tests/fakes/fakev4l2.c for `arch`: this machine's compiler for amd64; for arm64 Swift's
     /// clang against the arm64 sysroot the package was cross-compiled with (it has libturbojpeg).
     static func fakeCamera(arch: String, into out: String) throws {
-        let source = TestPaths.repoRoot + "/Tests/fakes/fakev4l2.c"
-        let flags = ["-shared", "-fPIC", "-O2", "-Wall", "-o", out, source, "-ldl", "-lturbojpeg", "-lpthread"]
+        try compile(TestPaths.repoRoot + "/Tests/fakes/fakev4l2.c", arch: arch, into: out,
+                    flags: ["-shared", "-fPIC", "-ldl", "-lturbojpeg", "-lpthread"])
+    }
+
+    /// A C file of Tests/fakes built for `arch` (see fakeCamera), with `flags` (libraries last).
+    static func compile(_ source: String, arch: String, into out: String, flags extra: [String]) throws {
+        let flags = ["-O2", "-Wall", "-o", out, source] + extra
         let r: ProcessResult
         if arch == "amd64" {
             r = try runProcess("/usr/bin/cc", flags)
@@ -70,7 +75,7 @@ enum ReleaseRootCapabilities {
             r = try runProcess(clang, ["--target=aarch64-linux-gnu", "--sysroot=\(cache)/sysroot-trixie-arm64",
                                        "-fuse-ld=lld"] + flags)
         }
-        guard r.code == 0 else { throw TestFailure("building fakev4l2.c for \(arch) failed: \(r.stderr)") }
+        guard r.code == 0 else { throw TestFailure("building \((source as NSString).lastPathComponent) for \(arch) failed: \(r.stderr)") }
     }
 
     /// camera.snap from the fake V4L2 device (a placeholder file the preloaded library answers for).
@@ -98,11 +103,10 @@ enum ReleaseRootCapabilities {
     /// Realtime talk's echo canceller as packaged for this release (libopenclaw-aec.so on Debian
     /// 13's webrtc-audio-processing 1.x, AEC3), measured by Tests/fakes/aec_erle.c in the root on a
     /// real recording as the reply and its echo as the microphone.
-    static func echoCanceller(_ root: ReleaseRoot) throws {
+    static func echoCanceller(_ root: ReleaseRoot, arch: String) throws {
         let dir = root.path + "/tmp/aec"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let cc = try runProcess("/usr/bin/cc", ["-O2", "-Wall", "-o", dir + "/aec_erle", TestPaths.repoRoot + "/Tests/fakes/aec_erle.c", "-ldl", "-lm"])
-        try #require(cc.code == 0, "\(cc.stderr)")
+        try compile(TestPaths.repoRoot + "/Tests/fakes/aec_erle.c", arch: arch, into: dir + "/aec_erle", flags: ["-ldl", "-lm"])
         let ff = try runProcess("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-i",
                                                     "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav",
                                                     "-ar", "48000", "-ac", "1", "-f", "s16le", "-y", dir + "/reply.raw"])
@@ -119,17 +123,16 @@ enum ReleaseRootCapabilities {
     /// virtual test camera: a YAML the test writes (bars, 640x480), and Tests/fakes/fake_udmabuf.c
     /// standing in for the dma-buf provider this machine's kernel lacks. Without the YAML no camera
     /// is listed and a snap says why; with it the list shows it, the snap is a JPEG of its bars and
-    /// a clip has a second of frames. amd64 only (the sub-package is built where g++ targets it).
-    static func libcamera(_ root: ReleaseRoot, deb: String) throws {
+    /// a clip has a second of frames.
+    static func libcamera(_ root: ReleaseRoot, deb: String, arch: String) throws {
         let name = (deb as NSString).lastPathComponent
         #expect(FileManager.default.createFile(atPath: root.path + "/tmp/" + name, contents: FileManager.default.contents(atPath: deb)))
         let install = try root.run("apt-get install -y --no-install-recommends /tmp/\(name)", timeout: 600)
         try #require(install.code == 0, "\(install.stdout)\(install.stderr)")
         let config = try config(root, "lc", "capabilities: { camera: { backend: 'libcamera' } }")
         try FileManager.default.createDirectory(atPath: root.path + "/tmp/lc/dev", withIntermediateDirectories: true)
-        let fake = try runProcess("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-Wall", "-o", root.path + "/tmp/lc/fake_udmabuf.so",
-                                                   TestPaths.repoRoot + "/Tests/fakes/fake_udmabuf.c", "-ldl"])
-        try #require(fake.code == 0, "\(fake.stderr)")
+        try compile(TestPaths.repoRoot + "/Tests/fakes/fake_udmabuf.c", arch: arch, into: root.path + "/tmp/lc/fake_udmabuf.so",
+                    flags: ["-shared", "-fPIC", "-ldl"])
         let env = "LD_PRELOAD=/tmp/lc/fake_udmabuf.so LIBCAMERA_PIPELINES_MATCH_LIST=virtual LIBCAMERA_LOG_LEVELS='*:ERROR' " +
             "OPENCLAW_NODE_CAMERA_DIR=/tmp/lc/dev OPENCLAW_NODE_AUDIO_DEVICE=ocn-no-such-mic"
         func invoke(_ command: String, _ params: String = "{}") throws -> (ProcessResult, JSONValue?) {
