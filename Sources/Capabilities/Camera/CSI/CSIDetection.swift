@@ -1,4 +1,3 @@
-import Kit
 import Support
 
 /// Raspberry Pi CSI cameras as sysfs shows them, without libcamera: a media device whose model is
