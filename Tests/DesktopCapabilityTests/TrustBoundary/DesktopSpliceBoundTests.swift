@@ -11,7 +11,11 @@ import Testing
 @Suite(.serialized) struct DesktopSpliceBoundTests {
     /// A gateway side that always has another 1 MiB message, and counts what was taken.
     final class EndlessGateway: GatewayStream, @unchecked Sendable {
-        let taken = Locked(0)
+        let taken: Locked<Int>
+        /// Set when the last holder lets go: the splice's reader and pump have both ended.
+        let released: Locked<Bool>
+        init(taken: Locked<Int>, released: Locked<Bool>) { self.taken = taken; self.released = released }
+        deinit { released.update { $0 = true } }
         func send(binary: [UInt8]) -> Bool { true }
         var bufferedBytes: Int { 0 }
         func next() async -> GatewayStreamMessage {
@@ -30,14 +34,17 @@ import Testing
         defer { close(server) }
         var small: Int32 = 64 * 1024
         setsockopt(server, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        let gateway = EndlessGateway()
+        let counter = Locked(0), released = Locked(false)
         let cancel = CancelFlag()
-        let splice = Task { await RFBSplice.run(server: RFBSocket(client), gateway: gateway, pending: [], cancel: cancel) }
+        // Only the splice holds the gateway side, so its release says the splice's tasks are over.
+        let splice = Task { [counter, released] in
+            await RFBSplice.run(server: RFBSocket(client), gateway: EndlessGateway(taken: counter, released: released), pending: [], cancel: cancel)
+        }
         // Until the splice stops taking (its windows full): no new MiB for half a second, 20 s at most.
         var taken = -1
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            let now = gateway.taken.withLock { $0 }
+            let now = counter.withLock { $0 }
             if now == taken && now >= 4 << 20 { break }
             taken = now
             try await Task.sleep(for: .milliseconds(500))
@@ -47,14 +54,9 @@ import Testing
         #expect(end == .cancelled)
         #expect(taken < 32 << 20, "took \(taken >> 20) MiB from the gateway for a server that reads nothing (wrote \(totals.toServer >> 20) MiB)")
         #expect(taken >= 4 << 20, "the splice took \(taken >> 20) MiB: it should fill its own window first")
-        // And its gateway reader ended with it: nothing more is taken (a cancelled reader that kept
-        // looping once spun a thread and starved the tests after it).
-        func cpu() -> Double {
-            var u = rusage(); getrusage(RUSAGE_SELF.rawValue, &u)
-            return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
-        }
-        let before = cpu()
-        try await Task.sleep(for: .seconds(1))
-        #expect(cpu() - before < 0.5, "the process spent \(cpu() - before) s of CPU in a second after the splice ended")
+        // And its gateway reader ended with it (a cancelled reader that kept looping once spun a
+        // thread and starved the tests after it): the gateway side is let go, and nothing more is taken.
+        #expect(released.wait(until: { $0 }, timeout: .seconds(10)), "the splice's gateway reader is still running after the splice ended")
+        #expect(counter.withLock { $0 } - taken <= 2 << 20, "the reader went on taking after the splice was cancelled")
     }
 }
