@@ -12,6 +12,8 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     public var handlers: [CommandHandler] { CameraCommands.handlers(self) }
     let settings: CameraSettings
     let warm: WarmCamera
+    /// CSI cameras found lately (rpicam-hello or libcamera's manager is not asked on every command).
+    let csi = CSIDiscovery()
     private let log = Logger(component: "camera")
 
     public init(context: CapabilityContext) {
@@ -29,12 +31,12 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     }
 
     public func availability() async -> Availability {
-        let settings = self.settings
+        let settings = self.settings, discovery = self.csi
         let result = try? await BlockingExecutor.run("camera.probe") { (_: CancelFlag) throws(NodeError) -> Availability in
             if let d = settings.defaultDevice, !CSICameras.isCSIId(d) { return FileSystem.exists(d) ? .available : .unavailable("\(d) does not exist") }
             let found = CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot)
             if !found.devices.isEmpty { return .available }
-            let csi = CSICameras.discover(settings, cancel: CancelFlag())
+            let csi = discovery.current(settings, cancel: CancelFlag())
             if !csi.isEmpty { return .available }
             return .unavailable(csi.problem ?? found.firstError?.message ?? "no V4L2 capture device in \(settings.deviceDir)")
         }
@@ -77,9 +79,9 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     /// The Pi's own CSI cameras first (on a Pi they are the camera), then V4L2 devices.
     func list() async throws(NodeError) -> CameraListResult {
-        let settings = self.settings
+        let settings = self.settings, discovery = self.csi
         return try await BlockingExecutor.run("camera.list") { (flag: CancelFlag) throws(NodeError) -> CameraListResult in
-            CameraListResult(devices: CSICameras.discover(settings, cancel: flag).infos
+            CameraListResult(devices: discovery.current(settings, cancel: flag).infos
                              + CameraDevices.list(in: settings.deviceDir, sysfs: settings.sysfsRoot).devices)
         }
     }
@@ -147,11 +149,11 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     /// "csiN" or "libcamera:…"; or, when it names nothing (and no default is configured), the
     /// first such camera when the node has one and no V4L2 camera answers for the facing asked.
     private func servedElsewhere(_ deviceId: String?, facing: String?) async throws(NodeError) -> ServedElsewhere? {
-        let settings = self.settings, log = self.log
+        let settings = self.settings, log = self.log, discovery = self.csi
         let wanted = deviceId ?? settings.defaultDevice
         if let id = wanted, !CSICameras.isCSIId(id) { return nil }
         return try await BlockingExecutor.run("camera.csi") { (flag: CancelFlag) throws(NodeError) -> ServedElsewhere? in
-            let csi = CSICameras.discover(settings, cancel: flag)
+            let csi = discovery.current(settings, cancel: flag)
             func served(_ id: String) -> ServedElsewhere? {
                 if let camera = csi.camera(id), let tools = csi.tools {
                     return .rpicam(RpicamCapture(tools: tools, camera: camera, detection: csi.detection, settings: settings, log: log))

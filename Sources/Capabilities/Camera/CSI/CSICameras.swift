@@ -97,3 +97,19 @@ struct CSICameras: Sendable {
     /// Whether `id` names a camera served here rather than by V4L2 ("csi0", "libcamera:…").
     static func isCSIId(_ id: String) -> Bool { (id.hasPrefix("csi") && Int(id.dropFirst(3)) != nil) || id.hasPrefix("libcamera:") }
 }
+
+/// What CSICameras.discover found, kept a few seconds for the running capability: on a Pi it runs
+/// rpicam-hello (about half a second) or starts libcamera's camera manager, which a snap right
+/// after a list, or a clip right after a snap, need not do again. A failed discovery (a busy
+/// camera, a helper that failed) is not kept: the next command asks again.
+final class CSIDiscovery: Sendable {
+    static let keep: Duration = .seconds(10)
+    private let last = Locked<(found: CSICameras, at: ContinuousClock.Instant)?>(nil)
+
+    func current(_ settings: CameraSettings, cancel: CancelFlag) -> CSICameras {
+        if let kept = last.withLock({ $0 }), ContinuousClock.now - kept.at < Self.keep { return kept.found }
+        let found = CSICameras.discover(settings, cancel: cancel)
+        if found.failure == nil { last.withLock { $0 = (found, .now) } }
+        return found
+    }
+}
