@@ -158,8 +158,8 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
                 if let camera = csi.camera(id), let tools = csi.tools {
                     return .rpicam(RpicamCapture(tools: tools, camera: camera, detection: csi.detection, settings: settings, log: log))
                 }
-                if let lib = csi.libcamera, let camera = csi.libcameraCameras.first(where: { $0.deviceId == id }) {
-                    return .libcamera(LibcameraCapture(lib: lib, camera: camera, settings: settings, log: log))
+                if let lease = csi.libcameraLease, let camera = csi.libcameraCameras.first(where: { $0.deviceId == id }) {
+                    return .libcamera(LibcameraCapture(lease: lease, camera: camera, settings: settings, log: log))
                 }
                 return nil
             }

@@ -9,7 +9,9 @@ struct CSICameras: Sendable {
     let detection: CSIDetection
     let tools: RpicamTools?
     let cameras: [RpicamCamera]
-    var libcamera: LibcameraLibrary? = nil
+    /// libcamera in process, kept loaded while this discovery is kept (CSIDiscovery).
+    var libcameraLease: LibcameraLibrary.Holder.Lease? = nil
+    var libcamera: LibcameraLibrary? { libcameraLease?.resource }
     var libcameraCameras: [LibcameraCamera] = []
     /// Why CSI cameras that are (or may be) there cannot be used: for camera.list's emptiness,
     /// availability and doctor.
@@ -48,19 +50,22 @@ struct CSICameras: Sendable {
 
     /// libcamera in process: its cameras but USB ones (V4L2 serves those), or why none.
     private static func inProcess(_ settings: CameraSettings, _ detection: CSIDetection, explicit: Bool) -> CSICameras {
-        let lib: LibcameraLibrary
-        do throws(DynamicLibrary.Failure) { lib = try LibcameraLibrary(directory: settings.libraryDirectory) } catch {
+        let lease: LibcameraLibrary.Holder.Lease
+        switch LibcameraLibrary.lease(directory: settings.libraryDirectory) {
+        case .success(let l): lease = l
+        case .failure(let error):
             return CSICameras(detection: detection, tools: nil, cameras: [], problem: explicit
                 ? "capabilities.camera.backend \"libcamera\": the node's libcamera library is not installed (sudo apt install openclaw-node-libcamera): \(error.description)"
                 : nil)
         }
+        let lib = lease.resource
         var error: UnsafeMutablePointer<CChar>?
         guard let json = lib.take(lib.list(&error)) else {
-            return CSICameras(detection: detection, tools: nil, cameras: [], libcamera: lib,
+            return CSICameras(detection: detection, tools: nil, cameras: [], libcameraLease: lease,
                               problem: "libcamera: \(lib.take(error) ?? "cannot list cameras")")
         }
         let cameras = LibcameraCamera.parse(json).filter { !$0.isUSB }
-        return CSICameras(detection: detection, tools: nil, cameras: [], libcamera: lib, libcameraCameras: cameras,
+        return CSICameras(detection: detection, tools: nil, cameras: [], libcameraLease: lease, libcameraCameras: cameras,
                           problem: cameras.isEmpty ? "libcamera \(lib.version) lists no camera besides USB ones" : nil)
     }
 
@@ -109,7 +114,13 @@ final class CSIDiscovery: Sendable {
     func current(_ settings: CameraSettings, cancel: CancelFlag) -> CSICameras {
         if let kept = last.withLock({ $0 }), ContinuousClock.now - kept.at < Self.keep { return kept.found }
         let found = CSICameras.discover(settings, cancel: cancel)
-        if found.failure == nil { last.withLock { $0 = (found, .now) } }
+        guard found.failure == nil else { return found }
+        let at = ContinuousClock.now
+        last.withLock { $0 = (found, at) }
+        // Forgotten when it expires, not only when replaced: it holds libcamera loaded.
+        DeadlineTimer.shared.schedule(at: at + Self.keep) { [weak self] in
+            self?.last.withLock { if $0?.at == at { $0 = nil } }
+        }
         return found
     }
 }

@@ -6,7 +6,9 @@ import Support
 /// camera.snap and camera.clip on a libcamera camera in process (LibcameraLibrary): NV12 frames
 /// into the node's own JPEG and H.264 encoders, the same params, results and errors as V4L2.
 struct LibcameraCapture {
-    let lib: LibcameraLibrary
+    /// Keeps libcamera loaded (and its idle release waiting) for as long as the command runs.
+    let lease: LibcameraLibrary.Holder.Lease
+    var lib: LibcameraLibrary { lease.resource }
     let camera: LibcameraCamera
     let settings: CameraSettings
     let log: Logger

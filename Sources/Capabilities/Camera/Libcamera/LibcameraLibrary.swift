@@ -1,11 +1,14 @@
 import Glibc
 import Kit
+import Media
 import Support
 
 /// libopenclaw-libcamera.so (Sources/LibcameraShim): libcamera's C++ API behind a C one, built per
 /// Debian release against that release's libcamera and shipped in the openclaw-node-libcamera
 /// package beside the bundles. Opened with dlopen when a libcamera camera is first used, so the
 /// node itself never depends on a libcamera soname (they change with every libcamera release).
+/// libcamera and what it brings (libstdc++'s parts, libyaml, lttng-ust, the pipeline handlers) are
+/// closed again, like FFmpeg's, once nothing has used them for node.releaseIdleLibrariesAfter.
 final class LibcameraLibrary: Sendable {
     typealias List = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutablePointer<CChar>?
     typealias Open = @convention(c) (UnsafePointer<CChar>?, Int32, Int32, Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer?
@@ -31,7 +34,7 @@ final class LibcameraLibrary: Sendable {
         }
         let path = dir + "/" + Self.fileName
         if let problem = FileTrust.problem(path) { throw DynamicLibrary.Failure(description: "not loading \(path): \(problem)") }
-        library = try DynamicLibrary(path, package: "openclaw-node-libcamera")
+        library = try DynamicLibrary(path, package: "openclaw-node-libcamera", closeWhenReleased: true)
         list = try library.function("ocl_list")
         open = try library.function("ocl_open")
         format = try library.function("ocl_format")
@@ -41,6 +44,27 @@ final class LibcameraLibrary: Sendable {
         let v: Version = try library.function("ocl_version")
         version = v().map { String(cString: $0) } ?? "?"
     }
+
+    typealias Holder = IdleReleased<LibcameraLibrary, DynamicLibrary.Failure>
+    private static let holders = Locked<[String: Holder]>([:])
+
+    /// The library in `directory`, loaded now if it is not, kept while the lease lives and for
+    /// IdleLibraryRelease.after beyond (one holder per directory; in practice there is one).
+    static func lease(directory: String?) -> Result<Holder.Lease, DynamicLibrary.Failure> {
+        let holder = holders.withLock { h -> Holder in
+            let key = directory ?? ""
+            if let existing = h[key] { return existing }
+            let made = Holder(load: { Result { () throws(DynamicLibrary.Failure) in try LibcameraLibrary(directory: directory) } },
+                              releaseAfter: { IdleLibraryRelease.after },
+                              released: { IdleLibraryRelease.librariesReleased("libcamera (\(fileName))") })
+            h[key] = made
+            return made
+        }
+        return holder.lease()
+    }
+
+    /// Whether libcamera is loaded now (tests, bench).
+    static var isLoaded: Bool { holders.withLock { $0.values.contains { $0.isLoaded } } }
 
     /// A malloc'ed C string from the library, as a String (and freed).
     func take(_ p: UnsafeMutablePointer<CChar>?) -> String? {
