@@ -16,6 +16,7 @@ let x11 = Target.Dependency.product(name: "openclaw-x11", package: "Media")
 let cx11 = Target.Dependency.product(name: "CX11", package: "Media")
 let wayland = Target.Dependency.product(name: "openclaw-wayland", package: "Media")
 let cwayland = Target.Dependency.product(name: "CWaylandProtocols", package: "Media")
+let desktopSession = Target.Dependency.product(name: "openclaw-desktop-session", package: "Media")
 let video = Target.Dependency.product(name: "openclaw-video", package: "Video")
 let testSupport = Target.Dependency.product(name: "openclaw-test-support", package: "TestSupport")
 
@@ -28,7 +29,7 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     ("Camera", [media, "CV4L2"]),
     ("Canvas", [media, x11, cx11]),
     // computer.act (XTest, wlroots virtual input); monitors and displayFrameId shared with screen via X11Support.
-    ("Computer", [x11, "CXTest", wayland, cwayland]),
+    ("Computer", [x11, "CXTest", wayland, cwayland, desktopSession]),
     // fs.listDir, terminal.upload and file transfer inside the node's own path policy; tar and file(1) as programs.
     // desktop.stream: the desktop through x11vnc/wayvnc (programs) and the gateway's attach socket.
     ("Desktop", []),
@@ -36,7 +37,7 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     ("Location", []),
     // The tools of MCP servers on the device (stdio children, streamable HTTP), for agents.
     ("Mcp", []),
-    ("Screen", [media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland]),
+    ("Screen", [media, x11, "CX11Capture", "CLinuxFB", wayland, cwayland, desktopSession]),
     // system.run with exec approvals: POSIX only, no libraries of its own.
     ("System", []),
     // Push-to-talk with on-device recognition (pocketsphinx), espeak-ng replies, the ALSA microphone.

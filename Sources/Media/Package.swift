@@ -15,6 +15,9 @@ let package = Package(
         // Wayland client helpers (outputs, event loop, idle presence) for the screen and computer
         // bundles; the core dlopens it for presence.mode wayland.
         .library(name: "openclaw-wayland", type: .dynamic, targets: ["WaylandSupport"]),
+        // The desktop session's D-Bus (sd-bus) and PipeWire screen casts, shared by the GNOME and KDE
+        // backends of the screen, computer and desktop bundles.
+        .library(name: "openclaw-desktop-session", type: .dynamic, targets: ["DesktopSession"]),
         .library(name: "CWaylandProtocols", targets: ["CWaylandProtocols"]),
         .library(name: "CFFmpeg", targets: ["CFFmpeg"]),
         .library(name: "CX11", targets: ["CX11"]),
@@ -44,11 +47,20 @@ let package = Package(
                        providers: [.apt(["libwayland-dev"])]),
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"], path: "Shims/CWaylandProtocols",
                 exclude: ["protocols"], publicHeadersPath: "include"),
+        // libpipewire-0.3 (screen-cast frames) and sd-bus from libsystemd (the session bus). PipeWire
+        // is a C target, not a systemLibrary, for its header path (Shims/CPipeWire/cpipewire.c says why).
+        .target(name: "CPipeWire", path: "Shims/CPipeWire", publicHeadersPath: "include"),
+        .systemLibrary(name: "CSdBus", path: "Shims/CSdBus", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "DesktopSession",
+                // Not Media: a dynamic library linking the Media target would carry a second copy of it.
+                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"), "CPipeWire", "CSdBus"],
+                path: "DesktopSession"),
         .target(name: "Media",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
                                "CTurboJPEG", "CPNG", "CZlib", "CFFmpeg", "CALSA"],
                 path: ".",
-                exclude: ["Package.swift", "Shims", "X11", "Wayland"]),
+                exclude: ["Package.swift", "Shims", "X11", "Wayland", "DesktopSession"]),
         .target(name: "X11Support",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
                                .product(name: "CBundleABI", package: "Kit"), "CX11"],

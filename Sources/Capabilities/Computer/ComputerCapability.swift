@@ -1,5 +1,6 @@
 import CXTest
 import Config
+import DesktopSession
 import Glibc
 import Kit
 import Support
@@ -47,15 +48,52 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         return .available
     }
 
-    /// The compositor's virtual pointer and keyboard when a Wayland compositor is configured
-    /// (capabilities.computer.waylandDisplay, else $WAYLAND_DISPLAY), else XTest on the X display.
+    /// The input backend (capabilities.computer.backend). `auto`: the compositor's virtual pointer
+    /// and keyboard when a wlroots compositor is configured (capabilities.computer.waylandDisplay,
+    /// else $WAYLAND_DISPLAY), else GNOME's RemoteDesktop when the session bus has it (under GNOME,
+    /// DISPLAY is Xwayland, which reaches X clients only), else XTest on the X display.
     private func openInput() throws(NodeError) -> any ComputerInput {
-        if let socket = settings.waylandDisplay { return try WaylandInput(socket: socket) }
-        guard let display = settings.display else {
-            throw NodeError(ComputerError.unavailable, "no display: WAYLAND_DISPLAY and DISPLAY are unset and neither " +
-                            "capabilities.computer.waylandDisplay nor capabilities.computer.display is configured")
+        switch settings.backend {
+        case .x11: return try XTestInput(name: try x11Display())
+        case .wayland:
+            guard let socket = settings.waylandDisplay else {
+                throw NodeError(ComputerError.unavailable, "capabilities.computer.backend is \"wayland\" but WAYLAND_DISPLAY is unset and " +
+                                "capabilities.computer.waylandDisplay is not configured")
+            }
+            return try WaylandInput(socket: socket)
+        case .gnome: return try GnomeInput(bus: try sessionBus())
+        case .auto:
+            var tried: [String] = []
+            if let socket = settings.waylandDisplay {
+                do throws(NodeError) { return try WaylandInput(socket: socket) } catch { tried.append(error.message) }
+            }
+            if settings.sessionBus != nil {
+                do throws(NodeError) { return try GnomeInput(bus: try sessionBus()) } catch { tried.append(error.message) }
+            }
+            if let display = settings.display {
+                do throws(NodeError) { return try XTestInput(name: display) } catch { tried.append(error.message) }
+            } else {
+                tried.append("no X display (DISPLAY is unset and capabilities.computer.display is not configured)")
+            }
+            throw NodeError(ComputerError.unavailable, "no way to send input here: " + tried.joined(separator: "; "))
         }
-        return try XTestInput(name: display)
+    }
+
+    private func x11Display() throws(NodeError) -> String {
+        guard let display = settings.display else {
+            throw NodeError(ComputerError.unavailable, "no display: DISPLAY is unset and capabilities.computer.display is not configured")
+        }
+        return display
+    }
+
+    private func sessionBus() throws(NodeError) -> SessionBus {
+        guard let address = settings.sessionBus else {
+            throw NodeError(ComputerError.unavailable, "no session bus: DBUS_SESSION_BUS_ADDRESS is unset and XDG_RUNTIME_DIR has no bus " +
+                            "(run the node inside the desktop session, e.g. as a systemd --user service)")
+        }
+        do throws(SessionBus.Failure) { return try SessionBus(address: address) } catch {
+            throw NodeError(ComputerError.unavailable, error.description)
+        }
     }
 
     /// The desktop this node drives, as desktop.stream names it (RemoteDesktopSessions): fixed by

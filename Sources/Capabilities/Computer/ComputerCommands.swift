@@ -1,19 +1,33 @@
 import Config
+import DesktopSession
 import Kit
 import Support
 
 /// `capabilities.computer.*`.
 struct ComputerSettings: Sendable {
+    enum Backend: String, Sendable { case auto, x11, wayland, gnome }
+
+    /// capabilities.computer.backend: auto takes the wlroots compositor's virtual input when it has
+    /// it, else GNOME's RemoteDesktop when the session bus has it, else XTest on the X display.
+    var backend: Backend = .auto
     /// The X display to drive: capabilities.computer.display, else $DISPLAY.
     var display: String?
     /// The Wayland compositor to drive (wins over the X display): capabilities.computer.waylandDisplay,
     /// else $WAYLAND_DISPLAY.
     var waylandDisplay: String?
+    /// The desktop session's D-Bus (GNOME): $DBUS_SESSION_BUS_ADDRESS, else the user bus.
+    var sessionBus: String?
+
+    init(backend: Backend = .auto, display: String? = nil, waylandDisplay: String? = nil, sessionBus: String? = nil) {
+        self.backend = backend; self.display = display; self.waylandDisplay = waylandDisplay; self.sessionBus = sessionBus
+    }
 
     init(_ section: BundleSection, environment: [String: String]) {
+        backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
         display = section.string("display") ?? environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         waylandDisplay = section.string("waylandDisplay").flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        sessionBus = SessionBus.sessionAddress(environment: environment)
     }
 }
 

@@ -177,12 +177,7 @@ struct FileWrite {
         let fd = openat(dirFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard fd >= 0 else { return SystemError(errno, "open", name) }
         defer { close(fd) }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, bytes.count - off) }
-            if n < 0 { if errno == EINTR { continue }; return SystemError(errno, "write", name) }
-            off += n
-        }
+        if let e = FileDescriptorIO.writeAll(fd, bytes) { return SystemError(e, "write", name) }
         // On the disk before the rename makes it the file: a crash leaves the old file or the new one.
         if fsync(fd) != 0 { return SystemError(errno, "fsync", name) }
         return nil

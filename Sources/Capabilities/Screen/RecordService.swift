@@ -24,6 +24,7 @@ enum RecordService {
         do { recorder = try VideoEncoding.recorder(settings: plan.video, audio: audio) } catch { throw ScreenError.media(error) }
         try cancel.check()
 
+        try grabber.prepare(includePointer: true)
         let queue = AudioChunkQueue()
         mic?.start { queue.push($0) }
         let pacer = FramePacer(fps: fps, durationMs: durationMs)

@@ -12,10 +12,17 @@ protocol ScreenGrabber: AnyObject {
     /// Captures one frame and lends it to `body`. The pixels live in the grabber's memory (shared
     /// memory, the mmap'd framebuffer) and are valid only inside `body`: encode them there.
     func grab<T>(includePointer: Bool, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T
+    /// Gets ready to grab with the pointer shown or not, before a recording's clock starts (a
+    /// screen cast opens and delivers its first frame); cheap or nothing for the others.
+    func prepare(includePointer: Bool) throws(NodeError)
     /// Whether a cached grabber still captures what `screenIndex` means now (connection alive,
     /// same monitor/screen geometry, same framebuffer mode).
     func isStillValid(screenIndex: Int) -> Bool
     /// What the display is now, for displayFrameId (`X11Target.identity`, or the framebuffer's
     /// device and mode); nil when it cannot be read.
     func liveIdentity(screenIndex: Int) -> String?
+}
+
+extension ScreenGrabber {
+    func prepare(includePointer: Bool) throws(NodeError) {}
 }

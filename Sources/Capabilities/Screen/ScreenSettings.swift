@@ -1,11 +1,12 @@
 import Config
+import DesktopSession
 import Glibc
 import Kit
 import Support
 
 /// `capabilities.screen` plus the environment it depends on, read once at start-up.
 struct ScreenSettings: Sendable {
-    enum Backend: String, Sendable { case auto, x11, wayland, fbdev }
+    enum Backend: String, Sendable { case auto, x11, wayland, gnome, fbdev }
 
     var backend: Backend = .auto
     /// X display to capture: `capabilities.screen.display`, else $DISPLAY.
@@ -22,10 +23,18 @@ struct ScreenSettings: Sendable {
     /// ALSA PCM for screen.record's includeAudio: $OPENCLAW_NODE_AUDIO_DEVICE, else "default".
     /// (Not a config key: the config schema has no audio device yet.)
     var audioDevice = "default"
+    /// The desktop session's D-Bus (GNOME's Mutter answers there): $DBUS_SESSION_BUS_ADDRESS, else
+    /// the user bus in $XDG_RUNTIME_DIR.
+    var sessionBus: String?
+    /// The session's PipeWire ($PIPEWIRE_REMOTE, else pipewire-0 in $XDG_RUNTIME_DIR), where
+    /// GNOME's and KDE's screen casts deliver frames.
+    var pipewire: PipeWireRemote?
 
     init(backend: Backend = .auto, display: String? = nil, framebuffer: String = "/dev/fb0",
-         useSharedMemory: Bool = true, wayland: String? = nil, audioDevice: String = "default", waylandDisplay: String? = nil) {
+         useSharedMemory: Bool = true, wayland: String? = nil, audioDevice: String = "default", waylandDisplay: String? = nil, sessionBus: String? = nil, pipewire: PipeWireRemote? = nil) {
         self.backend = backend
+        self.sessionBus = sessionBus
+        self.pipewire = pipewire
         self.waylandDisplay = waylandDisplay
         self.display = display
         self.framebuffer = framebuffer
@@ -42,6 +51,8 @@ struct ScreenSettings: Sendable {
         useSharedMemory = !["1", "true", "yes"].contains(env["OPENCLAW_NODE_SCREEN_NO_SHM"]?.lowercased() ?? "")
         wayland = ScreenSettings.waylandEvidence(env)
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        sessionBus = SessionBus.sessionAddress(environment: env)
+        pipewire = PipeWireRemote.session(environment: env)
     }
 
     /// A service started outside the desktop may lack WAYLAND_DISPLAY; the session type and the

@@ -1,4 +1,5 @@
 import Config
+import DesktopSession
 import Glibc
 import Kit
 import Support
@@ -6,8 +7,10 @@ import WaylandSupport
 import X11Support
 
 /// Opens a grabber on the configured backend. `auto` takes the Wayland compositor when one is known
-/// and offers wlr-screencopy, else X11 when the display answers, else the framebuffer; when none
-/// works the error lists what was tried and what to change.
+/// and offers wlr-screencopy, else GNOME's Mutter when the session bus has its screen cast (before
+/// X11: under GNOME, DISPLAY is Xwayland, whose root window shows only X clients), else X11 when the
+/// display answers, else the framebuffer; when none works the error lists what was tried and what
+/// to change.
 struct ScreenSources: Sendable {
     let settings: ScreenSettings
 
@@ -15,6 +18,7 @@ struct ScreenSources: Sendable {
     private enum Resolved {
         case x11(X11Connection)
         case wayland(WaylandConnection)
+        case gnome(SessionBus)
         case framebuffer(String)
     }
 
@@ -24,6 +28,11 @@ struct ScreenSources: Sendable {
             return try X11Grabber(connection: connection, screenIndex: screenIndex, useSharedMemory: settings.useSharedMemory)
         case .wayland(let connection):
             return try WaylandGrabber(connection: connection, screenIndex: screenIndex)
+        case .gnome(let bus):
+            guard let pipewire = settings.pipewire else {
+                throw ScreenError.unavailable("GNOME's screen cast needs PipeWire, but XDG_RUNTIME_DIR is unset: run the node inside the desktop session")
+            }
+            return try GnomeGrabber(bus: bus, pipewire: pipewire, screenIndex: screenIndex)
         case .framebuffer(let path):
             return try FramebufferGrabber(path: path, screenIndex: screenIndex)
         }
@@ -38,6 +47,8 @@ struct ScreenSources: Sendable {
                 if X11Targets.list(connection.display).isEmpty { return .unavailable("X display \(connection.name) has no screens") }
             case .wayland(let connection):
                 if connection.orderedOutputs.isEmpty { return .unavailable("the Wayland compositor at \(connection.socket) has no outputs") }
+            case .gnome(let bus):
+                _ = try GnomeScreen.monitors(bus)
             case .framebuffer(let path):
                 _ = try FramebufferDevice(path: path).visible()
             }
@@ -63,6 +74,8 @@ struct ScreenSources: Sendable {
             let c = try WaylandConnection(socket: socket)
             guard c.screencopy != nil else { throw WaylandScreen.noScreencopy(c) }
             return .wayland(c)
+        case .gnome:
+            return .gnome(try gnomeBus(required: true)!)
         case .fbdev:
             return .framebuffer(settings.framebuffer)
         case .auto:
@@ -74,6 +87,9 @@ struct ScreenSources: Sendable {
                     tried.append(WaylandScreen.noScreencopy(c).message)
                 } catch { tried.append(error.message) }
             }
+            do throws(NodeError) {
+                if let bus = try gnomeBus(required: false) { return .gnome(bus) }
+            } catch { tried.append(error.message) }
             if let display = settings.display {
                 do throws(NodeError) { return .x11(try X11Connection(name: display)) }
                 catch { tried.append("X display \(display) is not reachable (is it running; may this user connect: XAUTHORITY?)") }
@@ -84,6 +100,25 @@ struct ScreenSources: Sendable {
             tried.append("no framebuffer at \(settings.framebuffer) (capabilities.screen.fbdev)")
             throw ScreenError.unavailable("nothing to capture: " + tried.joined(separator: "; ") + waylandNote)
         }
+    }
+
+    /// The session bus when GNOME's Mutter offers its screen cast there; nil (or, when `required`,
+    /// an error saying why) when it does not.
+    private func gnomeBus(required: Bool) throws(NodeError) -> SessionBus? {
+        guard let address = settings.sessionBus else {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but no session bus is known: DBUS_SESSION_BUS_ADDRESS " +
+                                          "is unset and XDG_RUNTIME_DIR has no bus (run the node inside the GNOME session, e.g. as a systemd --user service)")
+        }
+        let bus: SessionBus
+        do throws(SessionBus.Failure) { bus = try SessionBus(address: address) } catch {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\": \(error.description)")
+        }
+        if bus.hasOwner(MutterScreenCast.service) { return bus }
+        guard required else { return nil }
+        throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but nothing on the session bus at \(address) offers " +
+                                      "\(MutterScreenCast.service) (is this a GNOME session?)")
     }
 
     private var waylandNote: String {

@@ -1,0 +1,72 @@
+@testable import Config
+import Foundation
+@testable import Kit
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// computer.act on a real GNOME (gnome-shell 43 headless, two virtual monitors) through Mutter's
+/// RemoteDesktop API, with the real binary and the test gateway. A GTK 4 probe window fullscreen
+/// on each monitor logs the clicks, keys, text and scrolls it receives.
+@Suite(.serialized, .enabled(if: GnomeShell.available, "needs root, gnome-shell, PipeWire and GTK 4 (scripts/setup installs them)"))
+struct ComputerGnomeTests {
+    @Test func clicksTypingKeysAndScrollingReachAGTKWindowOnEachMonitor() throws {
+        let gnome = try GnomeShell(monitors: [(800, 600, "#808080"), (640, 480, "#406080")])
+        defer { gnome.stop() }
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { computer: { enabled: true, backend: 'gnome' }, " +
+                                 "screen: { enabled: true, backend: 'gnome' }, canvas: { enabled: false }, camera: { enabled: false } }")
+        node.extraEnv = ["DBUS_SESSION_BUS_ADDRESS": gnome.sessionBus, "XDG_RUNTIME_DIR": gnome.runtimeDir]
+        defer { node.cleanup() }
+        try node.start()
+        let hello = try #require(gw.waitFor("connect"), "\(node.log)")
+        #expect(hello["commands"]?.arrayValue?.contains("computer.act") == true, "\(hello)\n\(node.log)")
+        let exec = "33333333-3333-4333-8333-333333333333"
+        func call(_ command: String, _ params: JSONValue) throws -> JSONValue {
+            try #require(gw.invoke(command, paramsJSON: params.jsonString(), timeoutMs: 30_000), "\(node.log)")
+        }
+        func frame(_ screen: Int, width: Int) throws -> String {
+            let shot = try #require(try call("screen.snapshot", ["executionId": .string(exec), "screenIndex": .number(Double(screen)),
+                                                                 "maxWidth": .number(Double(width)), "format": "png"])["payload"], "\(node.log.suffix(1500))")
+            return try #require(shot["displayFrameId"]?.stringValue)
+        }
+        func act(_ p: [String: JSONValue]) throws {
+            var params = p
+            params["executionId"] = .string(exec)
+            let r = try call("computer.act", .object(params))
+            #expect(r["ok"] == true, "\(p): \(r)\n\(node.log.suffix(1500))")
+        }
+        // screenIndex 0 is the leftmost monitor: Mutter puts its primary (the larger) there.
+        let order = try gnome.connectorsByPosition()
+        #expect(order == ["Meta-0", "Meta-1"], "\(order)")
+        let left = order[0], right = order[1]
+        func logged(_ m: String, _ line: String) -> Bool { waitUntil(timeout: 5) { gnome.logged(m).contains(line) } }
+
+        // A screenshot scaled to 400 wide: (50, 25) there is (100, 50) on the 800x600 monitor.
+        let half = try frame(0, width: 400)
+        try act(["action": "left_click", "x": 50, "y": 25, "displayFrameId": .string(half), "refWidth": 400])
+        #expect(logged(left, "CLICK 1 100 50") && logged(left, "RELEASE 1 100 50"), "\(gnome.logged(left).suffix(20))")
+        let f0 = try frame(0, width: 800)
+        try act(["action": "right_click", "x": 300, "y": 200, "displayFrameId": .string(f0), "refWidth": 800])
+        #expect(logged(left, "CLICK 3 300 200"), "\(gnome.logged(left).suffix(20))")
+        // ASCII through keysyms; é, € and ж are outside a US layout: through GNOME's clipboard.
+        try act(["action": "type", "text": "hi é€ж!"])
+        #expect(logged(left, "TEXT hi é€ж!"), "\(gnome.logged(left).suffix(20))")
+        try act(["action": "key", "keys": "ctrl+a"])
+        #expect(logged(left, "KEY 65507 Control_L") && logged(left, "KEY 97 a"), "\(gnome.logged(left).suffix(20))")
+        try act(["action": "scroll", "x": 320, "y": 240, "scrollDirection": "down", "scrollAmount": 2, "displayFrameId": .string(f0), "refWidth": 800])
+        #expect(logged(left, "SCROLL 0 1"), "\(gnome.logged(left).suffix(20))")
+
+        // The second monitor: its own pixels, its own window.
+        let f1 = try frame(1, width: 640)
+        try act(["action": "left_click", "screenIndex": 1, "x": 600, "y": 400, "displayFrameId": .string(f1), "refWidth": 640])
+        #expect(logged(right, "CLICK 1 600 400"), "\(gnome.logged(right).suffix(20))")
+        // A frame id of the other monitor is refused for this one.
+        let r = try call("computer.act", ["executionId": .string(exec), "action": "left_click", "screenIndex": 1, "x": 10, "y": 10,
+                                          "displayFrameId": .string(f0), "refWidth": 800])
+        #expect(r["ok"] == false, "\(r)")
+        try act(["action": "__close_execution"])
+        #expect(gw.schemaErrors.isEmpty)
+    }
+}
