@@ -16,7 +16,7 @@ let x11 = Target.Dependency.product(name: "openclaw-x11", package: "Media")
 let cx11 = Target.Dependency.product(name: "CX11", package: "Media")
 let wayland = Target.Dependency.product(name: "openclaw-wayland", package: "Media")
 let cwayland = Target.Dependency.product(name: "CWaylandProtocols", package: "Media")
-let desktopSession = Target.Dependency.product(name: "openclaw-desktop-session", package: "Media")
+let desktopSession = Target.Dependency.product(name: "openclaw-session", package: "Media")
 let video = Target.Dependency.product(name: "openclaw-video", package: "Video")
 let testSupport = Target.Dependency.product(name: "openclaw-test-support", package: "TestSupport")
 

@@ -17,7 +17,8 @@ let package = Package(
         .library(name: "openclaw-wayland", type: .dynamic, targets: ["WaylandSupport"]),
         // The desktop session's D-Bus (sd-bus) and PipeWire screen casts, shared by the GNOME and KDE
         // backends of the screen, computer and desktop bundles.
-        .library(name: "openclaw-desktop-session", type: .dynamic, targets: ["DesktopSession"]),
+        // The core dlopens it for presence.mode gnome.
+        .library(name: "openclaw-session", type: .dynamic, targets: ["DesktopSession"]),
         .library(name: "CWaylandProtocols", targets: ["CWaylandProtocols"]),
         .library(name: "CFFmpeg", targets: ["CFFmpeg"]),
         .library(name: "CX11", targets: ["CX11"]),
@@ -54,7 +55,8 @@ let package = Package(
                        providers: [.apt(["libsystemd-dev"])]),
         .target(name: "DesktopSession",
                 // Not Media: a dynamic library linking the Media target would carry a second copy of it.
-                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"), "CPipeWire", "CSdBus"],
+                dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
+                               .product(name: "CBundleABI", package: "Kit"), "CPipeWire", "CSdBus"],
                 path: "DesktopSession"),
         .target(name: "Media",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),

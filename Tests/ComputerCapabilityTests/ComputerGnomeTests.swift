@@ -1,4 +1,5 @@
 @testable import Config
+import DesktopSession
 import Foundation
 @testable import Kit
 @testable import Support
@@ -68,5 +69,54 @@ struct ComputerGnomeTests {
         #expect(r["ok"] == false, "\(r)")
         try act(["action": "__close_execution"])
         #expect(gw.schemaErrors.isEmpty)
+    }
+}
+
+/// presence.mode gnome: GNOME's idle monitor, with the node's own injected input not counted.
+@Suite(.serialized, .enabled(if: GnomeShell.available, "needs root, gnome-shell, PipeWire and GTK 4 (scripts/setup installs them)"))
+struct GnomePresenceTests {
+    @Test func aPersonsInputIsForegroundTheNodesOwnIsNot() async throws {
+        let gnome = try GnomeShell(monitors: [(640, 480, "#000000")])
+        defer { gnome.stop() }
+        var config = NodeConfig.Presence()
+        config.idleSeconds = 2
+        let source = GnomePresenceSource(config: config, environment: ["DBUS_SESSION_BUS_ADDRESS": gnome.sessionBus])
+        func person() throws {
+            let r = try runProcess("/usr/bin/python3", [TestPaths.repoRoot + "/Tests/gnome/person_types.py"], env: gnome.environment)
+            #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+        }
+        func becomes(_ state: Presence, within seconds: TimeInterval) async -> PresenceSample {
+            let deadline = Date().addingTimeInterval(seconds)
+            var s = await source.sample()
+            while s.presence != state, Date() < deadline {
+                try? await Task.sleep(for: .milliseconds(200))
+                s = await source.sample()
+            }
+            return s
+        }
+        try person()
+        let active = await source.sample()
+        #expect(active.presence == .foreground, "\(active.reason)")
+        let idle = await becomes(.background, within: 8)
+        #expect(idle.presence == .background, "\(idle.reason)")
+        // The node's own input (what computer.act sends) keeps GNOME awake but is not a person.
+        let bus = try SessionBus(address: gnome.sessionBus)
+        let input = try MutterRemoteDesktop(bus: bus, monitors: try MutterDisplays.monitors(bus))
+        try input.keysym(0xFFE1, down: true)
+        try input.keysym(0xFFE1, down: false)
+        let afterOwn = await source.sample()
+        #expect(afterOwn.presence == .background, "\(afterOwn.reason)")
+        try person()
+        let back = await becomes(.foreground, within: 3)
+        #expect(back.presence == .foreground, "\(back.reason)")
+
+        // The binary's own path: presence.mode gnome loads libopenclaw-session.so; doctor says
+        // what it sees.
+        let dir = TestPaths.tempDir("gnome-doctor")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "{ node: { stateDir: '\(dir)/state' }, presence: { mode: 'gnome', idleSeconds: 60 } }".write(toFile: dir + "/c.json5", atomically: false, encoding: .utf8)
+        let doctor = try runProcess(TestPaths.nodeBinary, ["doctor", "--config", dir + "/c.json5"],
+                                    env: ["HOME": dir, "DBUS_SESSION_BUS_ADDRESS": gnome.sessionBus, "PATH": "/usr/bin:/bin"])
+        #expect(doctor.stdout.contains("[ok  ] presence: mode gnome: foreground (keyboard or mouse input in GNOME"), "\(doctor.stdout)")
     }
 }

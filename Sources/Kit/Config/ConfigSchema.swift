@@ -126,9 +126,9 @@ public enum ConfigSchema {
         ]), "this node"),
         ConfigField("presence", .object([
             ConfigField("mode", .enumeration(PresenceMode.allCases.map(\.rawValue)), default: "\"auto\"",
-                        "auto (logind session) | x11 (screensaver) | wayland (compositor idle) | always | never | manual (openclaw-node presence …)"),
+                        "auto (logind session) | x11 (screensaver) | wayland (compositor idle) | gnome (GNOME's idle monitor) | always | never | manual (openclaw-node presence …)"),
             ConfigField("display", .string, default: "$DISPLAY / $WAYLAND_DISPLAY", "X display for mode x11, Wayland compositor socket for mode wayland"),
-            ConfigField("idleSeconds", .integer(1...86_400), default: "300", "mode wayland: background after this long without input"),
+            ConfigField("idleSeconds", .integer(1...86_400), default: "300", "modes wayland and gnome: background after this long without input"),
         ]), "when foreground-only commands (camera, screen, canvas) may run"),
         ConfigField("capabilities", .object(bundles.map { ConfigField($0.name, .object($0.section), $0.summary) }
                                             + refused.map { ConfigField($0, .any, "its bundle's manifest was refused") }),

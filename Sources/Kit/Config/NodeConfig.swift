@@ -21,7 +21,7 @@ public struct NodeConfig: Sendable {
     public struct Presence: Sendable {
         public var mode: PresenceMode = .auto
         public var display: String?
-        /// Mode wayland: how long without input counts as nobody at the device.
+        /// Modes wayland and gnome: how long without input counts as nobody at the device.
         public var idleSeconds = 300
     }
 

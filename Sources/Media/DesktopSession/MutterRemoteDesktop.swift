@@ -48,8 +48,8 @@ public final class MutterRemoteDesktop {
         // first key and first click arrive.
         try keysym(0xFFE1, down: true)
         try keysym(0xFFE1, down: false)
-        try bus.call(Self.service, path, Self.sessionInterface, "NotifyPointerMotionRelative", [.double(1), .double(0)])
-        try bus.call(Self.service, path, Self.sessionInterface, "NotifyPointerMotionRelative", [.double(-1), .double(0)])
+        try notify("NotifyPointerMotionRelative", [.double(1), .double(0)])
+        try notify("NotifyPointerMotionRelative", [.double(-1), .double(0)])
         usleep(300_000)
     }
 
@@ -58,7 +58,11 @@ public final class MutterRemoteDesktop {
     }
 
     private func notify(_ member: String, _ args: [DBusValue]) throws(SessionBus.Failure) {
-        try bus.call(Self.service, sessionPath, Self.sessionInterface, member, args)
+        guard member.hasPrefix("NotifyPointer") || member.hasPrefix("NotifyKeyboard") else {
+            try bus.call(Self.service, sessionPath, Self.sessionInterface, member, args)
+            return
+        }
+        try InjectedInput.record { () throws(SessionBus.Failure) in try bus.call(Self.service, sessionPath, Self.sessionInterface, member, args) }
     }
 
     /// Moves the pointer to (x, y) in the pixels of `connector`'s monitor.

@@ -134,20 +134,22 @@ public enum PresenceSources {
         // Xlib and libwayland-client live in helper libraries, loaded only for these modes.
         case .x11: return fromHelper("x11", config)
         case .wayland: return fromHelper("wayland", config)
+        // libpipewire and sd-bus's session client live in the desktop-session library.
+        case .gnome: return fromHelper("session", config, mode: "gnome")
         case .always: return FixedPresenceSource(.foreground, reason: "presence.mode is always")
         case .never: return FixedPresenceSource(.background, reason: "presence.mode is never")
         case .manual: return FixedPresenceSource(.foreground, reason: "presence.mode is manual (default foreground)")
         }
     }
 
-    /// The presence source of helper library `name` (libopenclaw-<name>.so), whose name is the mode's.
-    private static func fromHelper(_ name: String, _ config: NodeConfig.Presence) -> any PresenceSource {
+    /// The presence source of helper library `name` (libopenclaw-<name>.so) for mode `mode`.
+    private static func fromHelper(_ name: String, _ config: NodeConfig.Presence, mode: String? = nil) -> any PresenceSource {
         switch BundleLoader.load(name) {
         case .success(let exports):
             if let make = exports.presenceSource { return make(config) }
             return FixedPresenceSource(.background, reason: "\(BundleLoader.fileName(name)) provides no presence source")
         case .failure(let f):
-            return FixedPresenceSource(.background, reason: "presence.mode is \(name), but \(f.description)")
+            return FixedPresenceSource(.background, reason: "presence.mode is \(mode ?? name), but \(f.description)")
         }
     }
 }

@@ -53,6 +53,7 @@ public enum Doctor {
         }
         if let why = secretsReadableByOthers(path, config) { findings.append(.init(level: .warn, area: "config", text: why)) }
         findings += stateFindings(config)
+        findings += await presenceFindings(config)
         let loaded: [any Capability]
         do { loaded = try capabilities(config, NodeRuntime.presenceMonitor(config)) } catch {
             findings.append(.init(level: .fail, area: "config", text: error.description))
@@ -88,6 +89,15 @@ public enum Doctor {
         let manifest = registry.manifest
         return Report(findings: findings, manifest: manifest,
                       advertised: registry.allSpecs.filter { manifest.commands.contains($0.name) })
+    }
+
+    /// What presence.mode says now, and why: a mode whose helper library does not load is a
+    /// broken installation (every foreground-only command would be refused).
+    static func presenceFindings(_ config: NodeConfig) async -> [Finding] {
+        let sample = await PresenceSources.make(config.presence).sample()
+        let broken = sample.reason.contains("cannot load bundle") || sample.reason.contains("is not installed")
+        return [.init(level: broken ? .fail : .ok, area: "presence",
+                      text: "mode \(config.presence.mode.rawValue): \(sample.presence == .foreground ? "foreground" : "background") (\(sample.reason))")]
     }
 
     static func stateFindings(_ config: NodeConfig) -> [Finding] {
