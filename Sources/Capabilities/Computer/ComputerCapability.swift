@@ -10,7 +10,7 @@ import X11Support
 /// virtual pointer and keyboard (docs/PROTOCOL.md §6.5): the agent's clicks, drags,
 /// scrolls, typing and key combinations, at coordinates of the screenshot it saw. One execution
 /// owns the desktop at a time; its end releases whatever it still holds down.
-final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionAware, Sendable {
+final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, Sendable {
     let manifest: BundleManifest
     let settings: ComputerSettings
     private let log = Logger(component: "computer")
@@ -46,6 +46,13 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     func availability() async -> Availability {
         do { _ = try openInput() } catch { return .unavailable(error.message) }
         return .available
+    }
+
+    /// For doctor: which input backend computer.act gets here.
+    func diagnose() async -> [Diagnosis] {
+        guard let input = try? openInput() else { return [] }  // availability says why not
+        let how = settings.backend == .auto ? "backend auto" : "capabilities.computer.backend \"\(settings.backend.rawValue)\""
+        return [Diagnosis(.ok, "\(how): input through \(input.backendName)")]
     }
 
     /// The input backend (capabilities.computer.backend). `auto`: the compositor's virtual pointer

@@ -19,6 +19,8 @@ struct InputTarget {
 /// Not Sendable: an input is a display connection, reached only through the `Locked` that holds
 /// it (ComputerCapability), so one thread at a time uses it.
 protocol ComputerInput: AnyObject {
+    /// What delivers the input, for doctor ("XTest on the X display :0").
+    var backendName: String { get }
     /// The screen `screenIndex`, as it is now.
     func target(screenIndex: Int) throws(NodeError) -> InputTarget
     /// Moves the pointer to (x, y) in the target's pixels.

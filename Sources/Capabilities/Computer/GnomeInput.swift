@@ -10,6 +10,7 @@ import Support
 /// the session's clipboard (Ctrl+V) instead. The RemoteDesktop session opens on first use and
 /// closes when the execution ends (releaseAll), so GNOME's sharing indicator shows only meanwhile.
 final class GnomeInput: ComputerInput {
+    var backendName: String { "GNOME's Mutter RemoteDesktop" }
     private let bus: SessionBus
     private var session: MutterRemoteDesktop?
     private(set) var heldButtons: [UInt32] = []

@@ -10,6 +10,7 @@ import WaylandSupport
 /// (wlr-virtual-pointer v2) and a virtual keyboard whose keymap the node writes itself, one keycode
 /// per symbol it needs, so any Unicode character types without a layout that has it.
 final class WaylandInput: ComputerInput {
+    var backendName: String { "the virtual pointer and keyboard of the Wayland compositor at \(connection.socket)" }
     private let connection: WaylandConnection
     private let keyboard: OpaquePointer
     private var pointer: (proxy: OpaquePointer, output: UInt32)?

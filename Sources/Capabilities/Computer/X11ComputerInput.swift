@@ -7,6 +7,7 @@ import X11Support
 /// computer.act's input on an X11 display (XTest): keys the keymap lacks are lent spare keycodes
 /// for the duration of the action.
 extension XTestInput: ComputerInput {
+    var backendName: String { "XTest on the X display \(name)" }
     func target(screenIndex: Int) throws(NodeError) -> InputTarget {
         let t = try X11Targets.target(screenIndex, on: display, name: name)
         return InputTarget(identity: t.identity(display: name), width: t.width, height: t.height, label: t.label, handle: t)

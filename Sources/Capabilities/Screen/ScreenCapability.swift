@@ -38,10 +38,18 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
         return result ?? .unavailable("screen probe was cancelled")
     }
 
-    /// For doctor: on Wayland, what the compositor offers of the protocols the node uses.
+    /// For doctor: which backend captures and why others did not; on Wayland, what the compositor
+    /// offers of the protocols the node uses.
     public func diagnose() async -> [Diagnosis] {
-        let libraries = MediaLibraryCheck.diagnose()
-        guard let socket = sources.settings.waylandDisplay, sources.settings.backend != .x11, sources.settings.backend != .fbdev else { return libraries }
+        let sources = self.sources
+        let backend = (try? await BlockingExecutor.run("screen.doctor") { (_: CancelFlag) throws(NodeError) -> Diagnosis? in
+            sources.backendReport()
+        }) ?? nil
+        let libraries = (backend.map { [$0] } ?? []) + MediaLibraryCheck.diagnose()
+        // The Wayland protocol list matters where wlroots' protocols would be used, not on GNOME.
+        let onGnome = backend?.text.contains("GNOME's Mutter") ?? false
+        guard let socket = sources.settings.waylandDisplay, !onGnome, sources.settings.backend != .x11, sources.settings.backend != .fbdev,
+              sources.settings.backend != .gnome else { return libraries }
         return libraries + ((try? await BlockingExecutor.run("screen.doctor") { (_: CancelFlag) throws(NodeError) -> [Diagnosis] in
             WaylandProtocolReport.diagnose(socket: socket)
         }) ?? [])

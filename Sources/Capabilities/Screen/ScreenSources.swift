@@ -59,6 +59,31 @@ struct ScreenSources: Sendable {
     }
 
     private func resolve() throws(NodeError) -> Resolved {
+        var tried: [String] = []
+        return try resolve(&tried)
+    }
+
+    /// For doctor: which backend captures here and why the ones before it in `auto`'s order did not.
+    func backendReport() -> Diagnosis? {
+        var tried: [String] = []
+        let label: String
+        do throws(NodeError) {
+            switch try resolve(&tried) {
+            case .x11(let c): label = "the X display \(c.name)"
+            case .wayland(let c): label = "wlr-screencopy of the Wayland compositor at \(c.socket)"
+            case .gnome(let bus):
+                let monitors = (try? MutterDisplays.monitors(bus)) ?? []
+                label = "GNOME's Mutter screen cast over PipeWire (\(monitors.map { "\($0.connector) \($0.width)x\($0.height)" }.joined(separator: ", ")))"
+            case .framebuffer(let path): label = "the framebuffer \(path)"
+            }
+        } catch {
+            return nil  // availability says why nothing captures
+        }
+        let how = settings.backend == .auto ? "backend auto" : "capabilities.screen.backend \"\(settings.backend.rawValue)\""
+        return Diagnosis(.ok, "\(how): captures through \(label)" + (tried.isEmpty ? "" : "; not used: " + tried.joined(separator: "; ")))
+    }
+
+    private func resolve(_ tried: inout [String]) throws(NodeError) -> Resolved {
         switch settings.backend {
         case .x11:
             guard let display = settings.display else {
@@ -79,17 +104,20 @@ struct ScreenSources: Sendable {
         case .fbdev:
             return .framebuffer(settings.framebuffer)
         case .auto:
-            var tried: [String] = []
+            var noScreencopy: WaylandConnection?
             if let socket = settings.waylandDisplay {
                 do throws(NodeError) {
                     let c = try WaylandConnection(socket: socket)
                     if c.screencopy != nil { return .wayland(c) }
-                    tried.append(WaylandScreen.noScreencopy(c).message)
-                } catch { tried.append(error.message) }
+                    tried.append("the Wayland compositor at \(c.socket) offers no wlr-screencopy")
+                    noScreencopy = c
+                } catch { tried.append(Self.reason(error)) }
             }
             do throws(NodeError) {
                 if let bus = try gnomeBus(required: false) { return .gnome(bus) }
-            } catch { tried.append(error.message) }
+                tried.append(settings.sessionBus == nil ? "no session bus (DBUS_SESSION_BUS_ADDRESS unset), so no GNOME"
+                                                        : "no GNOME on the session bus (\(MutterScreenCast.service) is not there)")
+            } catch { tried.append(Self.reason(error)) }
             if let display = settings.display {
                 do throws(NodeError) { return .x11(try X11Connection(name: display)) }
                 catch { tried.append("X display \(display) is not reachable (is it running; may this user connect: XAUTHORITY?)") }
@@ -98,7 +126,8 @@ struct ScreenSources: Sendable {
             }
             if FileSystem.exists(settings.framebuffer) { return .framebuffer(settings.framebuffer) }
             tried.append("no framebuffer at \(settings.framebuffer) (capabilities.screen.fbdev)")
-            throw ScreenError.unavailable("nothing to capture: " + tried.joined(separator: "; ") + waylandNote)
+            let guidance = noScreencopy.map { ". " + Self.reason(WaylandScreen.noScreencopy($0)) } ?? ""
+            throw ScreenError.unavailable("nothing to capture: " + tried.joined(separator: "; ") + guidance + waylandNote)
         }
     }
 
@@ -119,6 +148,14 @@ struct ScreenSources: Sendable {
         guard required else { return nil }
         throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but nothing on the session bus at \(address) offers " +
                                       "\(MutterScreenCast.service) (is this a GNOME session?)")
+    }
+
+    /// An error's text without its code ("SCREEN_UNAVAILABLE: …"), for lists of reasons.
+    static func reason(_ e: NodeError) -> String {
+        let m = e.message
+        guard let colon = m.firstIndex(of: ":"), m[..<colon].allSatisfy({ $0.isUppercase || $0 == "_" }),
+              m[m.index(after: colon)...].hasPrefix(" ") else { return m }
+        return String(m[m.index(colon, offsetBy: 2)...])
     }
 
     private var waylandNote: String {

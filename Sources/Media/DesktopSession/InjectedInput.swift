@@ -7,7 +7,7 @@ import Support
 /// for presence.mode gnome), so both see the same record.
 public enum InjectedInput {
     /// When the latest injection's call was sent and when Mutter had answered it: the event's
-    /// time, as GNOME records it, lies between the two (the call is handled in one go).
+    /// time, as GNOME records it, lies after the first and soon after the second.
     private static let last = Locked<(sent: UInt64, answered: UInt64)?>(nil)
 
     /// CLOCK_MONOTONIC milliseconds now.
@@ -27,10 +27,13 @@ public enum InjectedInput {
         return result
     }
 
-    /// Whether activity GNOME places at `ms` (monotonic) was the node's latest injected event (a
-    /// millisecond of rounding either side).
+    /// Mutter answers the call before its compositor loop has handled the event (a frame later,
+    /// more on a busy machine): activity this long after the answer is still the node's.
+    static let handledWithinMs: UInt64 = 150
+
+    /// Whether activity GNOME places at `ms` (monotonic) was the node's latest injected event.
     public static func isOwn(activityMs ms: UInt64) -> Bool {
         guard let l = last.withLock({ $0 }) else { return false }
-        return ms + 1 >= l.sent && ms <= l.answered + 1
+        return ms + 1 >= l.sent && ms <= l.answered + handledWithinMs
     }
 }

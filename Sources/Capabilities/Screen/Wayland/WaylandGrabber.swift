@@ -178,7 +178,8 @@ enum WaylandScreen {
     static func noScreencopy(_ c: WaylandConnection) -> NodeError {
         let desktop = ProcessEnvironment.current["XDG_CURRENT_DESKTOP"].map { " (\($0))" } ?? ""
         return ScreenError.unavailable("the Wayland compositor at \(c.socket)\(desktop) offers no wlr-screencopy, so its screen cannot be " +
-            "captured: wlroots compositors (sway, wayfire, labwc — Raspberry Pi OS's desktop) have it, GNOME and KDE do not " +
-            "(capture through xdg-desktop-portal is not supported yet); on those, log in to an X11 session or use backend \"fbdev\"")
+            "captured through it: wlroots compositors (sway, wayfire, labwc — Raspberry Pi OS's desktop) have it; GNOME is captured " +
+            "through Mutter's screen cast instead (backend \"gnome\", over the session bus); KDE Plasma is not supported yet: " +
+            "there, log in to an X11 session or use backend \"fbdev\"")
     }
 }
