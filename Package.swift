@@ -31,8 +31,9 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     // computer.act (XTest, wlroots virtual input); monitors and displayFrameId shared with screen via X11Support.
     ("Computer", [x11, "CXTest", wayland, cwayland, desktopSession]),
     // fs.listDir, terminal.upload and file transfer inside the node's own path policy; tar and file(1) as programs.
-    // desktop.stream: the desktop through x11vnc/wayvnc (programs) and the gateway's attach socket.
-    ("Desktop", []),
+    // desktop.stream: the desktop through x11vnc/wayvnc (programs), or on GNOME the node's own RFB
+    // server over Mutter's RemoteDesktop; and the gateway's attach socket.
+    ("Desktop", [desktopSession]),
     ("Files", []),
     ("Location", []),
     // The tools of MCP servers on the device (stdio children, streamable HTTP), for agents.

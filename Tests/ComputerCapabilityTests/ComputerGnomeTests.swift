@@ -106,9 +106,6 @@ struct GnomePresenceTests {
         try input.keysym(0xFFE1, down: false)
         let afterOwn = await source.sample()
         #expect(afterOwn.presence == .background, "\(afterOwn.reason)")
-        // A person half a second later is a person (activity within 150 ms of the node's own
-        // is taken for the node's).
-        try await Task.sleep(for: .milliseconds(500))
         try person()
         let back = await becomes(.foreground, within: 3)
         #expect(back.presence == .foreground, "\(back.reason)")

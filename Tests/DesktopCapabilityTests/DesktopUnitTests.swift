@@ -1,4 +1,5 @@
 @testable import DesktopCapability
+import DesktopSession
 @testable import Kit
 @testable import Support
 import Testing
@@ -74,5 +75,49 @@ import Testing
                 == "INVALID_REQUEST: desktop stream ticket does not match attachPath")
         let extra: JSONValue = ["ticket": .string(ticket), "attachPath": .string("/node-desktop/attach?ticket=" + ticket), "timeoutMs": 5]
         #expect(refusal(extra) == "INVALID_REQUEST: desktop stream params contain unsupported fields")
+    }
+}
+
+/// The node's own RFB server's pixel work: formats a viewer may ask for, and the changed part of
+/// a frame that an incremental update sends.
+struct RFBServerPixelTests {
+    @Test func pixelFormatsAreWrittenAsViewersAskAndColourMapsAreRefused() {
+        // B, G, R, X source pixels: one pure red, one (0x20, 0x40, 0x80).
+        let source: [UInt8] = [0, 0, 255, 0, 0x80, 0x40, 0x20, 0]
+        func written(_ f: RFBPixelFormat, rgbOrder: Bool = false, _ src: [UInt8] = source) -> [UInt8] {
+            var out: [UInt8] = []
+            src.withUnsafeBytes { f.append(rows: $0.baseAddress!, bytesPerRow: 8, x: 0, y: 0, width: 2, height: 1, rgbOrder: rgbOrder, to: &out) }
+            return out
+        }
+        #expect(written(.serverDefault) == source)
+        // vncdotool's and noVNC's 32-bit little-endian RGB with red at bit 0.
+        let rgbx = RFBPixelFormat(redShift: 0, greenShift: 8, blueShift: 16)
+        #expect(written(rgbx) == [255, 0, 0, 0, 0x20, 0x40, 0x80, 0])
+        // RGB565 little-endian: red 0x1f at bit 11; (0x20, 0x40, 0x80) → 3, 15, 15 (scaled down, truncated).
+        let rgb565 = RFBPixelFormat.parse([16, 16, 0, 1, 0, 31, 0, 63, 0, 31, 11, 5, 0, 0, 0, 0])
+        #expect(rgb565 != nil)
+        #expect(written(rgb565!) == [0x00, 0xf8, 0xef, 0x19])
+        // A source already in R, G, B order gives the same viewer bytes.
+        #expect(written(rgbx, rgbOrder: true, [255, 0, 0, 0, 0x20, 0x40, 0x80, 0]) == [255, 0, 0, 0, 0x20, 0x40, 0x80, 0])
+        // Colour-map and 24-bit formats are not written.
+        #expect(RFBPixelFormat.parse([8, 8, 0, 0, 0, 7, 0, 7, 0, 3, 0, 3, 6, 0, 0, 0]) == nil)
+        #expect(RFBPixelFormat.parse([24, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]) == nil)
+    }
+
+    @Test func anIncrementalUpdateCarriesOnlyWhatChanged() {
+        let w = 16, h = 8
+        let before = [UInt8](repeating: 7, count: w * h * 4)
+        var after = before
+        for (x, y) in [(3, 2), (9, 5)] { after[(y * w + x) * 4] = 99 }
+        let rect = after.withUnsafeBytes { buf in
+            RFBServerSession.changed(PipeWireFrame(base: buf.baseAddress!, width: w, height: h, bytesPerRow: w * 4, order: .bgrx, sequence: 2),
+                                     against: before, within: (0, 0, w, h))
+        }
+        #expect(rect.map { [$0.x, $0.y, $0.w, $0.h] } == [3, 2, 7, 4])
+        let none = before.withUnsafeBytes { buf in
+            RFBServerSession.changed(PipeWireFrame(base: buf.baseAddress!, width: w, height: h, bytesPerRow: w * 4, order: .bgrx, sequence: 3),
+                                     against: before, within: (0, 0, w, h))
+        }
+        #expect(none == nil)
     }
 }

@@ -59,9 +59,12 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
         case .auto:
             switch LocalVNCServer.choose(settings) {
             case .success(let (kind, exe, target)):
-                let how = kind == .wayvnc
-                    ? "wayvnc (\(exe)) for the compositor at \(target), on a private Unix socket; the node checks the gateway's VNC password itself"
-                    : "x11vnc (\(exe)) for X display \(target), on a private Unix socket with a fresh password per stream"
+                let how: String
+                switch kind {
+                case .wayvnc: how = "wayvnc (\(exe)) for the compositor at \(target), on a private Unix socket; the node checks the gateway's VNC password itself"
+                case .x11vnc: how = "x11vnc (\(exe)) for X display \(target), on a private Unix socket with a fresh password per stream"
+                case .gnome: how = "the node's own RFB server for GNOME (Mutter's screen cast and RemoteDesktop), listening nowhere; the node checks the gateway's VNC password itself"
+                }
                 return [Diagnosis(.ok, "desktop.stream would start \(how)")]
             case .failure(let why):
                 return [Diagnosis(.fail, why.nodeError.message)]

@@ -1,4 +1,5 @@
 import Config
+import DesktopSession
 import Glibc
 import Kit
 import Support
@@ -20,6 +21,9 @@ struct DesktopSettings: Sendable {
     let waylandSocket: String?
     /// What the VNC server the node starts inherits (XAUTHORITY, XDG_RUNTIME_DIR, PATH).
     let environment: [String: String]
+    /// server: auto on GNOME — the session bus and PipeWire of the desktop session.
+    let sessionBus: String?
+    let pipewire: PipeWireRemote?
 
     init(_ section: BundleSection, environment env: [String: String]) {
         func nonEmpty(_ s: String?) -> String? { s.flatMap { $0.isEmpty ? nil : $0 } }
@@ -30,6 +34,8 @@ struct DesktopSettings: Sendable {
         let wayland = nonEmpty(section.string("waylandDisplay")) ?? nonEmpty(env["WAYLAND_DISPLAY"])
         waylandSocket = wayland.map { RemoteDesktopSessions.waylandSocketPath($0, environment: env) }
         environment = env
+        sessionBus = SessionBus.sessionAddress(environment: env)
+        pipewire = PipeWireRemote.session(environment: env)
     }
 
     /// The desktop a stream shows, as computer control names it (RemoteDesktopSessions): the

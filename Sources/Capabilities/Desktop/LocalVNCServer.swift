@@ -1,32 +1,41 @@
+import DesktopSession
 import Glibc
 import Kit
 import Support
 
 /// The VNC server the node starts for one stream (`server: "auto"`): x11vnc for an X display,
-/// wayvnc for a wlroots compositor. Either listens on a Unix socket in a fresh private directory
-/// (0700) and on no TCP port at all, so no other account on the machine can reach it; it serves
-/// one client and is stopped, with its whole process group, when the stream ends.
+/// wayvnc for a wlroots compositor, the node's own RFB server for GNOME (RFBServerSession over a
+/// Mutter RemoteDesktop session, on one end of a socketpair: no socket file, no port). x11vnc and
+/// wayvnc listen on a Unix socket in a fresh private directory (0700) and on no TCP port at all,
+/// so no other account on the machine can reach them; each serves one client and is stopped, with
+/// its whole process group, when the stream ends.
 ///
 /// x11vnc gets a fresh random password (from a file it deletes once read: never on a command line)
 /// that the gateway answers with. wayvnc 0.5 (Debian 12) cannot ask for a password, so it serves
 /// without one on its private socket and the node itself asks the gateway for the password
 /// (`nodeChecksPassword`): the gateway still reaches only an authenticated server.
 final class LocalVNCServer: @unchecked Sendable {  // fields are set once in start; stop is idempotent through Subprocess
-    enum Kind: String, Sendable { case x11vnc, wayvnc }
+    enum Kind: String, Sendable { case x11vnc, wayvnc, gnome }
 
     let kind: Kind
     /// The fresh password of this stream (8 characters: RFB's limit).
     let password: String
     let directory: String
     let socketPath: String
-    private let process: Subprocess
+    private let process: Subprocess?
+    private let inProcess: InProcessRFB?
     private let logFile: String
 
-    /// wayvnc offers no password: the node runs the VNC authentication toward the gateway.
-    var nodeChecksPassword: Bool { kind == .wayvnc }
+    /// wayvnc and the node's own server offer no password: the node runs the VNC authentication
+    /// toward the gateway.
+    var nodeChecksPassword: Bool { kind == .wayvnc || kind == .gnome }
 
     /// Which server would serve this session, and the executable, or why none.
     static func choose(_ s: DesktopSettings) -> Result<(Kind, String, String), DesktopStreamError> {
+        // GNOME first: its Wayland socket is there too, but wayvnc cannot capture it.
+        if let address = s.sessionBus, let bus = try? SessionBus(address: address), bus.hasOwner(MutterRemoteDesktop.service) {
+            return .success((.gnome, "", address))
+        }
         if let socket = s.waylandSocket, FileSystem.isSocket(socket) {
             guard let exe = Subprocess.findExecutable("wayvnc", path: s.environment["PATH"]) else {
                 return .failure(.configuration("desktop stream needs wayvnc to serve the Wayland compositor at \(socket): install the wayvnc package (or run a VNC server yourself and set capabilities.desktop.server to \"external\")"))
@@ -42,9 +51,9 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
         return .failure(.configuration("desktop stream has no desktop to serve: no Wayland compositor socket (capabilities.desktop.waylandDisplay, $WAYLAND_DISPLAY) and no X display (capabilities.desktop.display, $DISPLAY)"))
     }
 
-    private init(kind: Kind, password: String, directory: String, process: Subprocess, logFile: String) {
+    private init(kind: Kind, password: String, directory: String, process: Subprocess?, inProcess: InProcessRFB? = nil, logFile: String) {
         self.kind = kind; self.password = password; self.directory = directory
-        self.socketPath = directory + "/vnc.sock"; self.process = process; self.logFile = logFile
+        self.socketPath = directory + "/vnc.sock"; self.process = process; self.inProcess = inProcess; self.logFile = logFile
     }
 
     /// Starts the server under `parent` (the bundle's state directory) and waits until its socket
@@ -56,6 +65,19 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
         guard mkdir(dir, 0o700) == 0 else { throw .configuration("desktop stream: cannot create \(dir): \(String(cString: strerror(errno)))") }
         let password = freshPassword()
         let socket = dir + "/vnc.sock", logFile = dir + "/server.log"
+        if kind == .gnome {
+            guard let pipewire = s.pipewire else {
+                try? FileSystem.remove(dir)
+                throw .configuration("desktop stream on GNOME needs PipeWire, but XDG_RUNTIME_DIR is unset: run the node inside the desktop session")
+            }
+            let served: InProcessRFB
+            do throws(DesktopStreamError) { served = try InProcessRFB.start(busAddress: target, pipewire: pipewire, log: log) } catch {
+                try? FileSystem.remove(dir)
+                throw error
+            }
+            log.debug("started gnome (pid \(getpid()), in process) for the GNOME session")
+            return LocalVNCServer(kind: kind, password: password, directory: dir, process: nil, inProcess: served, logFile: logFile)
+        }
         var env = ["PATH": s.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir]
         let args: [String]
         switch kind {
@@ -75,6 +97,8 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
             // Its own empty config home: a user's ~/.config/wayvnc/config cannot change how it listens.
             env["XDG_CONFIG_HOME"] = dir
             args = ["--unix-socket", socket]
+        case .gnome:
+            args = []  // served in process, above
         }
         let process: Subprocess
         do { process = try Subprocess.spawn(exe, args, environment: env, stdout: .file(logFile), stderr: .file(logFile), newProcessGroup: true) }
@@ -95,21 +119,26 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
 
     /// A connection to it.
     func connect() throws(DesktopStreamError) -> RFBSocket {
+        if let inProcess { return try inProcess.connect() }
         do { return RFBSocket(try TCPSocket.connect(unixPath: socketPath)) }
         catch { throw .serverUnavailable("\(kind.rawValue): \(error.description)") }
     }
 
     /// Stops the server's process group (SIGTERM, then SIGKILL after 2 s) and removes its directory.
     func stop() {
-        if process.isRunning {
-            kill(-process.pid, SIGTERM)
-            if !process.waitForExit(within: .seconds(2)) { kill(-process.pid, SIGKILL) }
+        inProcess?.stop()
+        if let process {
+            if process.isRunning {
+                kill(-process.pid, SIGTERM)
+                if !process.waitForExit(within: .seconds(2)) { kill(-process.pid, SIGKILL) }
+            }
+            _ = process.wait()
         }
-        _ = process.wait()
         try? FileSystem.remove(directory)
     }
 
-    var pid: pid_t { process.pid }
+    /// The server's process (the node's own for the in-process server).
+    var pid: pid_t { process?.pid ?? getpid() }
 
     /// The last lines it wrote, for the error that says why it did not start.
     var logTail: String {

@@ -45,6 +45,13 @@ public final class TCPSocket: ByteStream {
     private init(fd: Int32) { self.fd = fd }
     deinit { close() }
 
+    /// Takes over a connected stream socket made elsewhere (one end of a socketpair), made
+    /// non-blocking as every TCPSocket is.
+    public static func adopting(fd: Int32) -> TCPSocket {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        return TCPSocket(fd: fd)
+    }
+
     public static func resolve(host: String, port: Int) throws(TransportError) -> [ResolvedAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -5,7 +5,7 @@ import Support
 /// `presence.mode: "gnome"`: foreground unless GNOME's idle monitor (org.gnome.Mutter.IdleMonitor)
 /// says nobody has used the keyboard or mouse for `presence.idleSeconds`. The node's own
 /// computer.act input counts as activity for GNOME, not for presence: activity GNOME places
-/// within the node's last injection (from sending it to just after Mutter's answer) is not a person's,
+/// within the node's last injection (from sending it to seeing the idle monitor have it) is not a person's,
 /// so the person's last activity stays where it was. A person's input that a later injection
 /// of the node hides before the next sample (every 2 s) is missed.
 public final class GnomePresenceSource: PresenceSource, Sendable {
@@ -23,6 +23,7 @@ public final class GnomePresenceSource: PresenceSource, Sendable {
     public init(config: NodeConfig.Presence, environment: [String: String] = ProcessEnvironment.current) {
         address = SessionBus.sessionAddress(environment: environment)
         idleMs = UInt64(config.idleSeconds) * 1000
+        InjectedInput.tracking = true
     }
 
     public func sample() async -> PresenceSample { state.withLock { sample(&$0) } }

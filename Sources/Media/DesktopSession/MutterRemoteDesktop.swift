@@ -14,9 +14,14 @@ public final class MutterRemoteDesktop {
     public let sessionPath: String
     /// The cast stream of each monitor, by connector.
     public let streams: [String: String]
+    /// The PipeWire node of each monitor's cast, by connector (its frames, for a viewer).
+    public let nodes: [String: UInt32]
     private let castSession: String
 
-    public init(bus: SessionBus, monitors: [MutterMonitor], timeout: Duration = .seconds(5)) throws(SessionBus.Failure) {
+    /// `cursor`: hidden when only input is wanted; embedded when the casts' frames are shown to
+    /// someone (desktop.stream).
+    public init(bus: SessionBus, monitors: [MutterMonitor], cursor: MutterScreenCast.Cursor = .hidden,
+                timeout: Duration = .seconds(5)) throws(SessionBus.Failure) {
         self.bus = bus
         let created = try bus.call(Self.service, "/org/gnome/Mutter/RemoteDesktop", Self.service, "CreateSession")
         guard let path = created.first?.string else { throw SessionBus.Failure(name: "reply", message: "RemoteDesktop.CreateSession returned no session") }
@@ -30,18 +35,23 @@ public final class MutterRemoteDesktop {
         guard let castPath = cast.first?.string else { throw SessionBus.Failure(name: "reply", message: "ScreenCast.CreateSession returned no session") }
         castSession = castPath
         var streams: [String: String] = [:]
-        var added: [SessionBus.Subscription] = []
+        var added: [(connector: String, signal: SessionBus.Subscription)] = []
         for m in monitors {
             let recorded = try bus.call(MutterScreenCast.service, castPath, MutterScreenCast.service + ".Session", "RecordMonitor",
-                                        [.string(m.connector), .options([("cursor-mode", .uint32(MutterScreenCast.Cursor.hidden.rawValue))])])
+                                        [.string(m.connector), .options([("cursor-mode", .uint32(cursor.rawValue))])])
             guard let stream = recorded.first?.string else { throw SessionBus.Failure(name: "reply", message: "RecordMonitor returned no stream") }
             streams[m.connector] = stream
-            added.append(try bus.subscribe(path: stream, interface: MutterScreenCast.service + ".Stream", member: "PipeWireStreamAdded"))
+            added.append((m.connector, try bus.subscribe(path: stream, interface: MutterScreenCast.service + ".Stream", member: "PipeWireStreamAdded")))
         }
         self.streams = streams
         try bus.call(Self.service, path, Self.sessionInterface, "Start")
         // Motion is placed through the streams: they exist once Mutter announced them.
-        for a in added { _ = try bus.next(a, timeout: timeout) }
+        var nodes: [String: UInt32] = [:]
+        for a in added {
+            let signal = try bus.next(a.signal, timeout: timeout)
+            nodes[a.connector] = signal.first?.int.flatMap { UInt32(exactly: $0) }
+        }
+        self.nodes = nodes
         started = true
         // Mutter makes its virtual devices on first use and drops that first event: a Shift
         // press and release and a pointer nudge there and back, then a moment, so the caller's
@@ -62,7 +72,25 @@ public final class MutterRemoteDesktop {
             try bus.call(Self.service, sessionPath, Self.sessionInterface, member, args)
             return
         }
-        try InjectedInput.record { () throws(SessionBus.Failure) in try bus.call(Self.service, sessionPath, Self.sessionInterface, member, args) }
+        let sent = InjectedInput.nowMs()
+        try bus.call(Self.service, sessionPath, Self.sessionInterface, member, args)
+        InjectedInput.record(sent: sent, registered: InjectedInput.tracking ? confirmed(after: sent) : InjectedInput.nowMs())
+    }
+
+    /// Mutter answers an input call before its compositor loop handles the event (a frame later,
+    /// longer on a busy machine): waits (≤ 500 ms) until the idle monitor shows activity from
+    /// `sent` on, and returns when it did, so presence can tell this event's time from a person's.
+    private func confirmed(after sent: UInt64) -> UInt64 {
+        while true {
+            let now = InjectedInput.nowMs()
+            if let reply = try? bus.call(GnomePresenceSource.service, "/org/gnome/Mutter/IdleMonitor/Core", GnomePresenceSource.service,
+                                         "GetIdletime", timeout: .seconds(1)),
+               let idle = reply.first?.int, now >= UInt64(idle), now - UInt64(idle) + 2 >= sent {
+                return now
+            }
+            if now > sent + 500 { return now }
+            usleep(2_000)
+        }
     }
 
     /// Moves the pointer to (x, y) in the pixels of `connector`'s monitor.

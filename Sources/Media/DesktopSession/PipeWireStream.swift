@@ -201,6 +201,14 @@ public final class PipeWireStream: @unchecked Sendable {  // the PipeWire object
         }
     }
 
+    /// Readable after a frame (or a failure) came: for a caller that polls it beside its own fds.
+    /// Only one waiter may use it (waitForFrame drains it too).
+    public var frameReadyFD: Int32 { wakeup.fd }
+    public func drainFrameReady() { wakeup.drain() }
+
+    /// Why the stream stopped delivering, once it has.
+    public var failure: String? { latest.withLock { $0.failure } }
+
     /// The size of the frames, once negotiated.
     public var size: (width: Int, height: Int)? { latest.withLock { $0.sequence > 0 ? ($0.width, $0.height) : nil } }
 }
@@ -214,4 +222,8 @@ public struct PipeWireFrame {
     public let order: ByteOrder
     /// Counts the frames the stream delivered (not the ones the caller read).
     public let sequence: UInt64
+
+    public init(base: UnsafeRawPointer, width: Int, height: Int, bytesPerRow: Int, order: ByteOrder, sequence: UInt64) {
+        self.base = base; self.width = width; self.height = height; self.bytesPerRow = bytesPerRow; self.order = order; self.sequence = sequence
+    }
 }
