@@ -2,7 +2,8 @@
 # A GTK 4 window for the GNOME/KDE tests: fullscreen on one monitor (named by its connector), one
 # solid colour, and every click, key, scroll and pointer move it receives written to a log, one
 # line each, so a test can check what reached a real client.
-#   probe_window.py --connector Meta-0 --colour ff0000 --log FILE [--ready FILE]
+#   probe_window.py --connector Meta-0 --colour ff0000 --log FILE [--animate FPS]
+# --animate: the colour changes FPS times a second (a screen that moves, for the benchmarks).
 # Lines: "READY WxH", "CLICK button x y", "RELEASE button x y", "KEY keyval name", "TEXT utf8",
 # "SCROLL dx dy", "MOTION x y".
 import argparse
@@ -18,6 +19,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--connector", required=True)
 ap.add_argument("--colour", required=True)
 ap.add_argument("--log", required=True)
+ap.add_argument("--animate", type=int, default=0)
 args = ap.parse_args()
 
 log = open(args.log, "a", buffering=1)
@@ -87,6 +89,14 @@ class Probe(Gtk.Application):
         win.present()
         entry.grab_focus()
         GLib.timeout_add(50, ready)
+        if args.animate > 0:
+            step = [0]
+
+            def animate():
+                step[0] = (step[0] + 1) % 256
+                css.load_from_data(("window, window * { background: #%02x%s; }" % (step[0], args.colour[2:])).encode())
+                return True
+            GLib.timeout_add(max(1, 1000 // args.animate), animate)
 
 
 Probe().run([])
