@@ -3,6 +3,7 @@
 # against reading the same Mutter screen cast directly with GStreamer's pipewiresrc.
 #   python3 bench_gnome_measure.py NODE_BIN RUNS JSON(0|1)
 # Every process it starts is stopped by its PID; the session's folder is removed.
+from bench_rows import emit
 import json, os, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 NODE, RUNS, AS_JSON = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
@@ -190,13 +191,4 @@ finally:
         stop(p)
     shutil.rmtree(T, ignore_errors=True)
 
-if AS_JSON:
-    for name, node, other, ratio in rows:
-        print(json.dumps({"name": name, "node": node, "other": other, "ratio": ratio + " (other/node)"}))
-else:
-    print("Headless gnome-shell, one 1280x720 virtual monitor, medians of %d runs" % RUNS)
-    print()
-    print("| measure | openclaw-node | reference | ratio (reference / node) |")
-    print("|---|---|---|---|")
-    for r in rows:
-        print("| %s | %s | %s | %s |" % r)
+emit(rows, AS_JSON, "Headless gnome-shell, one 1280x720 virtual monitor, medians of %d runs" % RUNS)

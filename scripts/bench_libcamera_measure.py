@@ -1,6 +1,7 @@
 # The measuring half of scripts/bench-libcamera, run inside its Debian 13 root (python3 there):
 #   python3 measure.py RUNS JSON(0|1)
 # Every process it starts is waited for; the daemon is stopped by its PID.
+from bench_rows import emit
 import json, os, statistics, subprocess, sys, time
 
 RUNS, AS_JSON = int(sys.argv[1]), sys.argv[2] == "1"
@@ -120,13 +121,4 @@ rows.append(("daemon VmRSS right after libcamera snaps", "idle + %.1f MiB" % ((l
 rows.append(("daemon VmRSS %d s after the snaps, libcamera released (releaseIdleLibrariesAfter 5 s)" % RELEASED_AFTER_S, "idle + %.1f MiB" % ((after - idle) / 1024),
              "still mapped: %s" % (", ".join(still_mapped) or "nothing"), "-"))
 
-if AS_JSON:
-    for name, node, other, ratio in rows:
-        print(json.dumps({"name": name, "node": node, "other": other, "ratio": ratio + (" (other/node)" if ratio != "-" else "")}))
-else:
-    print("libcamera virtual camera 1280x720 @ 30 fps in a Debian 13 root, median of %d runs, command wall time" % RUNS)
-    print()
-    print("| measure | openclaw-node | reference | ratio (reference / node) |")
-    print("|---|---|---|---|")
-    for r in rows:
-        print("| %s | %s | %s | %s |" % r)
+emit(rows, AS_JSON, "libcamera virtual camera 1280x720 @ 30 fps in a Debian 13 root, median of %d runs, command wall time" % RUNS)
