@@ -128,3 +128,52 @@ struct GnomePresenceTests {
         #expect(doctor.stdout.contains("[ok  ] computer: backend auto: input through GNOME's Mutter RemoteDesktop"), "\(doctor.stdout)")
     }
 }
+
+/// computer.act on KDE Plasma (kwin_wayland 5.27, virtual backend) through KWin's fake input,
+/// which KWin offers the node's binary through the desktop entry grant, with the real binary and
+/// the test gateway; the GTK 4 probe window logs what arrives.
+@Suite(.serialized, .enabled(if: KWinSession.available, "needs root, kwin-wayland and GTK 4 (scripts/setup installs them)"))
+struct ComputerKdeTests {
+    @Test func clicksKeysAndScrollingReachAGTKWindowOnKWin() throws {
+        let kwin = try KWinSession(width: 800, height: 600, rgb: "#808080")
+        defer { kwin.stop() }
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
+        defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { computer: { enabled: true }, screen: { enabled: true }, " +
+                                 "canvas: { enabled: false }, camera: { enabled: false } }")
+        node.extraEnv = kwin.environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "WAYLAND_DISPLAY"].contains($0.key) }
+        defer { node.cleanup() }
+        try node.start()
+        let hello = try #require(gw.waitFor("connect"), "\(node.log)")
+        #expect(hello["commands"]?.arrayValue?.contains("computer.act") == true, "\(hello)\n\(node.log)")
+        let exec = "44444444-4444-4444-8444-444444444444"
+        func call(_ command: String, _ params: JSONValue) throws -> JSONValue {
+            try #require(gw.invoke(command, paramsJSON: params.jsonString(), timeoutMs: 30_000), "\(node.log)")
+        }
+        let shot = try #require(try call("screen.snapshot", ["executionId": .string(exec), "maxWidth": 800, "format": "png"])["payload"], "\(node.log.suffix(1500))")
+        let frame = try #require(shot["displayFrameId"]?.stringValue)
+        func act(_ p: [String: JSONValue]) throws {
+            var params = p
+            params["executionId"] = .string(exec)
+            let r = try call("computer.act", .object(params))
+            #expect(r["ok"] == true, "\(p): \(r)\n\(node.log.suffix(1500))")
+        }
+        func logged(_ line: String) -> Bool { waitUntil(timeout: 5) { kwin.logged.contains(line) } }
+        try act(["action": "left_click", "x": 100, "y": 50, "displayFrameId": .string(frame), "refWidth": 800])
+        #expect(logged("CLICK 1 100 50") && logged("RELEASE 1 100 50"), "\(kwin.logged.suffix(20))")
+        try act(["action": "right_click", "x": 300, "y": 200, "displayFrameId": .string(frame), "refWidth": 800])
+        #expect(logged("CLICK 3 300 200"), "\(kwin.logged.suffix(20))")
+        try act(["action": "type", "text": "Hi, KDE!"])
+        #expect(logged("TEXT Hi, KDE!"), "\(kwin.logged.suffix(20))")
+        try act(["action": "key", "keys": "ctrl+a"])
+        #expect(logged("KEY 65507 Control_L") && logged("KEY 97 a"), "\(kwin.logged.suffix(20))")
+        try act(["action": "scroll", "x": 400, "y": 300, "scrollDirection": "down", "scrollAmount": 1, "displayFrameId": .string(frame), "refWidth": 800])
+        #expect(waitUntil(timeout: 5) { kwin.logged.contains { $0.hasPrefix("SCROLL 0 ") } }, "\(kwin.logged.suffix(20))")
+        // What a US layout cannot type is refused whole, with the reason.
+        let refused = try call("computer.act", ["executionId": .string(exec), "action": "type", "text": "é"])
+        #expect(refused["ok"] == false && refused["error"]?["message"]?.stringValue?.contains("US keyboard layout") == true, "\(refused)")
+        try act(["action": "__close_execution"])
+        let doctor = try node.cli(["doctor"])
+        #expect(doctor.stdout.contains("[ok  ] computer: backend auto: input through KWin's fake input"), "\(doctor.stdout)")
+    }
+}

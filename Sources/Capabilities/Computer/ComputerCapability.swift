@@ -58,7 +58,8 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     /// The input backend (capabilities.computer.backend). `auto`: the compositor's virtual pointer
     /// and keyboard when a wlroots compositor is configured (capabilities.computer.waylandDisplay,
     /// else $WAYLAND_DISPLAY), else GNOME's RemoteDesktop when the session bus has it (under GNOME,
-    /// DISPLAY is Xwayland, which reaches X clients only), else XTest on the X display.
+    /// DISPLAY is Xwayland, which reaches X clients only), else KWin's fake input (KDE Plasma), else
+    /// XTest on the X display.
     private func openInput() throws(NodeError) -> any ComputerInput {
         switch settings.backend {
         case .x11: return try XTestInput(name: try x11Display())
@@ -69,6 +70,12 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
             }
             return try WaylandInput(socket: socket)
         case .gnome: return try GnomeInput(bus: try sessionBus())
+        case .kde:
+            guard let socket = settings.waylandDisplay else {
+                throw NodeError(ComputerError.unavailable, "capabilities.computer.backend is \"kde\" but WAYLAND_DISPLAY is unset and " +
+                                "capabilities.computer.waylandDisplay is not configured")
+            }
+            return try KdeInput(socket: socket)
         case .auto:
             var tried: [String] = []
             if let socket = settings.waylandDisplay {
@@ -76,6 +83,9 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
             }
             if settings.sessionBus != nil {
                 do throws(NodeError) { return try GnomeInput(bus: try sessionBus()) } catch { tried.append(error.message) }
+            }
+            if let socket = settings.waylandDisplay {
+                do throws(NodeError) { return try KdeInput(socket: socket) } catch { tried.append(error.message) }
             }
             if let display = settings.display {
                 do throws(NodeError) { return try XTestInput(name: display) } catch { tried.append(error.message) }

@@ -5,10 +5,11 @@ import Support
 
 /// `capabilities.computer.*`.
 struct ComputerSettings: Sendable {
-    enum Backend: String, Sendable { case auto, x11, wayland, gnome }
+    enum Backend: String, Sendable { case auto, x11, wayland, gnome, kde }
 
     /// capabilities.computer.backend: auto takes the wlroots compositor's virtual input when it has
-    /// it, else GNOME's RemoteDesktop when the session bus has it, else XTest on the X display.
+    /// it, else GNOME's RemoteDesktop when the session bus has it, else KWin's fake input (KDE),
+    /// else XTest on the X display.
     var backend: Backend = .auto
     /// The X display to drive: capabilities.computer.display, else $DISPLAY.
     var display: String?

@@ -29,7 +29,7 @@ final class WaylandInput: ComputerInput {
                            c.virtualKeyboardManager == nil ? "zwp_virtual_keyboard_manager_v1" : nil,
                            c.seat == nil ? "wl_seat" : nil].compactMap { $0 }
             throw NodeError(ComputerError.unavailable, "the Wayland compositor at \(socket) offers no \(missing.joined(separator: " or ")), " +
-                            "so the node cannot send it input (wlroots compositors — sway, wayfire, labwc — do; GNOME and KDE do not)")
+                            "so the node cannot send it input through them (wlroots compositors — sway, wayfire, labwc — have them; GNOME and KDE are driven through their own interfaces: backend \"gnome\" or \"kde\")")
         }
         connection = c
         keyboard = kb

@@ -6,7 +6,7 @@ import Support
 
 /// `capabilities.screen` plus the environment it depends on, read once at start-up.
 struct ScreenSettings: Sendable {
-    enum Backend: String, Sendable { case auto, x11, wayland, gnome, fbdev }
+    enum Backend: String, Sendable { case auto, x11, wayland, gnome, kde, fbdev }
 
     var backend: Backend = .auto
     /// X display to capture: `capabilities.screen.display`, else $DISPLAY.

@@ -19,6 +19,7 @@ struct ScreenSources: Sendable {
         case x11(X11Connection)
         case wayland(WaylandConnection)
         case gnome(SessionBus)
+        case kde(SessionBus, WaylandConnection)
         case framebuffer(String)
     }
 
@@ -33,6 +34,8 @@ struct ScreenSources: Sendable {
                 throw ScreenError.unavailable("GNOME's screen cast needs PipeWire, but XDG_RUNTIME_DIR is unset: run the node inside the desktop session")
             }
             return try GnomeGrabber(bus: bus, pipewire: pipewire, screenIndex: screenIndex)
+        case .kde(let bus, let connection):
+            return try KdeGrabber(bus: bus, connection: connection, screenIndex: screenIndex)
         case .framebuffer(let path):
             return try FramebufferGrabber(path: path, screenIndex: screenIndex)
         }
@@ -49,6 +52,8 @@ struct ScreenSources: Sendable {
                 if connection.orderedOutputs.isEmpty { return .unavailable("the Wayland compositor at \(connection.socket) has no outputs") }
             case .gnome(let bus):
                 _ = try GnomeScreen.monitors(bus)
+            case .kde(_, let connection):
+                if connection.orderedOutputs.isEmpty { return .unavailable("KWin at \(connection.socket) has no outputs") }
             case .framebuffer(let path):
                 _ = try FramebufferDevice(path: path).visible()
             }
@@ -74,6 +79,14 @@ struct ScreenSources: Sendable {
             case .gnome(let bus):
                 let monitors = (try? MutterDisplays.monitors(bus)) ?? []
                 label = "GNOME's Mutter screen cast over PipeWire (\(monitors.map { "\($0.connector) \($0.width)x\($0.height)" }.joined(separator: ", ")))"
+            case .kde(let bus, let c):
+                label = "KWin's ScreenShot2 (\(c.orderedOutputs.map { "\($0.name) \($0.width)x\($0.height)" }.joined(separator: ", ")))"
+                // KWin answers only a granted program: try it, so doctor tells before an agent does.
+                if let first = c.orderedOutputs.first {
+                    do throws(SessionBus.Failure) { _ = try KWinScreenShot.capture(bus, output: first.name, includeCursor: false) } catch {
+                        return Diagnosis(.fail, Self.reason(KdeScreen.refused(error)))
+                    }
+                }
             case .framebuffer(let path): label = "the framebuffer \(path)"
             }
         } catch {
@@ -101,6 +114,9 @@ struct ScreenSources: Sendable {
             return .wayland(c)
         case .gnome:
             return .gnome(try gnomeBus(required: true)!)
+        case .kde:
+            guard let k = try kde(required: true) else { throw ScreenError.unavailable("no KWin") }
+            return .kde(k.0, k.1)
         case .fbdev:
             return .framebuffer(settings.framebuffer)
         case .auto:
@@ -118,6 +134,12 @@ struct ScreenSources: Sendable {
                 tried.append(settings.sessionBus == nil ? "no session bus (DBUS_SESSION_BUS_ADDRESS unset), so no GNOME"
                                                         : "no GNOME on the session bus (\(MutterScreenCast.service) is not there)")
             } catch { tried.append(Self.reason(error)) }
+            if noScreencopy != nil {
+                do throws(NodeError) {
+                    if let k = try kde(required: false) { return .kde(k.0, k.1) }
+                    tried.append("no KDE on the session bus (\(KWinScreenShot.service) with ScreenShot2 is not there)")
+                } catch { tried.append(Self.reason(error)) }
+            }
             if let display = settings.display {
                 do throws(NodeError) { return .x11(try X11Connection(name: display)) }
                 catch { tried.append("X display \(display) is not reachable (is it running; may this user connect: XAUTHORITY?)") }
@@ -148,6 +170,29 @@ struct ScreenSources: Sendable {
         guard required else { return nil }
         throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but nothing on the session bus at \(address) offers " +
                                       "\(MutterScreenCast.service) (is this a GNOME session?)")
+    }
+
+    /// KWin's session bus and its Wayland connection when KWin offers ScreenShot2; nil (or, when
+    /// `required`, an error saying why) when it does not.
+    private func kde(required: Bool) throws(NodeError) -> (SessionBus, WaylandConnection)? {
+        guard let address = settings.sessionBus, let socket = settings.waylandDisplay else {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"kde\" but the session bus or the Wayland socket is not known " +
+                                          "(DBUS_SESSION_BUS_ADDRESS, WAYLAND_DISPLAY): run the node inside the Plasma session")
+        }
+        let bus: SessionBus
+        do throws(SessionBus.Failure) { bus = try SessionBus(address: address) } catch {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"kde\": \(error.description)")
+        }
+        let offered = bus.hasOwner(KWinScreenShot.service)
+            && ((try? bus.call(KWinScreenShot.service, KWinScreenShot.path, "org.freedesktop.DBus.Properties", "Get",
+                               [.string(KWinScreenShot.interface), .string("Version")], timeout: .seconds(2))) != nil)
+        guard offered else {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"kde\" but nothing on the session bus offers \(KWinScreenShot.interface) (is this a Plasma session?)")
+        }
+        return (bus, try WaylandConnection(socket: socket))
     }
 
     /// An error's text without its code ("SCREEN_UNAVAILABLE: …"), for lists of reasons.

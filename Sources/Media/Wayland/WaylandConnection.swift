@@ -48,6 +48,9 @@ public final class WaylandConnection {
     public private(set) var virtualPointerManager: OpaquePointer?
     public private(set) var virtualPointerVersion: UInt32 = 0
     public private(set) var virtualKeyboardManager: OpaquePointer?
+    /// KWin's fake input (KDE Plasma): offered only to programs a desktop entry grants it.
+    public private(set) var kdeFakeInput: OpaquePointer?
+    public private(set) var kdeFakeInputVersion: UInt32 = 0
 
     /// `socket`: a name in $XDG_RUNTIME_DIR ("wayland-1") or an absolute path.
     public init(socket: String, unavailableCode: NodeError.Code = .unavailable("screen")) throws(NodeError) {
@@ -75,6 +78,7 @@ public final class WaylandConnection {
         if let virtualPointerManager { zwlr_virtual_pointer_manager_v1_destroy(virtualPointerManager) }
         if let virtualKeyboardManager { wl_proxy_destroy(virtualKeyboardManager) }
         if let kdeIdle { wl_proxy_destroy(kdeIdle) }
+        if let kdeFakeInput { org_kde_kwin_fake_input_destroy(kdeFakeInput) }
         if let seat { wl_proxy_destroy(seat) }
         wl_proxy_destroy(registry)
         wl_display_disconnect(display)
@@ -156,6 +160,9 @@ public final class WaylandConnection {
             virtualPointerManager = bind(name, ocn_virtual_pointer_manager_interface(), virtualPointerVersion)
         case "zwp_virtual_keyboard_manager_v1":
             virtualKeyboardManager = bind(name, ocn_virtual_keyboard_manager_interface(), 1)
+        case "org_kde_kwin_fake_input":
+            kdeFakeInputVersion = min(version, 4)
+            kdeFakeInput = bind(name, ocn_kde_fake_input_interface(), kdeFakeInputVersion)
         case "zwlr_screencopy_manager_v1":
             screencopyVersion = min(version, 3)
             screencopy = bind(name, ocn_screencopy_manager_interface(), screencopyVersion)

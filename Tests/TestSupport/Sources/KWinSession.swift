@@ -1,0 +1,107 @@
+import Foundation
+@testable import Support
+
+/// Debian's KWin (Plasma 5.27) started headless for one test (`kwin_wayland --virtual`), in a
+/// private session: its own session bus without service directories, a stand-in system bus,
+/// XDG_RUNTIME_DIR, HOME, caches and data directories. With `grant`, a desktop entry naming the
+/// node's binary grants it KWin's restricted interfaces (ScreenShot2, fake input), as the package's
+/// own entry does for /usr/bin/openclaw-node, and kbuildsycoca5 indexes it before KWin starts.
+/// kwin_wayland carries cap_sys_resource, which this machine's bounding set lacks: an untagged copy
+/// runs instead. A GTK 4 probe window (Tests/gnome/probe_window.py) shows one colour fullscreen.
+/// Every process is stopped by its PID.
+final class KWinSession: @unchecked Sendable {
+    let dir: String
+    let runtimeDir: String
+    let sessionBus: String
+    let socket = "wayland-0"
+    private var processes: [BackgroundProcess] = []
+
+    static var available: Bool {
+        getuid() == 0 && ["/usr/bin/kwin_wayland", "/usr/bin/kbuildsycoca5", "/usr/bin/dbus-daemon", "/usr/bin/dbus-send"]
+            .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) } && GnomeShell.available
+    }
+
+    var environment: [String: String] {
+        ["XDG_RUNTIME_DIR": runtimeDir, "HOME": dir + "/home", "XDG_CACHE_HOME": dir + "/cache", "XDG_CONFIG_HOME": dir + "/home/.config",
+         "XDG_DATA_DIRS": dir + "/share:/usr/share", "DBUS_SESSION_BUS_ADDRESS": sessionBus,
+         "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(runtimeDir)/system_bus", "WAYLAND_DISPLAY": socket,
+         "XDG_CURRENT_DESKTOP": "KDE", "XDG_SESSION_TYPE": "wayland", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none",
+         "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    }
+
+    /// One virtual output of `width`x`height` showing `rgb`; `grant`: the node's binary may take
+    /// screenshots and send input.
+    init(width: Int, height: Int, rgb: String, grant: Bool = true) throws {
+        dir = TestPaths.tempDir("kwin")
+        runtimeDir = dir + "/run"
+        sessionBus = "unix:path=\(dir)/run/bus"
+        for sub in ["run", "home/.config", "cache", "share/applications", "bin"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
+        }
+        chmod(runtimeDir, 0o700)
+        do {
+            try start(width: width, height: height, rgb: rgb, grant: grant)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    private func start(width: Int, height: Int, rgb: String, grant: Bool) throws {
+        if grant {
+            let exe = URL(fileURLWithPath: TestPaths.nodeBinary).resolvingSymlinksInPath().path
+            let entry = "[Desktop Entry]\nType=Application\nName=openclaw-node (test)\nExec=\(exe)\nNoDisplay=true\n" +
+                "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2\nX-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
+            try entry.write(toFile: dir + "/share/applications/openclaw-node-test.desktop", atomically: false, encoding: .utf8)
+        }
+        // KWin looks grants up in KDE's service cache: built first, or its first lookup rebuilds it.
+        let sycoca = try runProcess("/usr/bin/kbuildsycoca5", ["--noincremental"], env: environment, timeout: 60)
+        guard sycoca.code == 0 else { throw TestFailure("kbuildsycoca5 failed: \(sycoca.stderr)") }
+        for (name, sock) in [("session", "bus"), ("system", "system_bus")] {
+            let conf = dir + "/\(name).conf"
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig><type>session</type><listen>unix:path=\(runtimeDir)/\(sock)</listen><auth>EXTERNAL</auth>
+                <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
+                </busconfig>
+                """.write(toFile: conf, atomically: false, encoding: .utf8)
+            processes.append(try BackgroundProcess("/usr/bin/dbus-daemon", ["--config-file=\(conf)", "--nofork", "--nopidfile"], env: environment))
+            guard waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: "\(self.runtimeDir)/\(sock)") }) else {
+                throw TestFailure("dbus-daemon (\(name)) did not start")
+            }
+        }
+        // cp drops the file capability the packaged binary carries.
+        _ = try runProcess("/bin/cp", ["/usr/bin/kwin_wayland", dir + "/bin/kwin_wayland"])
+        let kwin = try BackgroundProcess(dir + "/bin/kwin_wayland", ["--virtual", "--width", String(width), "--height", String(height),
+                                                                     "--no-lockscreen", "--socket", socket], env: environment)
+        processes.append(kwin)
+        guard waitUntil(timeout: 30, { FileManager.default.fileExists(atPath: self.runtimeDir + "/" + self.socket) && self.hasOwner("org.kde.KWin") }) else {
+            throw TestFailure("kwin_wayland did not start:\n\(kwin.log.suffix(3000))")
+        }
+        let log = dir + "/input.log"
+        let window = try BackgroundProcess("/usr/bin/python3", [TestPaths.repoRoot + "/Tests/gnome/probe_window.py", "--connector", "Virtual-0",
+                                                                "--colour", String(rgb.dropFirst()), "--log", log], env: environment)
+        processes.append(window)
+        guard waitUntil(timeout: 20, { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("READY") }) else {
+            throw TestFailure("the probe window did not appear on KWin: \(window.log.suffix(2000))")
+        }
+    }
+
+    /// Lines the probe window has logged so far.
+    var logged: [String] {
+        ((try? String(contentsOfFile: dir + "/input.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    func hasOwner(_ name: String) -> Bool {
+        guard let r = try? runProcess("/usr/bin/dbus-send", ["--bus=\(sessionBus)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                                             "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(name)"]) else { return false }
+        return r.stdout.contains("boolean true")
+    }
+
+    func stop() {
+        for p in processes.reversed() { _ = p.stop() }
+        processes = []
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+}
