@@ -117,11 +117,16 @@ public final class SessionBus {
     /// Handles what arrived, then waits (at most until `deadline`, in short steps a cancel reaches)
     /// for more.
     private func pump(until deadline: ContinuousClock.Instant, cancel: CancelFlag?) throws(Failure) {
+        var handled = false
         while true {
             let r = sd_bus_process(bus, nil)
             guard r >= 0 else { throw Failure(name: "connection", message: "the session bus connection failed: \(String(cString: strerror(-r)))") }
             if r == 0 { break }
+            handled = true
         }
+        // What arrived during an earlier call sits in sd-bus's queue, not on the socket: once it is
+        // handled, the caller looks before anything waits on the socket.
+        if handled { return }
         if let cancel, cancel.isCancelled { throw Failure(name: "cancelled", message: "cancelled") }
         let left = deadline - ContinuousClock.now
         guard left > .zero else { return }
