@@ -45,7 +45,9 @@ struct ScreenKdeTests {
         let stream = probe["streams"]?.arrayValue?.first
         #expect(stream?["width"] == 1280 && stream?["height"] == 720, "\(probe)")
         let frames = Int(stream?["nb_read_frames"]?.stringValue ?? "") ?? 0
-        #expect((5...21).contains(frames), "2 s at 10 fps: \(frames) frames")
+        // Each frame is a whole screenshot; a debug build on a busy machine gets a few a second
+        // (the pacer skips slots rather than stretch the clip).
+        #expect((2...21).contains(frames), "2 s at 10 fps: \(frames) frames")
         let duration = Double(probe["format"]?["duration"]?.stringValue ?? "") ?? 0
         #expect(abs(duration - 2.0) < 0.25, "duration \(duration)")
         // Away from the middle, where KWin puts the pointer (a recording shows it).

@@ -3,9 +3,9 @@ import Foundation
 
 /// Debian's KWin (Plasma 5.27) started headless for one test (`kwin_wayland --virtual`), in a
 /// private session: its own session bus without service directories, a stand-in system bus,
-/// XDG_RUNTIME_DIR, HOME, caches and data directories. With `grant`, a desktop entry naming the
-/// node's binary grants it KWin's restricted interfaces (ScreenShot2, fake input), as the package's
-/// own entry does for /usr/bin/openclaw-node, and kbuildsycoca5 indexes it before KWin starts.
+/// XDG_RUNTIME_DIR, HOME, caches and data directories. With `grant`, the package's own desktop
+/// entry (scripts/debian/ai.openclaw.node.desktop), pointed at the built binary, grants it KWin's
+/// restricted interfaces (ScreenShot2, fake input), and kbuildsycoca5 indexes it before KWin starts.
 /// kwin_wayland carries cap_sys_resource, which this machine's bounding set lacks: an untagged copy
 /// runs instead. A GTK 4 probe window (Tests/gnome/probe_window.py) shows one colour fullscreen.
 /// Every process is stopped by its PID.
@@ -49,10 +49,13 @@ final class KWinSession: @unchecked Sendable {
 
     private func start(width: Int, height: Int, rgb: String, grant: Bool) throws {
         if grant {
+            // The package's own entry, with Exec= the built binary instead of /usr/bin/openclaw-node:
+            // what is tested is the grant the package ships.
             let exe = URL(fileURLWithPath: TestPaths.nodeBinary).resolvingSymlinksInPath().path
-            let entry = "[Desktop Entry]\nType=Application\nName=openclaw-node (test)\nExec=\(exe)\nNoDisplay=true\n" +
-                "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2\nX-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
-            try entry.write(toFile: dir + "/share/applications/openclaw-node-test.desktop", atomically: false, encoding: .utf8)
+            let shipped = try String(contentsOfFile: TestPaths.repoRoot + "/scripts/debian/ai.openclaw.node.desktop", encoding: .utf8)
+            guard shipped.contains("\nExec=/usr/bin/openclaw-node\n") else { throw TestFailure("the package's grant does not name /usr/bin/openclaw-node") }
+            try shipped.replacingOccurrences(of: "\nExec=/usr/bin/openclaw-node\n", with: "\nExec=\(exe)\n")
+                .write(toFile: dir + "/share/applications/ai.openclaw.node.desktop", atomically: false, encoding: .utf8)
         }
         // KWin looks grants up in KDE's service cache: built first, or its first lookup rebuilds it.
         let sycoca = try runProcess("/usr/bin/kbuildsycoca5", ["--noincremental"], env: environment, timeout: 60)
