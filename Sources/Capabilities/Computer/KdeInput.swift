@@ -36,15 +36,7 @@ final class KdeInput: ComputerInput {
 
     deinit { releaseAll() }
 
-    func target(screenIndex: Int) throws(NodeError) -> InputTarget {
-        try connection.roundtrip()
-        let outputs = connection.orderedOutputs
-        guard outputs.indices.contains(screenIndex) else {
-            throw NodeError.invalidRequest("screenIndex \(screenIndex) does not exist: KWin has \(outputs.count) output(s)")
-        }
-        let o = outputs[screenIndex]
-        return InputTarget(identity: o.identity, width: o.width, height: o.height, label: o.name, handle: o)
-    }
+    func target(screenIndex: Int) throws(NodeError) -> InputTarget { try connection.inputTarget(screenIndex: screenIndex) }
 
     func move(to target: InputTarget, x: Int, y: Int) throws(NodeError) {
         guard let o = target.handle as? WaylandConnection.Output else { throw NodeError.invalidRequest("not a Wayland target") }

@@ -49,15 +49,7 @@ final class WaylandInput: ComputerInput {
         return UInt32(truncatingIfNeeded: Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000)
     }
 
-    func target(screenIndex: Int) throws(NodeError) -> InputTarget {
-        try connection.roundtrip()
-        let outputs = connection.orderedOutputs
-        guard outputs.indices.contains(screenIndex) else {
-            throw NodeError.invalidRequest("screenIndex \(screenIndex) does not exist: the compositor has \(outputs.count) output(s)")
-        }
-        let o = outputs[screenIndex]
-        return InputTarget(identity: o.identity, width: o.width, height: o.height, label: o.name, handle: o)
-    }
+    func target(screenIndex: Int) throws(NodeError) -> InputTarget { try connection.inputTarget(screenIndex: screenIndex) }
 
     // MARK: pointer
 

@@ -120,6 +120,21 @@ public final class WaylandConnection {
     }
 
     /// Sends what is queued and waits for the compositor to have handled it (and answered).
+    /// Whether `output` is still the compositor's output number `index` (connection alive, same
+    /// output, not gone to zero size): a cached grabber's check before reuse.
+    public func stillShows(_ output: Output, at index: Int) -> Bool {
+        guard isAlive, (try? roundtrip()) != nil else { return false }
+        let outputs = orderedOutputs
+        return outputs.indices.contains(index) && outputs[index] === output && output.width > 0
+    }
+
+    /// What output number `index` is now, for displayFrameId; nil when it cannot be read.
+    public func identity(ofOutputAt index: Int) -> String? {
+        guard (try? roundtrip()) != nil else { return nil }
+        let outputs = orderedOutputs
+        return outputs.indices.contains(index) ? outputs[index].identity : nil
+    }
+
     public func roundtrip() throws(NodeError) {
         guard let cb = wl_display_sync(display) else { throw lost() }
         let flag = UnsafeMutablePointer<Bool>.allocate(capacity: 1)

@@ -45,17 +45,9 @@ final class KdeGrabber: ScreenGrabber {
         return try result.get()
     }
 
-    func isStillValid(screenIndex: Int) -> Bool {
-        guard connection.isAlive, (try? connection.roundtrip()) != nil else { return false }
-        let outputs = connection.orderedOutputs
-        return outputs.indices.contains(screenIndex) && outputs[screenIndex] === output && output.width > 0
-    }
+    func isStillValid(screenIndex: Int) -> Bool { connection.stillShows(output, at: screenIndex) }
 
-    func liveIdentity(screenIndex: Int) -> String? {
-        guard (try? connection.roundtrip()) != nil else { return nil }
-        let outputs = connection.orderedOutputs
-        return outputs.indices.contains(screenIndex) ? outputs[screenIndex].identity : nil
-    }
+    func liveIdentity(screenIndex: Int) -> String? { connection.identity(ofOutputAt: screenIndex) }
 }
 
 /// What the KDE backend says when KWin refuses.

@@ -62,17 +62,9 @@ final class WaylandGrabber: ScreenGrabber {
         return try buffer.flipped(view, body)
     }
 
-    func isStillValid(screenIndex: Int) -> Bool {
-        guard connection.isAlive, (try? connection.roundtrip()) != nil else { return false }
-        let outputs = connection.orderedOutputs
-        return outputs.indices.contains(screenIndex) && outputs[screenIndex] === output && output.width > 0
-    }
+    func isStillValid(screenIndex: Int) -> Bool { connection.stillShows(output, at: screenIndex) }
 
-    func liveIdentity(screenIndex: Int) -> String? {
-        guard (try? connection.roundtrip()) != nil else { return nil }
-        let outputs = connection.orderedOutputs
-        return outputs.indices.contains(screenIndex) ? outputs[screenIndex].identity : nil
-    }
+    func liveIdentity(screenIndex: Int) -> String? { connection.identity(ofOutputAt: screenIndex) }
 
     /// wl_shm formats are little-endian words: XRGB8888 is B, G, R, X in memory.
     static func layout(_ format: UInt32) -> PixelLayout? {
