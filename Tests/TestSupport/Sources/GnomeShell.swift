@@ -55,21 +55,7 @@ final class GnomeShell: @unchecked Sendable {
     }
 
     private func start() throws {
-        for (name, socket) in [("session", "bus"), ("system", "system_bus")] {
-            let conf = dir + "/\(name).conf"
-            let text = """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig><type>session</type><listen>unix:path=\(runtimeDir)/\(socket)</listen><auth>EXTERNAL</auth>
-                <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
-                </busconfig>
-                """
-            try text.write(toFile: conf, atomically: false, encoding: .utf8)
-            processes.append(try BackgroundProcess("/usr/bin/dbus-daemon", ["--config-file=\(conf)", "--nofork", "--nopidfile"], env: environment))
-            guard waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: "\(self.runtimeDir)/\(socket)") }) else {
-                throw TestFailure("dbus-daemon (\(name)) did not start")
-            }
-        }
+        try SessionBuses.start(runtimeDir: runtimeDir, configDir: dir, environment: environment, into: &processes)
         processes.append(try BackgroundProcess("/usr/bin/pipewire", [], env: environment))
         guard waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: self.runtimeDir + "/pipewire-0") }) else {
             throw TestFailure("pipewire did not start: \(processes.last?.log ?? "")")
@@ -118,11 +104,7 @@ final class GnomeShell: @unchecked Sendable {
         }
     }
 
-    func hasOwner(_ name: String) -> Bool {
-        guard let r = try? runProcess("/usr/bin/dbus-send", ["--bus=\(sessionBus)", "--print-reply", "--dest=org.freedesktop.DBus",
-                                                             "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(name)"]) else { return false }
-        return r.stdout.contains("boolean true")
-    }
+    func hasOwner(_ name: String) -> Bool { SessionBuses.hasOwner(name, on: sessionBus) }
 
     func stop() {
         for w in windows.reversed() { _ = w.stop() }

@@ -60,20 +60,7 @@ final class KWinSession: @unchecked Sendable {
         // KWin looks grants up in KDE's service cache: built first, or its first lookup rebuilds it.
         let sycoca = try runProcess("/usr/bin/kbuildsycoca5", ["--noincremental"], env: environment, timeout: 60)
         guard sycoca.code == 0 else { throw TestFailure("kbuildsycoca5 failed: \(sycoca.stderr)") }
-        for (name, sock) in [("session", "bus"), ("system", "system_bus")] {
-            let conf = dir + "/\(name).conf"
-            try """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig><type>session</type><listen>unix:path=\(runtimeDir)/\(sock)</listen><auth>EXTERNAL</auth>
-                <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
-                </busconfig>
-                """.write(toFile: conf, atomically: false, encoding: .utf8)
-            processes.append(try BackgroundProcess("/usr/bin/dbus-daemon", ["--config-file=\(conf)", "--nofork", "--nopidfile"], env: environment))
-            guard waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: "\(self.runtimeDir)/\(sock)") }) else {
-                throw TestFailure("dbus-daemon (\(name)) did not start")
-            }
-        }
+        try SessionBuses.start(runtimeDir: runtimeDir, configDir: dir, environment: environment, into: &processes)
         // cp drops the file capability the packaged binary carries.
         _ = try runProcess("/bin/cp", ["/usr/bin/kwin_wayland", dir + "/bin/kwin_wayland"])
         let kwin = try BackgroundProcess(dir + "/bin/kwin_wayland", ["--virtual", "--width", String(width), "--height", String(height),
@@ -96,11 +83,7 @@ final class KWinSession: @unchecked Sendable {
         ((try? String(contentsOfFile: dir + "/input.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    func hasOwner(_ name: String) -> Bool {
-        guard let r = try? runProcess("/usr/bin/dbus-send", ["--bus=\(sessionBus)", "--print-reply", "--dest=org.freedesktop.DBus",
-                                                             "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(name)"]) else { return false }
-        return r.stdout.contains("boolean true")
-    }
+    func hasOwner(_ name: String) -> Bool { SessionBuses.hasOwner(name, on: sessionBus) }
 
     func stop() {
         for p in processes.reversed() { _ = p.stop() }
