@@ -31,9 +31,10 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     // computer.act (XTest, wlroots virtual input); monitors and displayFrameId shared with screen via X11Support.
     ("Computer", [x11, "CXTest", wayland, cwayland, desktopSession]),
     // fs.listDir, terminal.upload and file transfer inside the node's own path policy; tar and file(1) as programs.
-    // desktop.stream: the desktop through x11vnc/wayvnc (programs), or on GNOME the node's own RFB
-    // server over Mutter's RemoteDesktop; and the gateway's attach socket.
-    ("Desktop", [desktopSession]),
+    // desktop.stream: the desktop through x11vnc/wayvnc (programs), or on GNOME and KDE the node's
+    // own RFB server (Mutter's RemoteDesktop; KWin's screenshots and fake input); and the gateway's
+    // attach socket.
+    ("Desktop", [desktopSession, wayland, cwayland]),
     ("Files", []),
     ("Location", []),
     // The tools of MCP servers on the device (stdio children, streamable HTTP), for agents.

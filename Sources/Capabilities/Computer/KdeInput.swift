@@ -71,7 +71,7 @@ final class KdeInput: ComputerInput {
     }
 
     private func keyCode(_ keysym: KeySym) throws(NodeError) -> (code: UInt32, shift: Bool) {
-        guard let k = KdeKeyCodes.code(for: keysym) else {
+        guard let k = USKeyCodes.code(for: UInt32(truncatingIfNeeded: keysym)) else {
             let name = XKeysymToString(keysym).map { String(cString: $0) } ?? "0x" + UInt32(truncatingIfNeeded: keysym).hex()
             throw NodeError.invalidRequest("KWin's fake input types only what a US keyboard layout has: no key for \(name)")
         }
@@ -87,10 +87,10 @@ final class KdeInput: ComputerInput {
         // Every character first, so nothing is typed of a text that cannot be typed whole.
         let keys = try text.unicodeScalars.map { (c: Unicode.Scalar) throws(NodeError) -> (code: UInt32, shift: Bool) in try keyCode(KeyNames.keysym(for: c)) }
         for k in keys {
-            if k.shift { key(KdeKeyCodes.leftShift, down: true) }
+            if k.shift { key(USKeyCodes.leftShift, down: true) }
             key(k.code, down: true)
             key(k.code, down: false)
-            if k.shift { key(KdeKeyCodes.leftShift, down: false) }
+            if k.shift { key(USKeyCodes.leftShift, down: false) }
             sync()
             if !stop.sleep(milliseconds: 4) { return }
         }
@@ -99,14 +99,14 @@ final class KdeInput: ComputerInput {
     func combo(_ mods: [KeySym], key keysym: KeySym, hold: (() -> Void)?) throws(NodeError) {
         let codes = try mods.map { (m: KeySym) throws(NodeError) -> UInt32 in try keyCode(m).code }
         let k = try keyCode(keysym)
-        let withShift = k.shift && !codes.contains(KdeKeyCodes.leftShift)
+        let withShift = k.shift && !codes.contains(USKeyCodes.leftShift)
         for c in codes { key(c, down: true) }
-        if withShift { key(KdeKeyCodes.leftShift, down: true) }
+        if withShift { key(USKeyCodes.leftShift, down: true) }
         key(k.code, down: true)
         sync()
         hold?()
         key(k.code, down: false)
-        if withShift { key(KdeKeyCodes.leftShift, down: false) }
+        if withShift { key(USKeyCodes.leftShift, down: false) }
         for c in codes.reversed() { key(c, down: false) }
         sync()
     }

@@ -64,6 +64,7 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
                 case .wayvnc: how = "wayvnc (\(exe)) for the compositor at \(target), on a private Unix socket; the node checks the gateway's VNC password itself"
                 case .x11vnc: how = "x11vnc (\(exe)) for X display \(target), on a private Unix socket with a fresh password per stream"
                 case .gnome: how = "the node's own RFB server for GNOME (Mutter's screen cast and RemoteDesktop), listening nowhere; the node checks the gateway's VNC password itself"
+                case .kde: how = "the node's own RFB server for KDE Plasma (KWin's screenshots and fake input) at \(target), listening nowhere; the node checks the gateway's VNC password itself"
                 }
                 return [Diagnosis(.ok, "desktop.stream would start \(how)")]
             case .failure(let why):

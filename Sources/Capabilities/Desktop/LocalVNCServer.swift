@@ -15,7 +15,7 @@ import Support
 /// without one on its private socket and the node itself asks the gateway for the password
 /// (`nodeChecksPassword`): the gateway still reaches only an authenticated server.
 final class LocalVNCServer: @unchecked Sendable {  // fields are set once in start; stop is idempotent through Subprocess
-    enum Kind: String, Sendable { case x11vnc, wayvnc, gnome }
+    enum Kind: String, Sendable { case x11vnc, wayvnc, gnome, kde }
 
     let kind: Kind
     /// The fresh password of this stream (8 characters: RFB's limit).
@@ -28,13 +28,21 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
 
     /// wayvnc and the node's own server offer no password: the node runs the VNC authentication
     /// toward the gateway.
-    var nodeChecksPassword: Bool { kind == .wayvnc || kind == .gnome }
+    var nodeChecksPassword: Bool { kind != .x11vnc }
 
-    /// Which server would serve this session, and the executable, or why none.
+    /// Which server would serve this session, its executable and what it serves, or why none. For
+    /// the node's own servers: GNOME ("", the session bus address), KDE (the session bus address,
+    /// the compositor's socket).
     static func choose(_ s: DesktopSettings) -> Result<(Kind, String, String), DesktopStreamError> {
         // GNOME first: its Wayland socket is there too, but wayvnc cannot capture it.
-        if let address = s.sessionBus, let bus = try? SessionBus(address: address), bus.hasOwner(MutterRemoteDesktop.service) {
-            return .success((.gnome, "", address))
+        if let address = s.sessionBus, let bus = try? SessionBus(address: address) {
+            if bus.hasOwner(MutterRemoteDesktop.service) { return .success((.gnome, "", address)) }
+            // KDE: KWin's screenshots and fake input, for the compositor's socket.
+            if let socket = s.waylandSocket, FileSystem.isSocket(socket), bus.hasOwner(KWinScreenShot.service),
+               (try? bus.call(KWinScreenShot.service, KWinScreenShot.path, "org.freedesktop.DBus.Properties", "Get",
+                              [.string(KWinScreenShot.interface), .string("Version")], timeout: .seconds(2))) != nil {
+                return .success((.kde, address, socket))
+            }
         }
         if let socket = s.waylandSocket, FileSystem.isSocket(socket) {
             guard let exe = Subprocess.findExecutable("wayvnc", path: s.environment["PATH"]) else {
@@ -65,17 +73,25 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
         guard mkdir(dir, 0o700) == 0 else { throw .configuration("desktop stream: cannot create \(dir): \(String(cString: strerror(errno)))") }
         let password = freshPassword()
         let socket = dir + "/vnc.sock", logFile = dir + "/server.log"
-        if kind == .gnome {
-            guard let pipewire = s.pipewire else {
-                try? FileSystem.remove(dir)
-                throw .configuration("desktop stream on GNOME needs PipeWire, but XDG_RUNTIME_DIR is unset: run the node inside the desktop session")
-            }
+        if kind == .gnome || kind == .kde {
             let served: InProcessRFB
-            do throws(DesktopStreamError) { served = try InProcessRFB.start(busAddress: target, pipewire: pipewire, log: log) } catch {
+            do throws(DesktopStreamError) {
+                served = try InProcessRFB.start(log: log) { () throws(DesktopStreamError) -> any RFBDesktop & Sendable in
+                    let bus: SessionBus
+                    do throws(SessionBus.Failure) { bus = try SessionBus(address: kind == .gnome ? target : exe) } catch {
+                        throw DesktopStreamError.serverUnavailable(error.description)
+                    }
+                    if kind == .kde { return try KdeRFBDesktop(bus: bus, socket: target) }
+                    guard let pipewire = s.pipewire else {
+                        throw DesktopStreamError.configuration("desktop stream on GNOME needs PipeWire, but XDG_RUNTIME_DIR is unset: run the node inside the desktop session")
+                    }
+                    return try GnomeRFBDesktop(bus: bus, pipewire: pipewire)
+                }
+            } catch {
                 try? FileSystem.remove(dir)
                 throw error
             }
-            log.debug("started gnome (pid \(getpid()), in process) for the GNOME session")
+            log.debug("started \(kind.rawValue) (pid \(getpid()), in process) for the \(kind == .gnome ? "GNOME" : "KDE Plasma") session")
             return LocalVNCServer(kind: kind, password: password, directory: dir, process: nil, inProcess: served, logFile: logFile)
         }
         var env = ["PATH": s.environment["PATH"] ?? "/usr/bin:/bin", "HOME": dir]
@@ -97,7 +113,7 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
             // Its own empty config home: a user's ~/.config/wayvnc/config cannot change how it listens.
             env["XDG_CONFIG_HOME"] = dir
             args = ["--unix-socket", socket]
-        case .gnome:
+        case .gnome, .kde:
             args = []  // served in process, above
         }
         let process: Subprocess

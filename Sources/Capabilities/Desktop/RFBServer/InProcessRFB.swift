@@ -6,7 +6,7 @@ import Support
 /// The node's own RFB server for one stream: an RFBServerSession on its own thread, serving one
 /// end of a socketpair; the stream connects the other end. Nothing listens anywhere: the only
 /// way in is the fd the node holds. Stopping shuts the socket down, which ends the session (and
-/// with it GNOME's RemoteDesktop session and screen cast).
+/// with it the desktop's: GNOME's RemoteDesktop session and screen cast, KDE's screenshot thread).
 final class InProcessRFB: @unchecked Sendable {  // the fds are set once; stop is idempotent
     private let clientFD: Int32
     private let serverFD: Int32
@@ -16,19 +16,14 @@ final class InProcessRFB: @unchecked Sendable {  // the fds are set once; stop i
 
     private init(clientFD: Int32, serverFD: Int32) { self.clientFD = clientFD; self.serverFD = serverFD }
 
-    static func start(busAddress: String, pipewire: PipeWireRemote, log: Logger) throws(DesktopStreamError) -> InProcessRFB {
+    /// Serves `desktop` (made here, on the caller's thread; its server's thread uses it from then on).
+    static func start(log: Logger, desktop make: () throws(DesktopStreamError) -> any RFBDesktop & Sendable) throws(DesktopStreamError) -> InProcessRFB {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw .serverUnavailable("cannot make a socket pair: \(String(cString: strerror(errno)))")
         }
-        let desktop: GnomeRFBDesktop
-        do throws(DesktopStreamError) {
-            let bus: SessionBus
-            do throws(SessionBus.Failure) { bus = try SessionBus(address: busAddress) } catch {
-                throw DesktopStreamError.serverUnavailable(error.description)
-            }
-            desktop = try GnomeRFBDesktop(bus: bus, pipewire: pipewire)
-        } catch {
+        let desktop: any RFBDesktop & Sendable
+        do throws(DesktopStreamError) { desktop = try make() } catch {
             close(fds[0]); close(fds[1])
             throw error
         }

@@ -1,0 +1,98 @@
+import CWaylandClient
+import CWaylandProtocols
+import DesktopSession
+import Glibc
+import Kit
+import Support
+import WaylandSupport
+
+/// KDE Plasma's first output for the node's own RFB server: frames are KWin screenshots
+/// (ScreenShot2, pointer drawn in) taken on a thread of their own every `interval` — KWin 5.27
+/// sends a headless session's screen casts no frames, and a screenshot is tens of milliseconds —
+/// and the viewer's input goes to KWin's fake input. Both need the grant the package installs.
+final class KdeRFBDesktop: RFBDesktop, @unchecked Sendable {  // the Wayland connection is used by the server's thread only; frames under a lock
+    static let interval: Duration = .milliseconds(100)
+
+    private let connection: WaylandConnection
+    private let fake: OpaquePointer
+    private let output: WaylandConnection.Output
+    private let latest = Locked<(image: KWinScreenShot.Image, sequence: UInt64)?>(nil)
+    private let ready = Wakeup()
+    private let stopped = CancelFlag()
+    let name: String
+
+    init(bus: SessionBus, socket: String) throws(DesktopStreamError) {
+        do throws(NodeError) { connection = try WaylandConnection(socket: socket, unavailableCode: .unavailable("desktop")) } catch {
+            throw .serverUnavailable(error.message)
+        }
+        guard let first = connection.orderedOutputs.first else { throw .serverUnavailable("KWin at \(socket) has no outputs") }
+        guard let fake = connection.kdeFakeInput, connection.kdeFakeInputVersion >= 4 else {
+            throw .serverUnavailable("KWin does not offer its fake input to this program: the package's /usr/share/applications/ai.openclaw.node.desktop " +
+                                     "grants it to /usr/bin/openclaw-node (run kbuildsycoca5 as the desktop's user, or log in again)")
+        }
+        output = first
+        self.fake = fake
+        name = "KDE \(first.name) (openclaw-node)"
+        org_kde_kwin_fake_input_authenticate(fake, "openclaw-node", "the desktop in the OpenClaw gateway's viewer")
+        // The first screenshot here: a refusal (no grant) ends the stream before it starts.
+        let image: KWinScreenShot.Image
+        do throws(SessionBus.Failure) { image = try KWinScreenShot.capture(bus, output: first.name, includeCursor: true) } catch {
+            throw .serverUnavailable(KWinScreenShot.isNotAuthorized(error)
+                ? "KWin refused the screenshot: the package's /usr/share/applications/ai.openclaw.node.desktop grants it to /usr/bin/openclaw-node (run kbuildsycoca5 as the desktop's user, or log in again)"
+                : error.description)
+        }
+        latest.withLock { $0 = (image, 1) }
+        let outputName = first.name, stop = stopped, latest = self.latest, ready = self.ready, address = bus.address
+        BlockingExecutor.start("desktop-kwin-frames") {
+            // A connection of its own: sd-bus objects are used by one thread.
+            guard let bus = try? SessionBus(address: address) else { return }
+            var sequence: UInt64 = 1
+            while !stop.isCancelled {
+                guard stop.sleep(milliseconds: Int(Self.interval.components.attoseconds / 1_000_000_000_000_000)) else { break }
+                guard let next = try? KWinScreenShot.capture(bus, output: outputName, includeCursor: true) else { continue }
+                sequence += 1
+                latest.withLock { $0 = (next, sequence) }
+                ready.signal()
+            }
+        }
+    }
+
+    deinit { stopped.cancel() }
+
+    var frameReadyFD: Int32 { ready.fd }
+    func drainFrameReady() { ready.drain() }
+
+    func withFrame<T>(_ body: (PipeWireFrame) -> T) -> T? {
+        latest.withLock { l -> T? in
+            guard let l else { return nil }
+            return l.image.pixels.withUnsafeBytes { raw in
+                body(PipeWireFrame(base: raw.baseAddress!, width: l.image.width, height: l.image.height, bytesPerRow: l.image.bytesPerRow,
+                                   order: l.image.order, sequence: l.sequence))
+            }
+        }
+    }
+
+    func pointer(x: Int, y: Int) throws(NodeError) {
+        org_kde_kwin_fake_input_pointer_motion_absolute(fake, wl_fixed_from_int(Int32(clamping: output.x + x)), wl_fixed_from_int(Int32(clamping: output.y + y)))
+        try connection.roundtrip()
+    }
+
+    func button(_ code: Int32, down: Bool) throws(NodeError) {
+        org_kde_kwin_fake_input_button(fake, UInt32(code), down ? 1 : 0)
+        try connection.roundtrip()
+    }
+
+    func scroll(axis: UInt32, steps: Int32) throws(NodeError) {
+        org_kde_kwin_fake_input_axis(fake, axis, wl_fixed_from_int(15 * steps))
+        try connection.roundtrip()
+    }
+
+    /// The viewer sends keysyms; KWin's fake input takes key codes: a US layout's.
+    func key(_ keysym: UInt32, down: Bool) throws(NodeError) {
+        guard let k = USKeyCodes.code(for: keysym) else { return }
+        // A shifted character the viewer sends without its own Shift press (rare: viewers send
+        // Shift themselves) is typed as it is on a US keyboard.
+        org_kde_kwin_fake_input_keyboard_key(fake, k.code, down ? 1 : 0)
+        try connection.roundtrip()
+    }
+}
