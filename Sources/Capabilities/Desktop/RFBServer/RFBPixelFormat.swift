@@ -16,17 +16,18 @@ struct RFBPixelFormat: Equatable {
 
     /// The 16 bytes of ServerInit and SetPixelFormat.
     var encoded: [UInt8] {
-        [bitsPerPixel, depth, bigEndian ? 1 : 0, trueColour ? 1 : 0,
-         UInt8(redMax >> 8), UInt8(redMax & 0xff), UInt8(greenMax >> 8), UInt8(greenMax & 0xff), UInt8(blueMax >> 8), UInt8(blueMax & 0xff),
-         redShift, greenShift, blueShift, 0, 0, 0]
+        var out: [UInt8] = [bitsPerPixel, depth, bigEndian ? 1 : 0, trueColour ? 1 : 0]
+        for max in [redMax, greenMax, blueMax] { out += [UInt8(max >> 8), UInt8(max & 0xff)] }
+        out += [redShift, greenShift, blueShift, 0, 0, 0]
+        return out
     }
 
     /// Parses SetPixelFormat's 16 bytes; nil for what this server does not write.
     static func parse(_ b: [UInt8]) -> RFBPixelFormat? {
         guard b.count >= 16 else { return nil }
+        func u16(_ i: Int) -> UInt16 { UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
         let f = RFBPixelFormat(bitsPerPixel: b[0], depth: b[1], bigEndian: b[2] != 0, trueColour: b[3] != 0,
-                               redMax: UInt16(b[4]) << 8 | UInt16(b[5]), greenMax: UInt16(b[6]) << 8 | UInt16(b[7]),
-                               blueMax: UInt16(b[8]) << 8 | UInt16(b[9]), redShift: b[10], greenShift: b[11], blueShift: b[12])
+                               redMax: u16(4), greenMax: u16(6), blueMax: u16(8), redShift: b[10], greenShift: b[11], blueShift: b[12])
         guard f.trueColour, [8, 16, 32].contains(f.bitsPerPixel), f.redMax > 0, f.greenMax > 0, f.blueMax > 0,
               f.redShift < f.bitsPerPixel, f.greenShift < f.bitsPerPixel, f.blueShift < f.bitsPerPixel else { return nil }
         return f
@@ -35,6 +36,11 @@ struct RFBPixelFormat: Equatable {
     /// Whether 32-bit B, G, R, X source pixels can be copied as they are.
     var isBGRX: Bool { self == .serverDefault || (bitsPerPixel == 32 && !bigEndian && redMax == 255 && greenMax == 255 && blueMax == 255
                                                    && redShift == 16 && greenShift == 8 && blueShift == 0) }
+
+    /// An 8-bit channel scaled to `max` and placed at `shift`.
+    private func channel(_ value: UInt8, _ max: UInt16, _ shift: UInt8) -> UInt32 {
+        (UInt32(value) * UInt32(max) / 255) << UInt32(shift)
+    }
 
     /// Appends the rectangle's pixels (rows of 32-bit source pixels, `rgbOrder`: R first in memory
     /// instead of B) in this format to `out`.
@@ -53,17 +59,13 @@ struct RFBPixelFormat: Equatable {
         for row in 0..<height {
             let p = (source + (y + row) * bytesPerRow + x * 4).assumingMemoryBound(to: UInt8.self)
             for col in 0..<width {
-                let r = UInt32(p[col * 4 + ri]), g = UInt32(p[col * 4 + 1]), b = UInt32(p[col * 4 + bi])
-                let v = (r * UInt32(redMax) / 255) << UInt32(redShift) | (g * UInt32(greenMax) / 255) << UInt32(greenShift)
-                    | (b * UInt32(blueMax) / 255) << UInt32(blueShift)
-                switch bitsPerPixel {
-                case 8: out.append(UInt8(truncatingIfNeeded: v))
-                case 16:
-                    if bigEndian { out += [UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
-                    else { out += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
-                default:
-                    if bigEndian { out += [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
-                    else { out += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 24)] }
+                let v = channel(p[col * 4 + ri], redMax, redShift) | channel(p[col * 4 + 1], greenMax, greenShift)
+                    | channel(p[col * 4 + bi], blueMax, blueShift)
+                // The pixel's bytes, least significant first, reversed for a big-endian viewer.
+                let bytes = bytesPerPixel
+                for i in 0..<bytes {
+                    let shift = UInt32(8 * (bigEndian ? bytes - 1 - i : i))
+                    out.append(UInt8(truncatingIfNeeded: v >> shift))
                 }
             }
         }

@@ -91,9 +91,9 @@ final class RFBServerSession {
     }
 
     private static func u16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
-    private static func u32(_ b: [UInt8], _ i: Int) -> UInt32 { UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3]) }
+    private static func u32(_ b: [UInt8], _ i: Int) -> UInt32 { b[i..<(i + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
     private static func be16(_ v: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
-    private static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
+    private static func be32(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { (shift: UInt32) -> UInt8 in UInt8(truncatingIfNeeded: v >> shift) } }
 
     // MARK: the protocol
 
@@ -120,7 +120,12 @@ final class RFBServerSession {
         }
         _ = try read(1)  // ClientInit: shared or not (there is one viewer)
         let name = Array(desktop.name.utf8)
-        try write(Self.be16(width) + Self.be16(height) + format.encoded + Self.be32(UInt32(name.count)) + name)
+        var serverInit: [UInt8] = Self.be16(width)
+        serverInit += Self.be16(height)
+        serverInit += format.encoded
+        serverInit += Self.be32(UInt32(name.count))
+        serverInit += name
+        try write(serverInit)
     }
 
     /// Handles one message from the viewer; false when it left.
@@ -202,7 +207,11 @@ final class RFBServerSession {
                 guard let dirty = Self.changed(f, against: shown, within: rect) else { return }
                 rect = dirty
             }
-            var out: [UInt8] = [0, 0] + Self.be16(1) + Self.be16(rect.x) + Self.be16(rect.y) + Self.be16(rect.w) + Self.be16(rect.h) + Self.be32(0)
+            // FramebufferUpdate: type 0, padding, one rectangle; its x, y, w, h and encoding 0 (Raw).
+            var out: [UInt8] = [0, 0]
+            out += Self.be16(1)
+            for v in [rect.x, rect.y, rect.w, rect.h] { out += Self.be16(v) }
+            out += Self.be32(0)
             format.append(rows: f.base, bytesPerRow: f.bytesPerRow, x: rect.x, y: rect.y, width: rect.w, height: rect.h,
                           rgbOrder: f.order == .rgbx, to: &out)
             update = out

@@ -1,0 +1,131 @@
+# The measuring half of scripts/bench-kde: a private headless KWin (kwin_wayland --virtual, as the
+# tests make it: Tests/TestSupport/Sources/KWinSession.swift) with the package's grant pointed at
+# the node's binary, and the node's screen.snapshot against calling KWin's ScreenShot2 directly
+# from a copy of python3 that a second entry grants it (KWin matches the caller's executable).
+#   python3 bench_kde_measure.py NODE_BIN RUNS JSON(0|1)
+# Every process it starts is stopped by its PID; the session's folder is removed.
+from bench_rows import emit
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+NODE, RUNS, AS_JSON = os.path.realpath(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+T = tempfile.mkdtemp(prefix="ocn-bench-kde-")
+RUN = T + "/run"
+for d in ("run", "home/.config", "cache", "share/applications", "bin"):
+    os.makedirs(os.path.join(T, d))
+os.chmod(RUN, 0o700)
+ENV = dict(os.environ, XDG_RUNTIME_DIR=RUN, HOME=T + "/home", XDG_CACHE_HOME=T + "/cache", XDG_CONFIG_HOME=T + "/home/.config",
+           XDG_DATA_DIRS=T + "/share:/usr/share", DBUS_SESSION_BUS_ADDRESS="unix:path=%s/bus" % RUN,
+           DBUS_SYSTEM_BUS_ADDRESS="unix:path=%s/system_bus" % RUN, WAYLAND_DISPLAY="wayland-0", XDG_CURRENT_DESKTOP="KDE",
+           XDG_SESSION_TYPE="wayland", NO_AT_BRIDGE="1", GTK_A11Y="none", OPENCLAW_NODE_LOG="warn")
+PROCS = []
+PYTHON = T + "/bin/python-kwin-shot"
+
+# The reference: ScreenShot2.CaptureScreen into a pipe, read whole (raw pixels; no encoding).
+SHOT = r'''
+import os, sys, threading, time, dbus
+bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+shot = dbus.Interface(bus.get_object("org.kde.KWin", "/org/kde/KWin/ScreenShot2"), "org.kde.KWin.ScreenShot2")
+times = []
+for _ in range(int(sys.argv[1])):
+    t = time.monotonic()
+    r, w = os.pipe()
+    data = []
+    reader = threading.Thread(target=lambda: data.append(open(r, "rb").read()))
+    reader.start()
+    info = shot.CaptureScreen("Virtual-0", {"include-cursor": False, "native-resolution": True}, dbus.types.UnixFd(w))
+    os.close(w)
+    reader.join()
+    assert len(data[0]) >= int(info["stride"]) * int(info["height"]), info
+    times.append((time.monotonic() - t) * 1000)
+print(sorted(times)[len(times) // 2])
+'''
+
+
+def start(argv):
+    p = subprocess.Popen(argv, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    PROCS.append(p)
+    return p
+
+
+def wait_for(pred, seconds, what):
+    deadline = time.monotonic() + seconds
+    while not pred():
+        if time.monotonic() > deadline:
+            raise RuntimeError("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
+def grant(name, exe):
+    with open(ROOT + "/scripts/debian/ai.openclaw.node.desktop") as f:
+        entry = f.read().replace("\nExec=/usr/bin/openclaw-node\n", "\nExec=%s\n" % exe)
+    with open("%s/share/applications/%s.desktop" % (T, name), "w") as f:
+        f.write(entry)
+
+
+def timed(argv):
+    t = time.monotonic()
+    r = subprocess.run(argv, env=ENV, capture_output=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s: %s %s" % (" ".join(argv[1:3]), r.stdout.decode()[-300:], r.stderr.decode()[-300:]))
+    assert json.loads(r.stdout).get("width") == 1280
+    return (time.monotonic() - t) * 1000
+
+
+def stop(p):
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+rows = []
+try:
+    shutil.copy(os.path.realpath("/usr/bin/python3"), PYTHON)
+    grant("ai.openclaw.node", NODE)
+    grant("bench-python", PYTHON)
+    subprocess.run(["kbuildsycoca5", "--noincremental"], env=ENV, check=True, capture_output=True)
+    for name, sock in [("session", "bus"), ("system", "system_bus")]:
+        conf = "%s/%s.conf" % (T, name)
+        with open(conf, "w") as f:
+            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
+                    '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd"><busconfig><type>session</type>'
+                    '<listen>unix:path=%s/%s</listen><auth>EXTERNAL</auth><policy context="default"><allow user="*"/>'
+                    '<allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>' % (RUN, sock))
+        start(["dbus-daemon", "--config-file=" + conf, "--nofork", "--nopidfile"])
+        wait_for(lambda: os.path.exists("%s/%s" % (RUN, sock)), 10, "dbus-daemon")
+    shutil.copy("/usr/bin/kwin_wayland", T + "/bin/kwin_wayland")  # drops the file capability
+    start([T + "/bin/kwin_wayland", "--virtual", "--width", "1280", "--height", "720", "--no-lockscreen", "--socket", "wayland-0"])
+    wait_for(lambda: os.path.exists(RUN + "/wayland-0"), 30, "kwin_wayland")
+    log = T + "/probe.log"
+    start(["/usr/bin/python3", ROOT + "/Tests/gnome/probe_window.py", "--connector", "Virtual-0", "--colour", "336699", "--log", log])
+    wait_for(lambda: os.path.exists(log) and "READY" in open(log).read(), 20, "the probe window")
+    ref = subprocess.run([PYTHON, "-c", SHOT, str(RUNS)], env=ENV, capture_output=True, text=True)
+    if ref.returncode != 0:
+        raise RuntimeError("the reference: " + ref.stderr[-400:])
+    ref_ms = float(ref.stdout)
+    cfg = T + "/node.json5"
+    with open(cfg, "w") as f:
+        f.write("{ node: { stateDir: '%s/state' }, presence: { mode: 'always' }, capabilities: { screen: { backend: 'kde' } } }" % T)
+    snap = [NODE, "invoke", "screen.snapshot", "--compact", "--config", cfg, "--params", '{"format":"png","maxWidth":1280,"includePointer":false}']
+    cold_ms = statistics.median(timed(snap + ["--local"]) for _ in range(RUNS))
+    daemon = start([NODE, "run", "--config", cfg])
+    try:
+        wait_for(lambda: os.path.exists(T + "/state/control.sock"), 30, "the daemon")
+        timed(snap)
+        warm_ms = statistics.median(timed(snap) for _ in range(RUNS))
+    finally:
+        stop(daemon)
+    rows.append(("KDE screen.snapshot 1280x720 PNG, warm (running daemon)", "%.0f ms" % warm_ms,
+                 "%.0f ms (ScreenShot2.CaptureScreen called directly: raw pixels, not encoded)" % ref_ms, "%.2fx" % (ref_ms / warm_ms)))
+    rows.append(("KDE screen.snapshot 1280x720 PNG, cold (invoke --local)", "%.0f ms" % cold_ms, "%.0f ms (the same)" % ref_ms,
+                 "%.2fx" % (ref_ms / cold_ms)))
+finally:
+    for p in reversed(PROCS):
+        stop(p)
+    shutil.rmtree(T, ignore_errors=True)
+
+emit(rows, AS_JSON, "Headless kwin_wayland --virtual, one 1280x720 output, medians of %d runs" % RUNS)
