@@ -7,7 +7,7 @@ import Media
 @testable import Support
 @testable import TestSupport
 import Testing
-import WaylandSupport
+@testable import WaylandSupport
 
 /// screen.snapshot and screen.record on a real KDE Plasma compositor (kwin_wayland 5.27, virtual
 /// backend) through KWin's ScreenShot2, which serves only programs a desktop entry grants it:
@@ -77,12 +77,14 @@ struct ScreenKdeTests {
         config.display = kwin.runtimeDir + "/" + kwin.socket
         config.idleSeconds = 1
         let source = WaylandPresenceSource(config: config)
-        var sample = await source.sample()
-        let deadline = ContinuousClock.now + .seconds(8)
-        while sample.presence != .background, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            sample = await source.sample()
-        }
+        let first = await source.sample()  // registers the source's idle timeout with KWin
+        #expect(first.presence == .foreground, "\(first.reason)")
+        // A second timeout of the same length, registered after the source's: once KWin says it
+        // idled, the source's has too. Waited for on the compositor's socket, not the clock.
+        let connection = try WaylandConnection(socket: config.display!)
+        let watch = try #require(IdleWatch(connection: connection, timeoutMs: 1000), "KWin offers no idle notification")
+        try connection.wait(until: { watch.idle }, timeout: .seconds(10), what: "KWin's idle notification")
+        let sample = await source.sample()
         #expect(sample.presence == .background && sample.reason.contains("no input on the Wayland seat"), "\(sample.reason)")
     }
 
