@@ -4,6 +4,7 @@
 #   python3 bench_gnome_measure.py NODE_BIN RUNS JSON(0|1)
 # Every process it starts is stopped by its PID; the session's folder is removed.
 from bench_rows import emit
+from bench_session import Processes, stop, wait_for
 import json, os, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 NODE, RUNS, AS_JSON = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
@@ -17,21 +18,8 @@ with open(T + "/home/.config/glib-2.0/settings/keyfile", "w") as f:
 ENV = dict(os.environ, XDG_RUNTIME_DIR=RUN, HOME=T + "/home", DBUS_SESSION_BUS_ADDRESS="unix:path=%s/bus" % RUN,
            DBUS_SYSTEM_BUS_ADDRESS="unix:path=%s/system_bus" % RUN, WAYLAND_DISPLAY="wayland-0", XDG_CURRENT_DESKTOP="GNOME",
            XDG_SESSION_TYPE="wayland", GSETTINGS_BACKEND="keyfile", NO_AT_BRIDGE="1", GTK_A11Y="none", OPENCLAW_NODE_LOG="warn")
-PROCS = []
-
-
-def start(argv, **kw):
-    p = subprocess.Popen(argv, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
-    PROCS.append(p)
-    return p
-
-
-def wait_for(pred, seconds, what):
-    deadline = time.monotonic() + seconds
-    while not pred():
-        if time.monotonic() > deadline:
-            raise RuntimeError("timed out waiting for " + what)
-        time.sleep(0.05)
+PROCS = Processes(ENV)
+start = PROCS.start
 
 
 def has_owner(name):
@@ -47,15 +35,7 @@ def cpu_seconds(pid):
 
 
 def session():
-    for name, sock in [("session", "bus"), ("system", "system_bus")]:
-        conf = "%s/%s.conf" % (T, name)
-        with open(conf, "w") as f:
-            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
-                    '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd"><busconfig><type>session</type>'
-                    '<listen>unix:path=%s/%s</listen><auth>EXTERNAL</auth><policy context="default"><allow user="*"/>'
-                    '<allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>' % (RUN, sock))
-        start(["dbus-daemon", "--config-file=" + conf, "--nofork", "--nopidfile"])
-        wait_for(lambda: os.path.exists("%s/%s" % (RUN, sock)), 10, "dbus-daemon")
+    PROCS.buses(RUN, T)
     start(["pipewire"])
     wait_for(lambda: os.path.exists(RUN + "/pipewire-0"), 10, "pipewire")
     start(["wireplumber"])
@@ -71,16 +51,6 @@ def probe(animate):
     # GNOME starts in its overview, over the windows: Escape, as a person would.
     subprocess.run(["/usr/bin/python3", ROOT + "/Tests/gnome/leave_overview.py"], env=ENV, check=True, capture_output=True)
     return p
-
-
-def stop(p):
-    if p.poll() is None:
-        p.terminate()
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 class Cast:
@@ -187,8 +157,7 @@ try:
         rows.append(("GNOME screen.record 5 s @ 10 fps, %s screen, CPU" % label, "%.2f s" % node_cpu,
                      "%.2f s (gst pipewiresrc ! videorate ! x264enc veryfast ! mp4mux)" % ref_cpu, "%.2fx" % (ref_cpu / max(node_cpu, 0.01))))
 finally:
-    for p in reversed(PROCS):
-        stop(p)
+    PROCS.stop_all()
     shutil.rmtree(T, ignore_errors=True)
 
 emit(rows, AS_JSON, "Headless gnome-shell, one 1280x720 virtual monitor, medians of %d runs" % RUNS)

@@ -5,6 +5,7 @@
 #   python3 bench_kde_measure.py NODE_BIN RUNS JSON(0|1)
 # Every process it starts is stopped by its PID; the session's folder is removed.
 from bench_rows import emit
+from bench_session import Processes, stop, wait_for
 import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 NODE, RUNS, AS_JSON = os.path.realpath(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
@@ -18,7 +19,8 @@ ENV = dict(os.environ, XDG_RUNTIME_DIR=RUN, HOME=T + "/home", XDG_CACHE_HOME=T +
            XDG_DATA_DIRS=T + "/share:/usr/share", DBUS_SESSION_BUS_ADDRESS="unix:path=%s/bus" % RUN,
            DBUS_SYSTEM_BUS_ADDRESS="unix:path=%s/system_bus" % RUN, WAYLAND_DISPLAY="wayland-0", XDG_CURRENT_DESKTOP="KDE",
            XDG_SESSION_TYPE="wayland", NO_AT_BRIDGE="1", GTK_A11Y="none", OPENCLAW_NODE_LOG="warn")
-PROCS = []
+PROCS = Processes(ENV)
+start = PROCS.start
 PYTHON = T + "/bin/python-kwin-shot"
 
 # The reference: ScreenShot2.CaptureScreen into a pipe, read whole (raw pixels; no encoding).
@@ -42,20 +44,6 @@ print(sorted(times)[len(times) // 2])
 '''
 
 
-def start(argv):
-    p = subprocess.Popen(argv, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    PROCS.append(p)
-    return p
-
-
-def wait_for(pred, seconds, what):
-    deadline = time.monotonic() + seconds
-    while not pred():
-        if time.monotonic() > deadline:
-            raise RuntimeError("timed out waiting for " + what)
-        time.sleep(0.05)
-
-
 def grant(name, exe):
     with open(ROOT + "/scripts/debian/ai.openclaw.node.desktop") as f:
         entry = f.read().replace("\nExec=/usr/bin/openclaw-node\n", "\nExec=%s\n" % exe)
@@ -72,31 +60,13 @@ def timed(argv):
     return (time.monotonic() - t) * 1000
 
 
-def stop(p):
-    if p.poll() is None:
-        p.terminate()
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
 rows = []
 try:
     shutil.copy(os.path.realpath("/usr/bin/python3"), PYTHON)
     grant("ai.openclaw.node", NODE)
     grant("bench-python", PYTHON)
     subprocess.run(["kbuildsycoca5", "--noincremental"], env=ENV, check=True, capture_output=True)
-    for name, sock in [("session", "bus"), ("system", "system_bus")]:
-        conf = "%s/%s.conf" % (T, name)
-        with open(conf, "w") as f:
-            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
-                    '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd"><busconfig><type>session</type>'
-                    '<listen>unix:path=%s/%s</listen><auth>EXTERNAL</auth><policy context="default"><allow user="*"/>'
-                    '<allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>' % (RUN, sock))
-        start(["dbus-daemon", "--config-file=" + conf, "--nofork", "--nopidfile"])
-        wait_for(lambda: os.path.exists("%s/%s" % (RUN, sock)), 10, "dbus-daemon")
+    PROCS.buses(RUN, T)
     shutil.copy("/usr/bin/kwin_wayland", T + "/bin/kwin_wayland")  # drops the file capability
     start([T + "/bin/kwin_wayland", "--virtual", "--width", "1280", "--height", "720", "--no-lockscreen", "--socket", "wayland-0"])
     wait_for(lambda: os.path.exists(RUN + "/wayland-0"), 30, "kwin_wayland")
@@ -124,8 +94,7 @@ try:
     rows.append(("KDE screen.snapshot 1280x720 PNG, cold (invoke --local)", "%.0f ms" % cold_ms, "%.0f ms (the same)" % ref_ms,
                  "%.2fx" % (ref_ms / cold_ms)))
 finally:
-    for p in reversed(PROCS):
-        stop(p)
+    PROCS.stop_all()
     shutil.rmtree(T, ignore_errors=True)
 
 emit(rows, AS_JSON, "Headless kwin_wayland --virtual, one 1280x720 output, medians of %d runs" % RUNS)
