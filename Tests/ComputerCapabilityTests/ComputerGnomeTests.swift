@@ -14,30 +14,12 @@ struct ComputerGnomeTests {
     @Test func clicksTypingKeysAndScrollingReachAGTKWindowOnEachMonitor() throws {
         let gnome = try GnomeShell(monitors: [(800, 600, "#808080"), (640, 480, "#406080")])
         defer { gnome.stop() }
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { computer: { enabled: true, backend: 'gnome' }, " +
-                                 "screen: { enabled: true, backend: 'gnome' }, canvas: { enabled: false }, camera: { enabled: false } }")
-        node.extraEnv = ["DBUS_SESSION_BUS_ADDRESS": gnome.sessionBus, "XDG_RUNTIME_DIR": gnome.runtimeDir]
-        defer { node.cleanup() }
-        try node.start()
-        let hello = try #require(gw.waitFor("connect"), "\(node.log)")
-        #expect(hello["commands"]?.arrayValue?.contains("computer.act") == true, "\(hello)\n\(node.log)")
-        let exec = "33333333-3333-4333-8333-333333333333"
-        func call(_ command: String, _ params: JSONValue) throws -> JSONValue {
-            try #require(gw.invoke(command, paramsJSON: params.jsonString(), timeoutMs: 30_000), "\(node.log)")
-        }
-        func frame(_ screen: Int, width: Int) throws -> String {
-            let shot = try #require(try call("screen.snapshot", ["executionId": .string(exec), "screenIndex": .number(Double(screen)),
-                                                                 "maxWidth": .number(Double(width)), "format": "png"])["payload"], "\(node.log.suffix(1500))")
-            return try #require(shot["displayFrameId"]?.stringValue)
-        }
-        func act(_ p: [String: JSONValue]) throws {
-            var params = p
-            params["executionId"] = .string(exec)
-            let r = try call("computer.act", .object(params))
-            #expect(r["ok"] == true, "\(p): \(r)\n\(node.log.suffix(1500))")
-        }
+        let rig = try ComputerRig(computer: "backend: 'gnome'", screen: "backend: 'gnome'",
+                                  env: ["DBUS_SESSION_BUS_ADDRESS": gnome.sessionBus, "XDG_RUNTIME_DIR": gnome.runtimeDir],
+                                  exec: "33333333-3333-4333-8333-333333333333")
+        defer { rig.stop() }
+        let exec = rig.exec
+        let call = rig.call, act = rig.act
         // screenIndex 0 is the leftmost monitor: Mutter puts its primary (the larger) there.
         let order = try gnome.connectorsByPosition()
         #expect(order == ["Meta-0", "Meta-1"], "\(order)")
@@ -45,10 +27,10 @@ struct ComputerGnomeTests {
         func logged(_ m: String, _ line: String) -> Bool { waitUntil(timeout: 5) { gnome.logged(m).contains(line) } }
 
         // A screenshot scaled to 400 wide: (50, 25) there is (100, 50) on the 800x600 monitor.
-        let half = try frame(0, width: 400)
+        let half = try rig.frame(0, width: 400)
         try act(["action": "left_click", "x": 50, "y": 25, "displayFrameId": .string(half), "refWidth": 400])
         #expect(logged(left, "CLICK 1 100 50") && logged(left, "RELEASE 1 100 50"), "\(gnome.logged(left).suffix(20))")
-        let f0 = try frame(0, width: 800)
+        let f0 = try rig.frame(0, width: 800)
         try act(["action": "right_click", "x": 300, "y": 200, "displayFrameId": .string(f0), "refWidth": 800])
         #expect(logged(left, "CLICK 3 300 200"), "\(gnome.logged(left).suffix(20))")
         // ASCII through keysyms; é, € and ж are outside a US layout: through GNOME's clipboard.
@@ -60,7 +42,7 @@ struct ComputerGnomeTests {
         #expect(logged(left, "SCROLL 0 1"), "\(gnome.logged(left).suffix(20))")
 
         // The second monitor: its own pixels, its own window.
-        let f1 = try frame(1, width: 640)
+        let f1 = try rig.frame(1, width: 640)
         try act(["action": "left_click", "screenIndex": 1, "x": 600, "y": 400, "displayFrameId": .string(f1), "refWidth": 640])
         #expect(logged(right, "CLICK 1 600 400"), "\(gnome.logged(right).suffix(20))")
         // A frame id of the other monitor is refused for this one.
@@ -68,7 +50,7 @@ struct ComputerGnomeTests {
                                           "displayFrameId": .string(f0), "refWidth": 800])
         #expect(r["ok"] == false, "\(r)")
         try act(["action": "__close_execution"])
-        #expect(gw.schemaErrors.isEmpty)
+        #expect(rig.gw.schemaErrors.isEmpty)
     }
 }
 
@@ -134,27 +116,11 @@ struct ComputerKdeTests {
     @Test func clicksKeysAndScrollingReachAGTKWindowOnKWin() throws {
         let kwin = try KWinSession(width: 800, height: 600, rgb: "#808080")
         defer { kwin.stop() }
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { computer: { enabled: true }, screen: { enabled: true }, " +
-                                 "canvas: { enabled: false }, camera: { enabled: false } }")
-        node.extraEnv = kwin.environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "WAYLAND_DISPLAY"].contains($0.key) }
-        defer { node.cleanup() }
-        try node.start()
-        let hello = try #require(gw.waitFor("connect"), "\(node.log)")
-        #expect(hello["commands"]?.arrayValue?.contains("computer.act") == true, "\(hello)\n\(node.log)")
-        let exec = "44444444-4444-4444-8444-444444444444"
-        func call(_ command: String, _ params: JSONValue) throws -> JSONValue {
-            try #require(gw.invoke(command, paramsJSON: params.jsonString(), timeoutMs: 30_000), "\(node.log)")
-        }
-        let shot = try #require(try call("screen.snapshot", ["executionId": .string(exec), "maxWidth": 800, "format": "png"])["payload"], "\(node.log.suffix(1500))")
-        let frame = try #require(shot["displayFrameId"]?.stringValue)
-        func act(_ p: [String: JSONValue]) throws {
-            var params = p
-            params["executionId"] = .string(exec)
-            let r = try call("computer.act", .object(params))
-            #expect(r["ok"] == true, "\(p): \(r)\n\(node.log.suffix(1500))")
-        }
+        let rig = try ComputerRig(env: kwin.environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "WAYLAND_DISPLAY"].contains($0.key) },
+                                  exec: "44444444-4444-4444-8444-444444444444")
+        defer { rig.stop() }
+        let exec = rig.exec, call = rig.call, act = rig.act
+        let frame = try rig.frame(width: 800)
         func logged(_ line: String) -> Bool { waitUntil(timeout: 5) { kwin.logged.contains(line) } }
         try act(["action": "left_click", "x": 100, "y": 50, "displayFrameId": .string(frame), "refWidth": 800])
         #expect(logged("CLICK 1 100 50") && logged("RELEASE 1 100 50"), "\(kwin.logged.suffix(20))")
@@ -170,7 +136,7 @@ struct ComputerKdeTests {
         let refused = try call("computer.act", ["executionId": .string(exec), "action": "type", "text": "é"])
         #expect(refused["ok"] == false && refused["error"]?["message"]?.stringValue?.contains("US keyboard layout") == true, "\(refused)")
         try act(["action": "__close_execution"])
-        let doctor = try node.cli(["doctor"])
+        let doctor = try rig.node.cli(["doctor"])
         #expect(doctor.stdout.contains("[ok  ] computer: backend auto: input through KWin's fake input"), "\(doctor.stdout)")
     }
 }

@@ -21,26 +21,11 @@ struct ComputerWaylandTests {
         var events: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         #expect(waitUntil(timeout: 10) { events.contains("activated") }, "wev did not get a window: \(events)")
 
-        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
-        defer { gw.stop() }
-        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { computer: { enabled: true, waylandDisplay: '\(sway.socket)' }, " +
-                                 "screen: { enabled: true, waylandDisplay: '\(sway.socket)' }, canvas: { enabled: false }, camera: { enabled: false } }")
-        defer { node.cleanup() }
-        try node.start()
-        let hello = try #require(gw.waitFor("connect"), "\(node.log)")
-        #expect(hello["commands"]?.arrayValue?.contains("computer.act") == true, "\(hello)\n\(node.log)")
-        let exec = "22222222-2222-4222-8222-222222222222"
-        func call(_ command: String, _ params: JSONValue) throws -> JSONValue {
-            try #require(gw.invoke(command, paramsJSON: params.jsonString(), timeoutMs: 30_000), "\(node.log)")
-        }
-        let shot = try #require(try call("screen.snapshot", ["executionId": .string(exec), "maxWidth": 640, "format": "png"])["payload"])
-        let frame = try #require(shot["displayFrameId"]?.stringValue)
-        func act(_ p: [String: JSONValue]) throws {
-            var params = p
-            params["executionId"] = .string(exec)
-            let r = try call("computer.act", .object(params))
-            #expect(r["ok"] == true, "\(p): \(r)\n\(node.log.suffix(1500))")
-        }
+        let rig = try ComputerRig(computer: "waylandDisplay: '\(sway.socket)'", screen: "waylandDisplay: '\(sway.socket)'",
+                                  exec: "22222222-2222-4222-8222-222222222222")
+        defer { rig.stop() }
+        let frame = try rig.frame(width: 640)
+        let act = rig.act
         func at(_ action: String, _ x: Int, _ y: Int) throws {
             try act(["action": .string(action), "x": .number(Double(x)), "y": .number(Double(y)), "displayFrameId": .string(frame), "refWidth": 640])
         }
@@ -69,6 +54,6 @@ struct ComputerWaylandTests {
         try at("scroll", 320, 240)
         #expect(waitUntil(timeout: 5) { events.contains("axis") }, "\(events.suffix(2000))")
         try act(["action": "__close_execution"])
-        #expect(gw.schemaErrors.isEmpty)
+        #expect(rig.gw.schemaErrors.isEmpty)
     }
 }
