@@ -38,9 +38,7 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
         if let address = s.sessionBus, let bus = try? SessionBus(address: address) {
             if bus.hasOwner(MutterRemoteDesktop.service) { return .success((.gnome, "", address)) }
             // KDE: KWin's screenshots and fake input, for the compositor's socket.
-            if let socket = s.waylandSocket, FileSystem.isSocket(socket), bus.hasOwner(KWinScreenShot.service),
-               (try? bus.call(KWinScreenShot.service, KWinScreenShot.path, "org.freedesktop.DBus.Properties", "Get",
-                              [.string(KWinScreenShot.interface), .string("Version")], timeout: .seconds(2))) != nil {
+            if let socket = s.waylandSocket, FileSystem.isSocket(socket), KWinScreenShot.isOffered(on: bus) {
                 return .success((.kde, address, socket))
             }
         }

@@ -185,10 +185,7 @@ struct ScreenSources: Sendable {
             guard required else { return nil }
             throw ScreenError.unavailable("capabilities.screen.backend is \"kde\": \(error.description)")
         }
-        let offered = bus.hasOwner(KWinScreenShot.service)
-            && ((try? bus.call(KWinScreenShot.service, KWinScreenShot.path, "org.freedesktop.DBus.Properties", "Get",
-                               [.string(KWinScreenShot.interface), .string("Version")], timeout: .seconds(2))) != nil)
-        guard offered else {
+        guard KWinScreenShot.isOffered(on: bus) else {
             guard required else { return nil }
             throw ScreenError.unavailable("capabilities.screen.backend is \"kde\" but nothing on the session bus offers \(KWinScreenShot.interface) (is this a Plasma session?)")
         }

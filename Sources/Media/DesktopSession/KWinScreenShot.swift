@@ -19,6 +19,12 @@ public enum KWinScreenShot {
         public let order: PipeWireFrame.ByteOrder
     }
 
+    /// Whether KWin on `bus` offers ScreenShot2 (a Plasma session; the grant is another matter).
+    public static func isOffered(on bus: SessionBus) -> Bool {
+        bus.hasOwner(service) && (try? bus.call(service, path, "org.freedesktop.DBus.Properties", "Get",
+                                                [.string(interface), .string("Version")], timeout: .seconds(2))) != nil
+    }
+
     /// Whether the refusal means this program lacks KWin's grant.
     public static func isNotAuthorized(_ e: SessionBus.Failure) -> Bool { e.name.hasSuffix("NoAuthorized") }
 
