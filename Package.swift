@@ -34,7 +34,7 @@ let bundles: [(folder: String, links: [Target.Dependency])] = [
     // desktop.stream: the desktop through x11vnc/wayvnc (programs), or on GNOME and KDE the node's
     // own RFB server (Mutter's RemoteDesktop; KWin's screenshots and fake input); and the gateway's
     // attach socket.
-    ("Desktop", [desktopSession, wayland, cwayland]),
+    ("Desktop", [desktopSession, wayland]),
     ("Files", []),
     ("Location", []),
     // The tools of MCP servers on the device (stdio children, streamable HTTP), for agents.

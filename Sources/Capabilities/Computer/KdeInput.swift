@@ -1,37 +1,21 @@
-import CWaylandClient
-import CWaylandProtocols
 import CXTest
 import Glibc
 import Kit
 import Support
 import WaylandSupport
 
-/// computer.act's input on KDE Plasma through KWin's fake input (org_kde_kwin_fake_input v4),
-/// which KWin shows only to a program its desktop entries grant it (the package's
-/// ai.openclaw.node.desktop for /usr/bin/openclaw-node). The pointer moves in the compositor's
-/// global coordinates (the output's position plus the point); keys are Linux key codes, so what
-/// can be typed is what a US keyboard layout types (KWin's fake input takes no keymap).
+/// computer.act's input on KDE Plasma through KWin's fake input (KWinFakeInput). Keys are Linux
+/// key codes, so what can be typed is what a US keyboard layout types (the protocol takes no
+/// keymap); a text with anything else is refused whole.
 final class KdeInput: ComputerInput {
-    private let connection: WaylandConnection
-    private let fake: OpaquePointer
+    private let input: KWinFakeInput
+    private var connection: WaylandConnection { input.connection }
     private(set) var heldButtons: [UInt32] = []
     private var heldKeys: [UInt32] = []
     var backendName: String { "KWin's fake input on the compositor at \(connection.socket)" }
 
     init(socket: String) throws(NodeError) {
-        let c = try WaylandConnection(socket: socket, unavailableCode: ComputerError.unavailable)
-        guard let fake = c.kdeFakeInput, c.kdeFakeInputVersion >= 4 else {
-            let exe = (try? FileSystem.destinationOfSymbolicLink("/proc/self/exe")) ?? "this program"
-            throw NodeError(ComputerError.unavailable, c.kdeFakeInput == nil
-                ? "KWin at \(socket) does not offer its fake input to \(exe): it shows org_kde_kwin_fake_input only to programs a desktop entry " +
-                  "grants it (X-KDE-Wayland-Interfaces); the package installs /usr/share/applications/ai.openclaw.node.desktop for " +
-                  "/usr/bin/openclaw-node (then run kbuildsycoca5 as the desktop's user, or log in again)"
-                : "KWin's fake input is version \(c.kdeFakeInputVersion); keys need version 4 (Plasma 5.27 or later)")
-        }
-        connection = c
-        self.fake = fake
-        org_kde_kwin_fake_input_authenticate(fake, "openclaw-node", "computer control for OpenClaw agents")
-        try c.roundtrip()
+        input = try KWinFakeInput(socket: socket, purpose: "computer control for OpenClaw agents", unavailableCode: ComputerError.unavailable)
     }
 
     deinit { releaseAll() }
@@ -40,16 +24,14 @@ final class KdeInput: ComputerInput {
 
     func move(to target: InputTarget, x: Int, y: Int) throws(NodeError) {
         guard let o = target.handle as? WaylandConnection.Output else { throw NodeError.invalidRequest("not a Wayland target") }
-        org_kde_kwin_fake_input_pointer_motion_absolute(fake, wl_fixed_from_int(Int32(clamping: o.x + x)), wl_fixed_from_int(Int32(clamping: o.y + y)))
-        // The motion is handled (focus moved to the surface under it) before any button follows.
-        try connection.roundtrip()
+        try input.move(on: o, x: x, y: y)
     }
 
     /// Linux input button codes: BTN_LEFT, BTN_MIDDLE, BTN_RIGHT.
     private static func code(_ b: UInt32) -> UInt32 { b == 3 ? 0x111 : b == 2 ? 0x112 : 0x110 }
 
     func button(_ b: UInt32, down: Bool) {
-        org_kde_kwin_fake_input_button(fake, Self.code(b), down ? 1 : 0)
+        input.button(Self.code(b), down: down)
         if down { heldButtons.append(b) } else { heldButtons.removeAll { $0 == b } }
         sync()
     }
@@ -58,15 +40,14 @@ final class KdeInput: ComputerInput {
         let axis: UInt32 = direction == "left" || direction == "right" ? 1 : 0
         let sign: Int32 = direction == "up" || direction == "left" ? -1 : 1
         for _ in 0..<max(1, amount) {
-            // One wheel notch: 15 units, the libinput convention.
-            org_kde_kwin_fake_input_axis(fake, axis, wl_fixed_from_int(15 * sign))
+            input.scroll(axis: axis, notches: sign)
             sync()
             if !stop.sleep(milliseconds: 20) { return }
         }
     }
 
     private func key(_ code: UInt32, down: Bool) {
-        org_kde_kwin_fake_input_keyboard_key(fake, code, down ? 1 : 0)
+        input.key(code, down: down)
         if down { heldKeys.append(code) } else { heldKeys.removeAll { $0 == code } }
     }
 
@@ -112,12 +93,12 @@ final class KdeInput: ComputerInput {
     }
 
     func releaseAll() {
-        for b in heldButtons.reversed() { org_kde_kwin_fake_input_button(fake, Self.code(b), 0) }
+        for b in heldButtons.reversed() { input.button(Self.code(b), down: false) }
         heldButtons.removeAll()
-        for k in heldKeys.reversed() { org_kde_kwin_fake_input_keyboard_key(fake, k, 0) }
+        for k in heldKeys.reversed() { input.key(k, down: false) }
         heldKeys.removeAll()
         sync()
     }
 
-    func sync() { _ = wl_display_flush(connection.display) }
+    func sync() { input.flush() }
 }

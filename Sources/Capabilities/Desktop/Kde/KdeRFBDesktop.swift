@@ -1,5 +1,3 @@
-import CWaylandClient
-import CWaylandProtocols
 import DesktopSession
 import Glibc
 import Kit
@@ -13,8 +11,7 @@ import WaylandSupport
 final class KdeRFBDesktop: RFBDesktop, @unchecked Sendable {  // the Wayland connection is used by the server's thread only; frames under a lock
     static let interval: Duration = .milliseconds(100)
 
-    private let connection: WaylandConnection
-    private let fake: OpaquePointer
+    private let input: KWinFakeInput
     private let output: WaylandConnection.Output
     private let latest = Locked<(image: KWinScreenShot.Image, sequence: UInt64)?>(nil)
     private let ready = Wakeup()
@@ -22,18 +19,14 @@ final class KdeRFBDesktop: RFBDesktop, @unchecked Sendable {  // the Wayland con
     let name: String
 
     init(bus: SessionBus, socket: String) throws(DesktopStreamError) {
-        do throws(NodeError) { connection = try WaylandConnection(socket: socket, unavailableCode: .unavailable("desktop")) } catch {
+        do throws(NodeError) {
+            input = try KWinFakeInput(socket: socket, purpose: "the desktop in the OpenClaw gateway's viewer", unavailableCode: .unavailable("desktop"))
+        } catch {
             throw .serverUnavailable(error.message)
         }
-        guard let first = connection.orderedOutputs.first else { throw .serverUnavailable("KWin at \(socket) has no outputs") }
-        guard let fake = connection.kdeFakeInput, connection.kdeFakeInputVersion >= 4 else {
-            throw .serverUnavailable("KWin does not offer its fake input to this program: the package's /usr/share/applications/ai.openclaw.node.desktop " +
-                                     "grants it to /usr/bin/openclaw-node (run kbuildsycoca5 as the desktop's user, or log in again)")
-        }
+        guard let first = input.connection.orderedOutputs.first else { throw .serverUnavailable("KWin at \(socket) has no outputs") }
         output = first
-        self.fake = fake
         name = "KDE \(first.name) (openclaw-node)"
-        org_kde_kwin_fake_input_authenticate(fake, "openclaw-node", "the desktop in the OpenClaw gateway's viewer")
         // The first screenshot here: a refusal (no grant) ends the stream before it starts.
         let image: KWinScreenShot.Image
         do throws(SessionBus.Failure) { image = try KWinScreenShot.capture(bus, output: first.name, includeCursor: true) } catch {
@@ -72,27 +65,23 @@ final class KdeRFBDesktop: RFBDesktop, @unchecked Sendable {  // the Wayland con
         }
     }
 
-    func pointer(x: Int, y: Int) throws(NodeError) {
-        org_kde_kwin_fake_input_pointer_motion_absolute(fake, wl_fixed_from_int(Int32(clamping: output.x + x)), wl_fixed_from_int(Int32(clamping: output.y + y)))
-        try connection.roundtrip()
-    }
+    func pointer(x: Int, y: Int) throws(NodeError) { try input.move(on: output, x: x, y: y) }
 
     func button(_ code: Int32, down: Bool) throws(NodeError) {
-        org_kde_kwin_fake_input_button(fake, UInt32(code), down ? 1 : 0)
-        try connection.roundtrip()
+        input.button(UInt32(code), down: down)
+        try input.connection.roundtrip()
     }
 
     func scroll(axis: UInt32, steps: Int32) throws(NodeError) {
-        org_kde_kwin_fake_input_axis(fake, axis, wl_fixed_from_int(15 * steps))
-        try connection.roundtrip()
+        input.scroll(axis: axis, notches: steps)
+        try input.connection.roundtrip()
     }
 
-    /// The viewer sends keysyms; KWin's fake input takes key codes: a US layout's.
+    /// The viewer sends keysyms; KWin's fake input takes key codes: a US layout's. (Viewers send
+    /// their own Shift presses around shifted characters.)
     func key(_ keysym: UInt32, down: Bool) throws(NodeError) {
         guard let k = USKeyCodes.code(for: keysym) else { return }
-        // A shifted character the viewer sends without its own Shift press (rare: viewers send
-        // Shift themselves) is typed as it is on a US keyboard.
-        org_kde_kwin_fake_input_keyboard_key(fake, k.code, down ? 1 : 0)
-        try connection.roundtrip()
+        input.key(k.code, down: down)
+        try input.connection.roundtrip()
     }
 }
