@@ -30,12 +30,12 @@ import Testing
     }
 
     @Test func qualityAcceptsBothScales() {
-        #expect(CameraSnapParams(quality: nil).effectiveQuality == 90)
-        #expect(CameraSnapParams(quality: 0.9).effectiveQuality == 90)
-        #expect(CameraSnapParams(quality: 0).effectiveQuality == 1)
-        #expect(CameraSnapParams(quality: 1).effectiveQuality == 100)
-        #expect(CameraSnapParams(quality: 55).effectiveQuality == 55)
-        #expect(CameraSnapParams(quality: 100).effectiveQuality == 100)
+        #expect(CameraSnapParams().jpegQuality == 90)
+        #expect(CameraSnapParams(quality: 0.9).jpegQuality == 90)
+        #expect(CameraSnapParams(quality: 0).jpegQuality == 1)
+        #expect(CameraSnapParams(quality: 1).jpegQuality == 100)
+        #expect(CameraSnapParams(quality: 55).jpegQuality == 55)
+        #expect(CameraSnapParams(quality: 100).jpegQuality == 100)
     }
 
     @Test func mjpegWithoutHuffmanTablesIsNotStandalone() {

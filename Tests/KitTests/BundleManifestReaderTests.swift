@@ -19,7 +19,7 @@ struct BundleManifestReaderTests {
             secret: { type: "string", reload: "restart-node", doc: "needs a restart" },
           },
           commands: {
-            "demo.one": { summary: "first", foreground: true, permission: "demo", gateway: "surface-approval", params: { x: "int" } },
+            "demo.one": { summary: "first", foreground: true, permission: "demo", gateway: "surface-approval", params: { x: { type: "integer", min: 0, max: 9, default: 1, doc: "how many" }, y: { type: "string", required: true, doc: "a name" } } },
             "demo.two": { summary: "second", dangerous: true },
           },
           doctor: { ok: "everything" },
@@ -42,7 +42,10 @@ struct BundleManifestReaderTests {
         #expect(m.commands.map(\.name) == ["demo.one", "demo.two"])
         let one = m.commands[0]
         #expect(one.requiresForeground && !one.dangerous && one.permission == "demo" && one.gateway == .surfaceApproval)
-        #expect(one.olderGateway == .allowlist && one.params == [BundleManifest.Param("x", "int")])
+        #expect(one.olderGateway == .allowlist && one.paramsDescribed)
+        #expect(one.params.map(\.key) == ["x", "y"] && one.params[0].type == .integer(0...9) && one.params[0].defaultValue == 1)
+        #expect(one.params[1].required && !one.params[0].required)
+        #expect(one.paramsDoc.map(\.1) == ["integer 0..9, default 1: how many", "string, required: a name"])
         #expect(m.commands[1].dangerous && m.commands[1].gateway == .allowlist)
         #expect(m.depends == ["libdemo1"] && m.recommends == ["demo-data"])
         #expect(m.doctor == [BundleManifest.DoctorCheck(id: "ok", doc: "everything")] && m.cli.map(\.name) == ["demo"])

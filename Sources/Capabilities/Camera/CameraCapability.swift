@@ -88,7 +88,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     func snap(_ p: CameraSnapParams, _ context: InvocationContext) async throws(NodeError) -> CameraSnapResult {
         let log = self.log, budget = context.payloadBudget, deadline = context.invokeDeadline
-        if let other = try await servedElsewhere(p.deviceId, facing: p.facing) {
+        if let other = try await servedElsewhere(p.deviceId, facing: p.facing?.rawValue) {
             return try await BlockingExecutor.run("camera.snap") { (cancel: CancelFlag) throws(NodeError) -> CameraSnapResult in
                 switch other {
                 case .rpicam(let c): return try c.snap(p, budget: budget, deadline: deadline, cancel: cancel)
@@ -96,7 +96,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
                 }
             }
         }
-        return try await withSession("camera.snap", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
+        return try await withSession("camera.snap", p.deviceId, facing: p.facing?.rawValue) { session, cancel throws(NodeError) in
             try SnapService.run(p, session: session, budget: budget, cancel: cancel, log: log)
         }
     }
@@ -104,8 +104,8 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     func clip(_ p: CameraClipParams, _ context: InvocationContext) async throws(NodeError) -> CameraClipResult {
         let settings = self.settings, log = self.log, budget = context.payloadBudget
         // A clip that cannot finish before the caller gives up is refused up front.
-        try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
-        if let other = try await servedElsewhere(p.deviceId, facing: p.facing) {
+        try context.invokeDeadline.requireRoom(forDurationMs: p.durationMs)
+        if let other = try await servedElsewhere(p.deviceId, facing: p.facing?.rawValue) {
             let deadline = context.invokeDeadline
             return try await BlockingExecutor.run("camera.clip") { (cancel: CancelFlag) throws(NodeError) -> CameraClipResult in
                 switch other {
@@ -114,7 +114,7 @@ public struct CameraCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
                 }
             }
         }
-        return try await withSession("camera.clip", p.deviceId, facing: p.facing) { session, cancel throws(NodeError) in
+        return try await withSession("camera.clip", p.deviceId, facing: p.facing?.rawValue) { session, cancel throws(NodeError) in
             try ClipService.run(p, session: session, budget: budget, audioDevice: settings.audioDevice,
                                 cancel: cancel, log: log)
         }

@@ -10,38 +10,38 @@ public enum CameraCommand: String, CaseIterable, Sendable {
     case clip = "camera.clip"
 }
 
+/// Which way a camera looks, as the phone nodes' callers name it.
+public enum CameraFacing: String, Decodable, Sendable, Equatable {
+    case front, back
+}
+
+/// camera.snap's params, as its manifest row describes them (ranges and defaults are checked and
+/// filled in there, before this is decoded).
 public struct CameraSnapParams: CommandParams, Equatable {
     public var deviceId: String?
-    public var facing: String?
-    public var maxWidth: Int?
+    public var facing: CameraFacing?
+    public var maxWidth: Int
     /// 0..1, or 1..100 as the Windows node sends it.
-    public var quality: Double?
-    public var format: String?
-    public var delayMs: Int?
+    public var quality: Double
+    public var format: String
+    public var delayMs: Int
 
-    public init(deviceId: String? = nil, facing: String? = nil, maxWidth: Int? = nil, quality: Double? = nil,
-                format: String? = nil, delayMs: Int? = nil) {
+    public init(deviceId: String? = nil, facing: CameraFacing? = nil, maxWidth: Int = 1600, quality: Double = 0.9,
+                format: String = "jpg", delayMs: Int = 0) {
         self.deviceId = deviceId; self.facing = facing; self.maxWidth = maxWidth; self.quality = quality
         self.format = format; self.delayMs = delayMs
     }
 
+    /// The one rule the manifest cannot state: above 1 the quality is a percentage, so whole.
     public func validated() throws(NodeError) -> CameraSnapParams {
-        try ParamCheck.range(maxWidth, "maxWidth", 16...8192)
-        try ParamCheck.range(quality, "quality", 0...100)
-        if let q = quality, q > 1, q.rounded() != q {
-            throw NodeError.invalidRequest("quality must be 0..1 or a whole number 1..100 (got \(q))")
+        if quality > 1, quality.rounded() != quality {
+            throw NodeError.invalidRequest("quality must be 0..1 or a whole number 1..100 (got \(quality))")
         }
-        try ParamCheck.oneOf(format, "format", ["jpg", "jpeg"])
-        try ParamCheck.oneOf(facing, "facing", ["front", "back"])
-        try ParamCheck.range(delayMs, "delayMs", 0...10_000)
         return self
     }
 
-    // Defaults, resolved here and nowhere else: 1600 px wide, quality 0.9, no delay.
-    public var effectiveMaxWidth: Int { maxWidth ?? 1600 }
-    /// TurboJPEG 1...100 from 0..1 (iOS) or 1..100 (Windows).
-    public var effectiveQuality: Int { JPEGQuality.percent(quality, default: 90) }
-    public var effectiveDelayMs: Int { delayMs ?? 0 }
+    /// TurboJPEG's 1...100, from 0..1 (iOS) or 1..100 (Windows).
+    public var jpegQuality: Int { JPEGQuality.percent(quality) }
 }
 
 /// camera.list's result.
@@ -57,26 +57,25 @@ public struct CameraSnapResult: Encodable, Sendable, Equatable {
     public let height: Int
 }
 
+/// camera.clip's params, as its manifest row describes them.
 public struct CameraClipParams: CommandParams, Equatable {
     public var deviceId: String?
-    public var facing: String?
-    public var durationMs: Int?
+    public var facing: CameraFacing?
+    public var durationMs: Int
+    /// No constant default: the microphone is recorded when there is one, unless the caller says not to.
     public var includeAudio: Bool?
-    public var format: String?
+    public var format: String
+
+    public init(deviceId: String? = nil, facing: CameraFacing? = nil, durationMs: Int = 3000, includeAudio: Bool? = nil,
+                format: String = "mp4") {
+        self.deviceId = deviceId; self.facing = facing; self.durationMs = durationMs; self.includeAudio = includeAudio
+        self.format = format
+    }
 
     /// The microphone is recorded unless the caller says not to (video only when there is none).
     public var wantsAudio: Bool { includeAudio ?? true }
     /// Whether the caller asked for audio in so many words (a missing microphone is then a warning).
     public var audioRequested: Bool { includeAudio == true }
-    /// 3 s unless asked otherwise.
-    public var effectiveDurationMs: Int { durationMs ?? 3000 }
-
-    public func validated() throws(NodeError) -> CameraClipParams {
-        try ParamCheck.range(durationMs, "durationMs", 250...60_000)
-        try ParamCheck.oneOf(format, "format", ["mp4"])
-        try ParamCheck.oneOf(facing, "facing", ["front", "back"])
-        return self
-    }
 }
 
 /// camera.clip's result: the MP4 as base64.

@@ -62,7 +62,7 @@ enum ClipService {
     /// from the first, audio fed as it comes, and the size kept in check.
     static func record(_ p: CameraClipParams, budget: PayloadBudget, audioDevice: String, cancel: CancelFlag, log: Logger,
                        source name: String, open: () throws(NodeError) -> FrameSource) throws(NodeError) -> CameraClipResult {
-        let durationMs = p.effectiveDurationMs
+        let durationMs = p.durationMs
         let maxPayloadBytes = budget.maxPayloadBytes
         let maxBytes = budget.mediaBytes
         let mic = p.wantsAudio ? try openMicrophone(audioDevice, explicit: p.audioRequested, log: log) : nil

@@ -12,7 +12,7 @@ import Support
 enum SnapService {
     static func run(_ p: CameraSnapParams, session: CameraSession, budget payload: PayloadBudget,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> CameraSnapResult {
-        let maxWidth = p.effectiveMaxWidth
+        let maxWidth = p.maxWidth
         let started = ContinuousClock.now
         guard let plan = CapturePlan.choose(session.formats, maxWidth: maxWidth) else {
             throw CameraError.unavailable("\(session.device.path) offers no usable frame size")
@@ -28,8 +28,8 @@ enum SnapService {
             stream = try V4L2Stream(device: session.device, format: plan.format, size: plan.size)
             session.stream = stream
         }
-        if p.effectiveDelayMs > 0 {
-            try sleep(.milliseconds(p.effectiveDelayMs), cancel: cancel)
+        if p.delayMs > 0 {
+            try sleep(.milliseconds(p.delayMs), cancel: cancel)
             stream.dropQueued()
         }
         let before = stream.dequeued
@@ -40,7 +40,7 @@ enum SnapService {
             (frame: UnsafeRawBufferPointer) throws(NodeError) -> SnapImage in
             captured = .now
             framesBefore = stream.dequeued
-            return try encode(frame, stream: stream, quality: p.effectiveQuality, maxWidth: maxWidth, budget: budget)
+            return try encode(frame, stream: stream, quality: p.jpegQuality, maxWidth: maxWidth, budget: budget)
         }
         // "frame N of the stream, K skipped here": N counts from STREAMON (delay and warm-up
         // frames included), K only what waiting for a settled, intact frame threw away.

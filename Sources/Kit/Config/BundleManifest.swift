@@ -12,8 +12,12 @@ public struct BundleManifest: Sendable {
     public struct Command: Sendable, Equatable {
         public let name: String
         public let summary: String
-        /// The params, for `caps` and the docs: (name, type and meaning), in manifest order.
-        public let params: [Param]
+        /// The params, in manifest order: their types, ranges, defaults and meaning. The host checks
+        /// an invoke's params against them and fills in the defaults before the handler runs, and
+        /// `caps`, `--help`, the man page and the docs print them.
+        public let params: [ConfigField]
+        /// False while a row's params are lines of prose (the old form): documentation only.
+        public let paramsDescribed: Bool
         /// Refused with NODE_BACKGROUND_UNAVAILABLE while nobody is at the device.
         public let requiresForeground: Bool
         /// In the gateway's dangerous set: needs an explicit gateway allow entry.
@@ -31,20 +35,15 @@ public struct BundleManifest: Sendable {
         /// `payloadJSON` text (upstream's contract for mcp.tools.call.v1).
         public let structuredResult: Bool
 
-        public init(name: String, summary: String, params: [Param] = [], requiresForeground: Bool = false,
+        public init(name: String, summary: String, params: [ConfigField] = [], paramsDescribed: Bool = true,
+                    requiresForeground: Bool = false,
                     dangerous: Bool = false, permission: String? = nil, gateway: GatewayPolicy = .allowlist,
                     olderGateway: GatewayPolicy = .allowlist, duplex: Bool = false, structuredResult: Bool = false) {
-            self.name = name; self.summary = summary; self.params = params
+            self.name = name; self.summary = summary; self.params = params; self.paramsDescribed = paramsDescribed
             self.requiresForeground = requiresForeground; self.dangerous = dangerous; self.permission = permission
             self.gateway = gateway; self.olderGateway = olderGateway; self.duplex = duplex
             self.structuredResult = structuredResult
         }
-    }
-
-    public struct Param: Sendable, Equatable {
-        public let name: String
-        public let doc: String
-        public init(_ name: String, _ doc: String) { self.name = name; self.doc = doc }
     }
 
     /// How a gateway's command policy treats a command of a Linux node (docs/PROTOCOL.md §5).
@@ -110,4 +109,22 @@ public struct BundleManifest: Sendable {
 
 extension Array where Element == BundleManifest {
     public func named(_ name: String) -> BundleManifest? { first { $0.name == name } }
+}
+
+extension BundleManifest.Command {
+    /// Each param and its description in words, for `caps`, `--help`, the man page and the docs
+    /// ("maxWidth" → "integer 16..8192, default 1600: the widest picture returned").
+    public var paramsDoc: [(String, String)] {
+        params.map { f in (f.key, paramsDescribed ? ParamDoc.text(f) : f.doc) }
+    }
+}
+
+/// A param in words, from its manifest entry.
+public enum ParamDoc {
+    public static func text(_ f: ConfigField) -> String {
+        var head = f.type.description
+        if f.required { head += ", required" }
+        if let d = f.defaultText { head += ", default \(d)" }
+        return f.doc.isEmpty ? head : "\(head): \(f.doc)"
+    }
 }

@@ -47,10 +47,18 @@ public enum BundleManifestReader {
             let path = "commands.\(m.key)"
             if !isCommandName(m.key) { fail(m.value, path, "\"\(m.key)\" is not a command name (words of letters and digits joined by dots, e.g. \"device.info\")") }
             let row = members(m.value)
-            let params = members(value(node: "params", row)).map { BundleManifest.Param($0.key, $0.value.plain.stringValue ?? "") }
+            var params: [ConfigField] = [], described = true
+            for p in members(value(node: "params", row)) {
+                if let prose = p.value.plain.stringValue {
+                    // The old form, a line of prose: documentation only, checked by the handler.
+                    params.append(ConfigField(p.key, .any, prose)); described = false
+                } else if let f = field(p, path: "\(path).params.\(p.key)", param: true, fail: fail) {
+                    params.append(f)
+                }
+            }
             commands.append(BundleManifest.Command(
                 name: m.key, summary: required("summary", in: row, at: m.value, path)?.plain.stringValue ?? "",
-                params: params,
+                params: params, paramsDescribed: described,
                 requiresForeground: value("foreground", row)?.boolValue ?? false,
                 dangerous: value("dangerous", row)?.boolValue ?? false,
                 permission: value("permission", row)?.stringValue,
@@ -78,11 +86,16 @@ public enum BundleManifestReader {
     }
 
     /// One `config.<key>` entry as a config field; nil (with a problem) when it does not make sense.
-    private static func field(_ m: JSON5Node.Member, path: String, depth: Int = 0,
+    private static func field(_ m: JSON5Node.Member, path: String, depth: Int = 0, param: Bool = false,
                               fail: (JSON5Node, String, String) -> Void) -> ConfigField? {
+        // Entries below the top level (an object's fields, a command's params) are checked here:
+        // the manifest's own schema stops one level down.
+        if let wrong = ConfigValidator.check(m.value, against: fieldSchema, path: path, file: "").first {
+            fail(m.value, wrong.keyPath, wrong.reason); return nil
+        }
         let o = members(m.value)
         guard let doc = value("doc", o)?.stringValue else { fail(m.value, path, "missing key \"doc\""); return nil }
-        guard let type = type(m.value, path: path, depth: depth, fail: fail) else { return nil }
+        guard let type = type(m.value, path: path, depth: depth, param: param, fail: fail) else { return nil }
         var defaultValue: JSONValue?
         if let d = o.first(where: { $0.key == "default" })?.value {
             let wrong = ConfigValidator.check(d, against: type, path: "\(path).default", file: "")
@@ -92,6 +105,11 @@ public enum BundleManifestReader {
         var field = ConfigField(m.key, type, value: defaultValue, defaultDoc: value("defaultDoc", o)?.stringValue, doc,
                                 restartsNode: value("reload", o)?.stringValue == "restart-node")
         field.hiddenFile = value("hidden", o)?.boolValue ?? false
+        if let required = value("required", o)?.boolValue {
+            guard param else { fail(m.value, "\(path).required", "only a command's params can be required"); return nil }
+            if required && defaultValue != nil { fail(m.value, "\(path).required", "a param with a default is not required"); return nil }
+            field.required = required
+        }
         return field
     }
 
@@ -99,7 +117,8 @@ public enum BundleManifestReader {
     static let maxDepth = 3
 
     /// The type a `{type, …}` entry describes (a key's, or a map's `of`).
-    private static func type(_ node: JSON5Node, path: String, depth: Int, fail: (JSON5Node, String, String) -> Void) -> ConfigType? {
+    private static func type(_ node: JSON5Node, path: String, depth: Int, param: Bool = false,
+                             fail: (JSON5Node, String, String) -> Void) -> ConfigType? {
         let o = members(node)
         guard let typeName = value("type", o)?.stringValue else { fail(node, path, "missing key \"type\""); return nil }
         switch typeName {
@@ -114,6 +133,15 @@ public enum BundleManifestReader {
                 fail(node, path, "an integer key needs \"min\" and \"max\" (min ≤ max)"); return nil
             }
             return .integer(lo...hi)
+        case "number":
+            guard let lo = value("min", o)?.doubleValue, let hi = value("max", o)?.doubleValue, lo <= hi else {
+                fail(node, path, "a number key needs \"min\" and \"max\" (min ≤ max)"); return nil
+            }
+            return .number(lo...hi)
+        case "array":
+            guard depth < maxDepth else { fail(node, path, "objects and arrays nest \(maxDepth) levels deep at most in a manifest"); return nil }
+            guard let of = value(node: "of", o) else { fail(node, path, "an array needs \"of\": { type: … } (the type of its items)"); return nil }
+            return type(of, path: "\(path).of", depth: depth + 1, param: param, fail: fail).map { .list($0) }
         case "enum":
             guard let values = value("values", o)?.arrayValue?.compactMap(\.stringValue), !values.isEmpty else {
                 fail(node, path, "an enum key needs \"values\": [\"…\"]"); return nil
@@ -123,11 +151,11 @@ public enum BundleManifestReader {
             guard depth < maxDepth else { fail(node, path, "objects and maps nest \(maxDepth) levels deep at most in a manifest"); return nil }
             if typeName == "map" {
                 guard let of = value(node: "of", o) else { fail(node, path, "a map needs \"of\": { type: … } (the type of its values)"); return nil }
-                return type(of, path: "\(path).of", depth: depth + 1, fail: fail).map { .map($0) }
+                return type(of, path: "\(path).of", depth: depth + 1, param: param, fail: fail).map { .map($0) }
             }
             var sub: [ConfigField] = []
             for f in members(value(node: "fields", o)) {
-                if let field = field(f, path: "\(path).fields.\(f.key)", depth: depth + 1, fail: fail) { sub.append(field) }
+                if let field = field(f, path: "\(path).fields.\(f.key)", depth: depth + 1, param: param, fail: fail) { sub.append(field) }
             }
             guard let oneOf = value("oneOf", o)?.arrayValue?.compactMap(\.stringValue) else { return .object(sub) }
             if let unknown = oneOf.first(where: { k in !sub.contains { $0.key == k } }) {
@@ -140,7 +168,7 @@ public enum BundleManifestReader {
         }
     }
 
-    static let typeNames = ["string", "bool", "integer", "enum", "stringArray", "domainName", "hostPort", "object", "map", "any"]
+    static let typeNames = ["string", "bool", "integer", "number", "enum", "stringArray", "array", "domainName", "hostPort", "object", "map", "any"]
 
     private static func members(_ node: JSON5Node?) -> [JSON5Node.Member] {
         if let node, case .object(let m) = node.kind { return m }
@@ -163,15 +191,16 @@ public enum BundleManifestReader {
         }
     }
 
-    /// The manifest's own shape.
-    static let schema: [ConfigField] = {
+    /// One `{type, doc, …}` entry: a config key, an object's field, a command's param.
+    static let fieldSchema: ConfigType = {
         let leaf: [ConfigField] = [
             ConfigField("type", .enumeration(typeNames), "the value's type"),
             ConfigField("doc", .string, "what the key means (config.json5, config check)"),
             ConfigField("default", .any, "the default value, when it is a constant"),
             ConfigField("defaultDoc", .string, "the default in words, when it is not a constant (\"$DISPLAY\")"),
-            ConfigField("min", .integer(Int.min...Int.max), "integer: the smallest value"),
-            ConfigField("max", .integer(Int.min...Int.max), "integer: the largest value"),
+            ConfigField("min", .number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude), "integer, number: the smallest value"),
+            ConfigField("max", .number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude), "integer, number: the largest value"),
+            ConfigField("required", .bool, "a command's param: the caller must send it"),
             ConfigField("values", .stringArray, "enum: the allowed strings"),
             ConfigField("reload", .enumeration(["restart-capability", "restart-node"]), "what a config reload does when the key changes"),
             ConfigField("hidden", .bool, "string: a file holding a secret, hidden from sandboxes and file commands like the config"),
@@ -181,9 +210,13 @@ public enum BundleManifestReader {
         let nested: [ConfigField] = [
             ConfigField("fields", .map(.any), "object: its keys"),
             ConfigField("oneOf", .stringArray, "object: keys of which it must have exactly one"),
-            ConfigField("of", .any, "map: the type of its values ({type, …})"),
+            ConfigField("of", .any, "map, array: the type of its values or items ({type, …})"),
         ]
-        let fieldSchema = ConfigType.object(leaf + nested)
+        return .object(leaf + nested)
+    }()
+
+    /// The manifest's own shape.
+    static let schema: [ConfigField] = {
         let policies = BundleManifest.GatewayPolicy.allCases.map(\.rawValue)
         return [
             ConfigField("name", .string, "the capability's name: caps entry, config section, libopenclaw-<name>.so"),
@@ -196,7 +229,7 @@ public enum BundleManifestReader {
             ConfigField("config", .map(fieldSchema), "the keys of capabilities.<name> besides enabled"),
             ConfigField("commands", .map(.object([
                 ConfigField("summary", .string, "one line for caps and the docs"),
-                ConfigField("params", .map(.string), "each param's type and meaning"),
+                ConfigField("params", .map(.any), "each param: {type, doc, default?, required?, …} as for config keys"),
                 ConfigField("foreground", .bool, "refused while nobody is at the device"),
                 ConfigField("dangerous", .bool, "in the gateway's dangerous set"),
                 ConfigField("permission", .string, "the connect frame's permissions key it needs"),

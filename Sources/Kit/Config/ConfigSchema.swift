@@ -2,10 +2,12 @@ import Support
 
 /// The shape of config.json5: every key, its type, its default and what it means. Validation,
 /// `config check` and the test that keeps config.json5 documenting every key all read this table.
-public indirect enum ConfigType: Sendable {
+public indirect enum ConfigType: Sendable, Equatable {
     case string
     case bool
     case integer(ClosedRange<Int>)
+    /// Any JSON number in the range (a command's `quality`, 0..1 or 1..100).
+    case number(ClosedRange<Double>)
     case enumeration([String])
     case stringArray
     /// A DNS domain name in text form ("openclaw.internal."; `\DDD` escapes allowed).
@@ -41,6 +43,7 @@ public indirect enum ConfigType: Sendable {
         case .string: return "string"
         case .bool: return "boolean"
         case .integer(let r): return "integer \(r.lowerBound)..\(r.upperBound)"
+        case .number(let r): return "number \(NumberText.plain(r.lowerBound))..\(NumberText.plain(r.upperBound))"
         case .enumeration(let v): return "one of \(v.joined(separator: ", "))"
         case .stringArray: return "array of strings"
         case .domainName: return "domain name"
@@ -60,6 +63,7 @@ public indirect enum ConfigType: Sendable {
         case .hostPort: return "a string host or host:port"
         case .bool: return "a boolean (true or false)"
         case .integer: return "an integer"
+        case .number: return "a number"
         case .stringArray: return "an array of strings"
         case .object, .map: return "an object"
         case .list: return "an array"
@@ -69,7 +73,7 @@ public indirect enum ConfigType: Sendable {
     }
 }
 
-public struct ConfigField: Sendable {
+public struct ConfigField: Sendable, Equatable {
     public let key: String
     public let type: ConfigType
     /// The default, written as it would appear in config.json5 (documentation only).
@@ -84,6 +88,8 @@ public struct ConfigField: Sendable {
     /// The key names a file that holds a secret (a VNC password file): the node hides it from
     /// every sandbox and every file command, like its own config (manifest `hidden: true`).
     public var hiddenFile = false
+    /// A command param the caller must send (manifest `required: true`); config keys are never required.
+    public var required = false
 
     public init(_ key: String, _ type: ConfigType, default defaultText: String? = nil, _ doc: String) {
         self.key = key; self.type = type; self.defaultText = defaultText; self.defaultValue = nil; self.doc = doc

@@ -60,6 +60,10 @@ enum ConfigValidator {
             else if n < Double(range.lowerBound) || n > Double(range.upperBound) {
                 fail("must be between \(range.lowerBound) and \(range.upperBound), found \(abs(n) < 1e15 ? String(Int(n)) : String(n))")
             }
+        case (.number(let range), .number(let n)):
+            if !n.isFinite || n < range.lowerBound || n > range.upperBound {
+                fail("must be between \(NumberText.plain(range.lowerBound)) and \(NumberText.plain(range.upperBound)), found \(NumberText.plain(n))")
+            }
         case (.stringArray, .array(let items)):
             for (i, item) in items.enumerated() {
                 if case .string = item.kind { continue }

@@ -7,10 +7,13 @@ import Support
 /// name when the bundle loads and refuses a bundle whose code and manifest disagree.
 public struct CommandHandler: Sendable {
     public let name: String
-    /// Decodes and validates the params into the command's typed params struct and binds them to
-    /// the handler: the call the dispatcher runs under its deadline. There is no second dispatch
-    /// on the command name and no cast of the params.
-    public let prepare: @Sendable (InvokeParams) throws(NodeError) -> CommandSpec.Call
+    /// Decodes the params (already checked against the manifest row, defaults filled in) into the
+    /// command's typed params struct and binds them to the handler: the call the dispatcher runs
+    /// under its deadline. There is no second dispatch on the command name and no cast of the params.
+    public let bind: @Sendable (JSONValue) throws(NodeError) -> CommandSpec.Call
+    /// What is wrong between the Swift params type and the manifest row's params (empty: they fit),
+    /// asked when the bundle loads (ParamsSchemaProbe).
+    public let paramsMismatches: @Sendable ([ConfigField]) -> [String]
 
     /// `R` is the command's result type (`CameraSnapResult`, …; `JSONValue` where the result is
     /// free-form: a plugin's passthrough, canvas.eval's value). The call encodes it once, to the
@@ -21,12 +24,19 @@ public struct CommandHandler: Sendable {
     public init<P: CommandParams, R: Encodable & Sendable>(_ name: String, params: P.Type,
                                   handler: @escaping @Sendable (P, InvocationContext) async throws(NodeError) -> R) {
         self.name = name
-        self.prepare = { (params: InvokeParams) throws(NodeError) -> CommandSpec.Call in
+        self.bind = { (params: JSONValue) throws(NodeError) -> CommandSpec.Call in
             let p = try P.decodeValidated(from: params)
             return { (context: InvocationContext) async throws(NodeError) -> JSONValue in
                 try CommandResult.encode(try await handler(p, context), command: name)
             }
         }
+        self.paramsMismatches = { fields in P.self == NoParams.self ? [] : ParamsSchemaProbe.mismatches(P.self, fields: fields) }
+    }
+
+    /// The params as the dispatcher sees them, checked against `row`, bound to the handler: what
+    /// CommandSpec runs for each invoke (also how a test calls a handler on its own).
+    public func prepare(_ params: InvokeParams, row: BundleManifest.Command? = nil) throws(NodeError) -> CommandSpec.Call {
+        try bind(ParamsValidation.tree(params, row: row))
     }
 }
 
@@ -62,7 +72,12 @@ public struct CommandSpec: Sendable {
     public init(row: BundleManifest.Command, capability: String, handler: CommandHandler?) {
         self.row = row
         self.capability = capability
-        self.prepare = handler?.prepare
+        if let handler {
+            let prepare: @Sendable (InvokeParams) throws(NodeError) -> Call = { p throws(NodeError) in try handler.prepare(p, row: row) }
+            self.prepare = prepare
+        } else {
+            self.prepare = nil
+        }
     }
 
     public var name: String { row.name }
@@ -72,27 +87,34 @@ public struct CommandSpec: Sendable {
     public var duplex: Bool { row.duplex }
     public var structuredResult: Bool { row.structuredResult }
     public var permission: String? { row.permission }
-    public var paramsDoc: [(String, String)] { row.params.map { ($0.name, $0.doc) } }
+    /// Each param and its description in words ("integer 16..8192, default 1600: …").
+    public var paramsDoc: [(String, String)] { row.paramsDoc }
 }
 
-/// Typed params of one command. Fields are optional and named exactly as on the wire; defaults and
-/// clamping live in `validated()`, next to the struct, not in handlers.
+/// Typed params of one command, named exactly as on the wire. Types, ranges, allowed values and
+/// defaults are the manifest row's (checked and filled in by the host before decoding): a param
+/// with a default or `required: true` is a plain field, one without is Optional, an enum param is a
+/// Swift enum. The bundle loader refuses a type that does not fit its row (ParamsSchemaProbe).
 public protocol CommandParams: Decodable, Sendable {
-    /// Checks ranges and applies defaults; throws INVALID_REQUEST naming the field.
+    /// Rules the manifest cannot state (between two params, or within one value's text); throws
+    /// INVALID_REQUEST naming the field. Most commands have none.
     func validated() throws(NodeError) -> Self
 }
 
 extension CommandParams {
     public func validated() throws(NodeError) -> Self { self }
 
+    /// Decodes `params` as the dispatcher does for `row`: checked against the row, defaults filled
+    /// in, then `validated()`. (Tests of a params type call this with their bundle's manifest row.)
+    public static func decode(_ params: InvokeParams, row: BundleManifest.Command) throws(NodeError) -> Self {
+        try decodeValidated(from: ParamsValidation.tree(params, row: row))
+    }
+
     static func decodeValidated(from params: InvokeParams) throws(NodeError) -> Self {
-        // Absent params, `null` and "" all mean "no params" (the gateway sends paramsJSON: null).
-        let tree: JSONValue
-        switch params {
-        case .none, .value(.null): tree = .object([:])
-        case .value(let v): tree = v
-        case .unparsable: throw NodeError.invalidRequest("params are not valid JSON")
-        }
+        try decodeValidated(from: ParamsValidation.tree(params, row: nil))
+    }
+
+    static func decodeValidated(from tree: JSONValue) throws(NodeError) -> Self {
         let value: Self
         do { value = try JSONValueDecoder.decode(Self.self, from: tree) }
         catch { throw NodeError.invalidRequest(error.description) }

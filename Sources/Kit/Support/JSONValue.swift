@@ -24,6 +24,23 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     }
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+
+    /// The value in a few words, for error messages ("1.5", "a string (\"abc\")", "an object").
+    public var brief: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let b): return "\(b)"
+        case .number(let n): return NumberText.plain(n)
+        case .string(let s): return "a string (\"\(s.prefix(40))\")"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
+
+/// Numbers in messages and documentation: whole numbers without ".0" (9000, not 9000.0).
+public enum NumberText {
+    public static func plain(_ n: Double) -> String { n.rounded() == n && abs(n) < 1e15 ? "\(Int64(n))" : "\(n)" }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,

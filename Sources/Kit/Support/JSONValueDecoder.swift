@@ -34,16 +34,7 @@ private func render(_ path: [CodingKey]) -> String {
     return out
 }
 
-private func describe(_ v: JSONValue) -> String {
-    switch v {
-    case .null: return "null"
-    case .bool(let b): return "\(b)"
-    case .number(let n): return n.rounded() == n && abs(n) < 1e15 ? "\(Int64(n))" : "\(n)"
-    case .string(let s): return "a string (\"\(s.prefix(40))\")"
-    case .array: return "an array"
-    case .object: return "an object"
-    }
-}
+private func describe(_ v: JSONValue) -> String { v.brief }
 
 private struct TreeDecoder: Decoder {
     let value: JSONValue

@@ -18,9 +18,9 @@ struct LibcameraCapture {
     static let settle: Duration = .milliseconds(500)
 
     func snap(_ p: CameraSnapParams, budget: PayloadBudget, cancel: CancelFlag) throws(NodeError) -> CameraSnapResult {
-        let size = requestSize(maxWidth: p.effectiveMaxWidth)
+        let size = requestSize(maxWidth: p.maxWidth)
         let session = try LibcameraSession(lib, camera: camera, width: size.width, height: size.height, video: false)
-        let wait = max(.milliseconds(p.effectiveDelayMs), settings.warmup == .never ? .zero : Self.settle)
+        let wait = max(.milliseconds(p.delayMs), settings.warmup == .never ? .zero : Self.settle)
         let until = ContinuousClock.now + wait
         while ContinuousClock.now < until {
             try cancel.check()
@@ -30,7 +30,7 @@ struct LibcameraCapture {
         do throws(MediaError) { encoder = try StillImageEncoder() } catch { throw CameraError.media(error) }
         let image = try session.withFrame { (view: PixelView, _: UInt64) throws(NodeError) -> EncodedImage in
             do throws(MediaError) {
-                return try encoder.encode(view, format: .jpeg(quality: p.effectiveQuality), maxWidth: p.effectiveMaxWidth,
+                return try encoder.encode(view, format: .jpeg(quality: p.jpegQuality), maxWidth: p.maxWidth,
                                           maxBase64Bytes: budget.stillImageBase64Bytes)
             } catch { throw CameraError.media(error) }
         }

@@ -29,15 +29,15 @@ struct RpicamCapture {
     private var environment: [String: String] { Self.environment(settings) }
 
     func snap(_ p: CameraSnapParams, budget: PayloadBudget, deadline: InvokeDeadline, cancel: CancelFlag) throws(NodeError) -> CameraSnapResult {
-        let size = camera.size(maxWidth: p.effectiveMaxWidth)
+        let size = camera.size(maxWidth: p.maxWidth)
         let settle = settings.warmup == .never ? 0 : Self.settleMs
         var args = ["--nopreview", "--camera", "\(camera.index)", "--width", "\(size.width)", "--height", "\(size.height)",
-                    "--quality", "\(p.effectiveQuality)", "--encoding", "jpg"]
-        args += settings.warmup == .never && p.effectiveDelayMs == 0
-            ? ["--immediate", "--timeout", "1"] : ["--timeout", "\(max(p.effectiveDelayMs, settle))"]
+                    "--quality", "\(p.jpegQuality)", "--encoding", "jpg"]
+        args += settings.warmup == .never && p.delayMs == 0
+            ? ["--immediate", "--timeout", "1"] : ["--timeout", "\(max(p.delayMs, settle))"]
         if CSIDetection.hasAutofocus(sensor: camera.sensor) { args += ["--autofocus-mode", "auto", "--autofocus-on-capture"] }
         args += ["--output", "-"]
-        let limit = deadline.bounding(.milliseconds(p.effectiveDelayMs) + .seconds(20), endingBefore: .milliseconds(500), atLeast: .seconds(1))
+        let limit = deadline.bounding(.milliseconds(p.delayMs) + .seconds(20), endingBefore: .milliseconds(500), atLeast: .seconds(1))
         let out = run(tools.still, args, timeout: limit, outputCap: PayloadBudget.rawBytes(fittingBase64: budget.stillImageBase64Bytes) + 1,
                       cancel: cancel)
         if out.overCap {
@@ -54,7 +54,7 @@ struct RpicamCapture {
     func clip(_ p: CameraClipParams, budget: PayloadBudget, deadline: InvokeDeadline, cancel: CancelFlag) throws(NodeError) -> CameraClipResult {
         // A Pi 5 encodes in software (libx264): 720p there, 1080p on the Pi 4's hardware encoder.
         let size = camera.size(maxWidth: detection.isPi5 ? 1280 : 1920)
-        let durationMs = p.effectiveDurationMs
+        let durationMs = p.durationMs
         guard let dir = Self.privateTemporaryDirectory() else { throw CameraError.unavailable("cannot create a temporary directory for the clip") }
         defer { try? FileSystem.remove(dir) }
         let file = dir + "/clip.mp4"
