@@ -92,8 +92,8 @@ import Testing
     }
 
     @Test func snapshotQualityScales() {
-        #expect(CanvasSnapshotParams(quality: nil).effectiveQuality == 82)
-        #expect(CanvasSnapshotParams(quality: 0.5).effectiveQuality == 50)
-        #expect(CanvasSnapshotParams(quality: 75).effectiveQuality == 75)
+        #expect(CanvasSnapshotParams().jpegQuality == 82)
+        #expect(CanvasSnapshotParams(quality: 0.5).jpegQuality == 50)
+        #expect(CanvasSnapshotParams(quality: 75).jpegQuality == 75)
     }
 }

@@ -3,15 +3,17 @@
 @testable import Support
 import Testing
 
-/// Params are resolved once, in the params type: what a handler reads has its default filled in
-/// (and a generated id is generated once), whatever the wire left out.
+/// Params are resolved once, from the manifest row, before the handler runs: what a handler reads
+/// has its default filled in, whatever the wire left out.
 struct ResolvedParamsTests {
-    func decode<P: CommandParams>(_ type: P.Type, _ params: JSONValue) throws -> P {
-        try P.decodeValidated(from: .value(params))
+    func decode<P: CommandParams>(_ type: P.Type, _ params: JSONValue, _ command: String) throws -> P {
+        try P.decode(.value(params), command: command)
     }
 
     @Test func defaultsWhenTheWireSaysNothing() throws {
-        let canvas = try decode(CanvasSnapshotParams.self, ["format": "png"])
-        #expect(canvas.effectiveFormat == "png" && canvas.effectiveMaxWidth == 900 && canvas.effectiveQuality == 82)
+        let canvas = try decode(CanvasSnapshotParams.self, ["format": "png"], "canvas.snapshot")
+        #expect(canvas.formatName == "png" && canvas.maxWidth == 900 && canvas.jpegQuality == 82)
+        let jpeg = try decode(CanvasSnapshotParams.self, ["format": "jpg"], "canvas.snapshot")
+        #expect(jpeg.formatName == "jpeg" && jpeg.maxWidth == 1600)
     }
 }

@@ -22,7 +22,7 @@ struct LocationGpsdTests {
     @Test func preciseFixEqualsTheNMEAInput() async throws {
         let h = try GpsdHarness(fix: Self.berlin); defer { h.stop() }
         let cap = makeLocationCapability(h.endpoint); defer { Task { await cap.shutdown() } }
-        let v = try await locationGet(cap, LocationGetParams(desiredAccuracy: "precise")).get()
+        let v = try await locationGet(cap, LocationGetParams(desiredAccuracy: .precise)).get()
         #expect(abs((v["lat"]?.doubleValue ?? 0) - 52.5216) < 1e-6)
         #expect(abs((v["lon"]?.doubleValue ?? 0) - 13.4066) < 1e-6)
         #expect(v["altitudeMeters"]?.doubleValue == 34)
@@ -47,19 +47,19 @@ struct LocationGpsdTests {
         let h = try GpsdHarness(fix: ["lat": 48.1173, "lon": 11.5167, "mode": 2, "hdop": 2.0]); defer { h.stop() }
         let cap = makeLocationCapability(h.endpoint); defer { Task { await cap.shutdown() } }
         // balanced takes the 2D fix at once (eph 38 m ≤ 100 m).
-        let b = try await locationGet(cap, LocationGetParams(desiredAccuracy: "balanced")).get()
+        let b = try await locationGet(cap, LocationGetParams(desiredAccuracy: .balanced)).get()
         #expect(abs((b["lat"]?.doubleValue ?? 0) - 48.1173) < 1e-6)
         #expect(b["altitudeMeters"] == nil)
         #expect(b["isPrecise"] == true)
         // precise takes a 2D fix within 100 m at once, too.
         let quick = ContinuousClock.now
-        _ = try await locationGet(cap, LocationGetParams(desiredAccuracy: "precise")).get()
+        _ = try await locationGet(cap, LocationGetParams(desiredAccuracy: .precise)).get()
         #expect(elapsedSeconds(since: quick) < 0.9)
         // A 2D fix of 152 m (HDOP 8): precise waits the whole timeout for better, then returns it.
         try h.feed(["fix": ["lat": 48.1173, "lon": 11.5167, "mode": 2, "hdop": 8.0]])
         try await Task.sleep(for: .milliseconds(500))
         let start = ContinuousClock.now
-        let p = try await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: "precise")).get()
+        let p = try await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: .precise)).get()
         #expect(elapsedSeconds(since: start) >= 0.9)
         #expect(abs((p["lon"]?.doubleValue ?? 0) - 11.5167) < 1e-6)
         #expect(abs((p["accuracyMeters"]?.doubleValue ?? 0) - 152) < 0.5)
@@ -73,19 +73,19 @@ struct LocationGpsdTests {
         let h = try GpsdHarness(fix: ["lat": 52.5216, "lon": 13.4066, "alt": 34.0, "hdop": 10.0]); defer { h.stop() }
         let cap = makeLocationCapability(h.endpoint); defer { Task { await cap.shutdown() } }
 
-        let precise = try await locationGet(cap, LocationGetParams(desiredAccuracy: "precise")).get()
+        let precise = try await locationGet(cap, LocationGetParams(desiredAccuracy: .precise)).get()
         #expect(abs((precise["accuracyMeters"]?.doubleValue ?? 0) - 190) < 0.5)
         #expect(precise["isPrecise"] == false)
         #expect(abs((precise["lat"]?.doubleValue ?? 0) - 52.5216) < 1e-6)
 
-        let coarse = try await locationGet(cap, LocationGetParams(desiredAccuracy: "coarse")).get()
+        let coarse = try await locationGet(cap, LocationGetParams(desiredAccuracy: .coarse)).get()
         #expect(coarse["lat"]?.doubleValue == 52.52)
         #expect(coarse["lon"]?.doubleValue == 13.41)
         #expect((coarse["accuracyMeters"]?.doubleValue ?? 0) > 190)
         #expect(coarse["isPrecise"] == false)
 
         let start = ContinuousClock.now
-        guard case .failure(let e) = await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: "balanced")) else {
+        guard case .failure(let e) = await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: .balanced)) else {
             Issue.record("balanced accepted a 190 m fix"); return
         }
         #expect(e.code == "LOCATION_TIMEOUT")
@@ -95,14 +95,14 @@ struct LocationGpsdTests {
 
         // Improve to HDOP 0.9 (17 m): balanced now succeeds.
         try h.feed(["fix": ["lat": 52.5216, "lon": 13.4066, "alt": 34.0, "hdop": 0.9]])
-        let balanced = try await locationGet(cap, LocationGetParams(timeoutMs: 5000, desiredAccuracy: "balanced")).get()
+        let balanced = try await locationGet(cap, LocationGetParams(timeoutMs: 5000, desiredAccuracy: .balanced)).get()
         #expect((balanced["accuracyMeters"]?.doubleValue ?? 999) <= 100)
         #expect(abs((balanced["lat"]?.doubleValue ?? 0) - 52.5216) < 1e-6)
 
         // eph = 60 × 19 = 1140 m: even coarse times out.
         try h.feed(["fix": ["lat": 52.5216, "lon": 13.4066, "alt": 34.0, "hdop": 60.0]])
         try await Task.sleep(for: .milliseconds(500))
-        let c = await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: "coarse"))
+        let c = await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: .coarse))
         #expect((try? c.get()) == nil)
         if case .failure(let e) = c { #expect(e.code == "LOCATION_TIMEOUT") }
     }

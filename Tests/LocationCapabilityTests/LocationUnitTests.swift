@@ -154,13 +154,17 @@ import Testing
     // MARK: params and settings
 
     @Test func paramsDefaultsAndClamping() throws {
-        let d = try LocationGetParams().validated()
+        // Through the manifest row, as the dispatcher does it.
+        func get(_ v: JSONValue) throws(NodeError) -> LocationGetParams { try LocationGetParams.decode(.value(v), command: "location.get") }
+        let d = try get([:])
         #expect(d.timeoutMs == 10_000 && d.accuracy == .precise && d.maxAge == nil)
-        #expect(try LocationGetParams(timeoutMs: 5).validated().timeoutMs == 1000)
-        #expect(try LocationGetParams(timeoutMs: 999_999).validated().timeoutMs == 60_000)
-        #expect(try LocationGetParams(desiredAccuracy: "coarse").validated().accuracy == .coarse)
-        #expect(throws: NodeError.self) { try LocationGetParams(maxAgeMs: -1).validated() }
-        #expect(throws: NodeError.self) { try LocationGetParams(desiredAccuracy: "exact").validated() }
+        #expect(try get(["timeoutMs": 5]).timeoutMs == 1000)
+        #expect(try get(["timeoutMs": -5]).timeoutMs == 1000)
+        #expect(try get(["timeoutMs": 999_999]).timeoutMs == 60_000)
+        #expect(throws: NodeError.self) { try get(["timeoutMs": 1500.5]) }
+        #expect(try get(["desiredAccuracy": "coarse"]).accuracy == .coarse)
+        #expect(throws: NodeError.self) { try get(["maxAgeMs": -1]) }
+        #expect(throws: NodeError.self) { try get(["desiredAccuracy": "exact"]) }
         // Through the spec's decoder, as the dispatcher does it.
         let spec = try #require(LocationCommands.capability(config: NodeConfig()).commands.first)
         #expect(spec.name == "location.get" && !spec.requiresForeground && spec.capability == "location")

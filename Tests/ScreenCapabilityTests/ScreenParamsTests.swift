@@ -14,11 +14,11 @@ import Testing
 /// screen.* rows of the command table and their params: defaults, clamping and refusals.
 @Suite struct ScreenParamsTests {
     static func snapshot(_ json: String) throws(NodeError) -> ScreenSnapshotParams {
-        try ScreenSnapshotParams.decodeValidated(from: InvokeParams(text: json))
+        try ScreenSnapshotParams.decode(InvokeParams(text: json), command: "screen.snapshot")
     }
 
     static func record(_ json: String) throws(NodeError) -> ScreenRecordParams {
-        try ScreenRecordParams.decodeValidated(from: InvokeParams(text: json))
+        try ScreenRecordParams.decode(InvokeParams(text: json), command: "screen.record")
     }
 
     @Test func rowsAreForegroundOnlyAndRecordIsDangerous() {
@@ -32,20 +32,21 @@ import Testing
 
     @Test func snapshotDefaults() throws {
         let p = try Self.snapshot("{}")
-        #expect(p.effectiveFormat == "jpeg")
-        #expect(p.effectiveMaxWidth == 1600)
-        #expect(p.effectiveQuality == 72)
-        #expect(p.effectiveScreenIndex == 0)
-        #expect(p.effectiveIncludePointer == true)
-        #expect(try Self.snapshot(#"{"format": "png"}"#).effectiveMaxWidth == 900)
-        #expect(try Self.snapshot(#"{"format": "jpg"}"#).effectiveFormat == "jpeg")
+        #expect(p.format == .jpeg && !p.isPNG)
+        #expect(p.maxWidth == 1600)
+        #expect(p.jpegQuality == 72)
+        #expect(p.screenIndex == 0)
+        #expect(p.includePointer == true)
+        #expect(try Self.snapshot(#"{"format": "png"}"#).maxWidth == 900)
+        #expect(try Self.snapshot(#"{"format": "png", "maxWidth": 300}"#).maxWidth == 300)
+        #expect(try Self.snapshot(#"{"format": "jpg"}"#).format == .jpg)
     }
 
     @Test func qualityIsAFractionOrAPercentage() throws {
-        #expect(try Self.snapshot(#"{"quality": 0.9}"#).effectiveQuality == 90)
-        #expect(try Self.snapshot(#"{"quality": 1}"#).effectiveQuality == 100)
-        #expect(try Self.snapshot(#"{"quality": 0}"#).effectiveQuality == 5)
-        #expect(try Self.snapshot(#"{"quality": 80}"#).effectiveQuality == 80)
+        #expect(try Self.snapshot(#"{"quality": 0.9}"#).jpegQuality == 90)
+        #expect(try Self.snapshot(#"{"quality": 1}"#).jpegQuality == 100)
+        #expect(try Self.snapshot(#"{"quality": 0}"#).jpegQuality == 5)
+        #expect(try Self.snapshot(#"{"quality": 80}"#).jpegQuality == 80)
         #expect(throws: NodeError.self) { try Self.snapshot(#"{"quality": 101}"#) }
     }
 
@@ -59,9 +60,9 @@ import Testing
 
     @Test func recordDefaultsAndRanges() throws {
         let p = try Self.record("{}")
-        #expect(p.effectiveDurationMs == 10_000)
-        #expect(p.effectiveFps == 10)
-        #expect(p.wantsAudio == false)
+        #expect(p.durationMs == 10_000)
+        #expect(p.fps == 10)
+        #expect(p.includeAudio == false)
         for bad in [#"{"durationMs": 100}"#, #"{"durationMs": 60001}"#, #"{"fps": 0}"#, #"{"fps": 31}"#, #"{"format": "webm"}"#] {
             do { _ = try Self.record(bad); Issue.record("\(bad) accepted") } catch {
                 #expect(error.code == "INVALID_REQUEST", "\(bad)")

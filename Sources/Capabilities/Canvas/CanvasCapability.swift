@@ -60,8 +60,7 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     }
 
     func navigate(_ p: CanvasNavigateParams, _ context: InvocationContext) async throws(NodeError) -> NullResult {
-        guard let url = p.url else { throw NodeError.invalidRequest("url required") }
-        try await session.navigate(url, deadline: context.deadline)
+        try await session.navigate(p.url, deadline: context.deadline)
         return NullResult()
     }
 
@@ -71,8 +70,8 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
     }
 
     func snapshot(_ p: CanvasSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> CanvasSnapshotResult {
-        let format = p.effectiveFormat
-        let data = try await session.snapshot(format: format, maxWidth: p.effectiveMaxWidth, quality: p.effectiveQuality,
+        let format = p.formatName
+        let data = try await session.snapshot(format: format, maxWidth: p.maxWidth, quality: p.jpegQuality,
                                               budget: context.payloadBudget, deadline: context.deadline)
         return CanvasSnapshotResult(format: format, base64: Base64.encode(data))
     }

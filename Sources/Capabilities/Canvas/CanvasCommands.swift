@@ -21,27 +21,14 @@ public struct CanvasPlacement: Codable, Sendable, Equatable {
     public var height: Double?
 }
 
+/// canvas.present's params; the placement's ranges are the manifest's.
 public struct CanvasPresentParams: CommandParams, Equatable {
     public var url: String?
     public var placement: CanvasPlacement?
-
-    /// Window coordinates are screen pixels: X11 keeps them in 16 bits, so anything past ±32768 is
-    /// refused here (a placement of 1e300 once reached an Int conversion and ended the daemon).
-    public func validated() throws(NodeError) -> CanvasPresentParams {
-        try ParamCheck.range(placement?.x, "placement.x", -32768...32767)
-        try ParamCheck.range(placement?.y, "placement.y", -32768...32767)
-        try ParamCheck.range(placement?.width, "placement.width", 1...32767)
-        try ParamCheck.range(placement?.height, "placement.height", 1...32767)
-        return self
-    }
 }
 
 public struct CanvasNavigateParams: CommandParams, Equatable {
-    public var url: String?
-    public func validated() throws(NodeError) -> CanvasNavigateParams {
-        guard url != nil else { throw NodeError.invalidRequest("url required") }
-        return self
-    }
+    public var url: String
 }
 
 public struct CanvasEvalParams: CommandParams, Equatable {
@@ -60,27 +47,30 @@ public struct CanvasEvalResult: Encodable, Sendable, Equatable {
     public let result: String
 }
 
+/// canvas.snapshot's params. Defaults as screen.snapshot's, with the iOS and Android canvas's quality.
 public struct CanvasSnapshotParams: CommandParams, Equatable {
-    public var format: String?
-    public var maxWidth: Int?
-    public var quality: Double?
+    public enum Format: String, Decodable, Sendable, Equatable { case jpeg, jpg, png }
+    public var format: Format
+    /// 1600 px for JPEG and 900 for PNG unless the caller says (filled in by the decoder: the
+    /// default depends on the format).
+    public var maxWidth: Int
+    public var quality: Double
 
-    public init(format: String? = nil, maxWidth: Int? = nil, quality: Double? = nil) {
-        self.format = format; self.maxWidth = maxWidth; self.quality = quality
+    public init(format: Format = .jpeg, maxWidth: Int? = nil, quality: Double = 0.82) {
+        self.format = format; self.maxWidth = maxWidth ?? (format == .png ? 900 : 1600); self.quality = quality
     }
 
-    public func validated() throws(NodeError) -> CanvasSnapshotParams {
-        try ParamCheck.oneOf(format, "format", ["jpeg", "jpg", "png"])
-        try ParamCheck.range(maxWidth, "maxWidth", 16...16384)
-        try ParamCheck.range(quality, "quality", 0...100)
-        return self
+    enum CodingKeys: String, CodingKey { case format, maxWidth, quality }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(format: try c.decode(Format.self, forKey: .format), maxWidth: try c.decodeIfPresent(Int.self, forKey: .maxWidth),
+                  quality: try c.decode(Double.self, forKey: .quality))
     }
 
-    // Defaults (as screen.snapshot's): JPEG, 1600 px wide for JPEG and 900 for PNG.
-    public var effectiveFormat: String { format == "png" ? "png" : "jpeg" }
-    public var effectiveMaxWidth: Int { maxWidth ?? (effectiveFormat == "png" ? 900 : 1600) }
-    /// 0..1 (iOS) or 1..100; default 0.82 like the iOS and Android canvas.
-    public var effectiveQuality: Int { JPEGQuality.percent(quality, default: 82) }
+    /// The format's name in the result ("jpg" is JPEG).
+    public var formatName: String { format == .png ? "png" : "jpeg" }
+    public var jpegQuality: Int { JPEGQuality.percent(quality) }
 }
 
 /// canvas.snapshot's result: the page as an image, base64.
@@ -92,10 +82,16 @@ public struct CanvasSnapshotResult: Encodable, Sendable, Equatable {
 public struct CanvasA2UIPushParams: CommandParams, Equatable {
     public var messages: [JSONValue]?
     public var jsonl: String?
+    /// One of two params: a rule the manifest cannot state.
     public func validated() throws(NodeError) -> CanvasA2UIPushParams {
         guard messages != nil || jsonl != nil else { throw NodeError.invalidRequest("messages or jsonl required") }
         return self
     }
+}
+
+/// The legacy alias takes JSON lines only.
+public struct CanvasA2UIPushJSONLParams: CommandParams, Equatable {
+    public var jsonl: String
 }
 
 public enum CanvasCommands {
@@ -109,8 +105,8 @@ public enum CanvasCommands {
         CommandHandler(CanvasCommand.a2uiPush.rawValue, params: CanvasA2UIPushParams.self) { p, context throws(NodeError) in
             try await canvas.a2uiPush(p, jsonlOnly: false, context)
         },
-        CommandHandler(CanvasCommand.a2uiPushJSONL.rawValue, params: CanvasA2UIPushParams.self) { p, context throws(NodeError) in
-            try await canvas.a2uiPush(p, jsonlOnly: true, context)
+        CommandHandler(CanvasCommand.a2uiPushJSONL.rawValue, params: CanvasA2UIPushJSONLParams.self) { p, context throws(NodeError) in
+            try await canvas.a2uiPush(CanvasA2UIPushParams(messages: nil, jsonl: p.jsonl), jsonlOnly: true, context)
         },
         CommandHandler(CanvasCommand.a2uiReset.rawValue, params: NoParams.self) { _, context throws(NodeError) in try await canvas.a2uiReset(context) },
     ] }

@@ -3,7 +3,7 @@ import Glibc
 /// `desiredAccuracy`: what a fix must show before location.get returns it, and how much of it the
 /// caller gets. gpsd has no power/accuracy trade-off to request, so the modes are filters on the
 /// receiver's own error estimate (iOS's kCLLocationAccuracyBest / HundredMeters / Kilometer).
-public enum LocationAccuracy: String, CaseIterable, Sendable {
+public enum LocationAccuracy: String, CaseIterable, Sendable, Decodable {
     /// The best the receiver gives within the timeout: the first 3D fix (or 2D fix within 100 m),
     /// else, at the deadline, the best fix seen. (A receiver stuck in 2D with a good estimate
     /// answers at once; a fresh 2D fix with a poor one gets the timeout's chance to improve.)

@@ -7,33 +7,18 @@ public enum LocationCommand: String, CaseIterable, Sendable {
     case get = "location.get"
 }
 
-/// `location.get` params, named exactly as on the wire. `validated()` fills the defaults, so the
-/// handler never sees a nil timeout or accuracy.
+/// `location.get` params, as its manifest row describes them (timeoutMs is clamped there).
 public struct LocationGetParams: CommandParams, Equatable {
-    public static let defaultTimeoutMs = 10_000
-    public static let timeoutRangeMs = 1000...60_000
-
-    public var timeoutMs: Int?
+    public var timeoutMs: Int
     public var maxAgeMs: Int?
-    public var desiredAccuracy: String?
+    public var desiredAccuracy: LocationAccuracy
 
-    public init(timeoutMs: Int? = nil, maxAgeMs: Int? = nil, desiredAccuracy: String? = nil) {
+    public init(timeoutMs: Int = 10_000, maxAgeMs: Int? = nil, desiredAccuracy: LocationAccuracy = .precise) {
         self.timeoutMs = timeoutMs; self.maxAgeMs = maxAgeMs; self.desiredAccuracy = desiredAccuracy
     }
 
-    public func validated() throws(NodeError) -> LocationGetParams {
-        var p = self
-        // Android clamps rather than rejects; so do we.
-        let t = timeoutMs ?? Self.defaultTimeoutMs
-        p.timeoutMs = min(max(t, Self.timeoutRangeMs.lowerBound), Self.timeoutRangeMs.upperBound)
-        if let a = maxAgeMs, a < 0 { throw NodeError.invalidRequest("maxAgeMs must not be negative (got \(a))") }
-        try ParamCheck.oneOf(desiredAccuracy, "desiredAccuracy", LocationAccuracy.allCases.map(\.rawValue))
-        return p
-    }
-
-    /// Like iOS with its "precise" toggle on (the default there): absent means precise.
-    public var accuracy: LocationAccuracy { desiredAccuracy.flatMap(LocationAccuracy.init(rawValue:)) ?? .precise }
-    public var timeout: Duration { .milliseconds(timeoutMs ?? Self.defaultTimeoutMs) }
+    public var accuracy: LocationAccuracy { desiredAccuracy }
+    public var timeout: Duration { .milliseconds(timeoutMs) }
     public var maxAge: Duration? { maxAgeMs.map { .milliseconds($0) } }
 }
 

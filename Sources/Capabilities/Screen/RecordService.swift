@@ -12,9 +12,9 @@ enum RecordService {
     static func run(_ p: ScreenRecordParams, grabber: any ScreenGrabber, budget: PayloadBudget, audioDevice: String,
                     cancel: CancelFlag, log: Logger) throws(NodeError) -> ScreenRecordResult {
         let maxPayloadBytes = budget.maxPayloadBytes
-        let fps = p.effectiveFps, durationMs = p.effectiveDurationMs
+        let fps = p.fps, durationMs = p.durationMs
         // The microphone first: a busy one fails before anything is recorded, a missing one means video only.
-        let mic = p.wantsAudio ? try RecordAudio.open(device: audioDevice, log: log) : nil
+        let mic = p.includeAudio ? try RecordAudio.open(device: audioDevice, log: log) : nil
         defer { mic?.stop() }
         let audio = ClipAudio.settings(mic, durationMs: durationMs)
         let plan = try RecordPlan.make(sourceWidth: grabber.width, sourceHeight: grabber.height, fps: fps,
@@ -54,7 +54,7 @@ enum RecordService {
                   "\(plan.video.width)x\(plan.video.height) ≤\(plan.video.maxBitrate / 1000) kbit/s: \(recorder.framesEncoded) frames " +
                   "(\(skipped) slots skipped), \(recorder.audioPacketsWritten) AAC packets, \(mp4.count) bytes")
         return ScreenRecordResult(base64: Base64.encode(mp4), durationMs: durationMs, fps: fps,
-                                  screenIndex: p.effectiveScreenIndex, hasAudio: hasAudio)
+                                  screenIndex: p.screenIndex, hasAudio: hasAudio)
     }
 
     private static func tooLarge(_ bytes: Int, _ plan: RecordPlan, _ maxPayloadBytes: Int) -> NodeError {

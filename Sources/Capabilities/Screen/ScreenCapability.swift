@@ -57,7 +57,7 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
 
     func snapshot(_ p: ScreenSnapshotParams, _ context: InvocationContext) async throws(NodeError) -> ScreenSnapshotResult {
         let log = self.log, budget = context.payloadBudget
-        return try await withGrabber("screen.snapshot", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
+        return try await withGrabber("screen.snapshot", screenIndex: p.screenIndex) { grabber, cancel throws(NodeError) in
             try SnapshotService.run(p, grabber: grabber, budget: budget, cancel: cancel, log: log)
         }
     }
@@ -65,8 +65,8 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
     func record(_ p: ScreenRecordParams, _ context: InvocationContext) async throws(NodeError) -> ScreenRecordResult {
         let log = self.log, budget = context.payloadBudget, audioDevice = sources.settings.audioDevice
         // A recording that cannot finish before the caller gives up is refused up front.
-        try context.invokeDeadline.requireRoom(forDurationMs: p.effectiveDurationMs)
-        return try await withGrabber("screen.record", screenIndex: p.effectiveScreenIndex) { grabber, cancel throws(NodeError) in
+        try context.invokeDeadline.requireRoom(forDurationMs: p.durationMs)
+        return try await withGrabber("screen.record", screenIndex: p.screenIndex) { grabber, cancel throws(NodeError) in
             try RecordService.run(p, grabber: grabber, budget: budget, audioDevice: audioDevice,
                                   cancel: cancel, log: log)
         }

@@ -13,32 +13,32 @@ enum SnapshotService {
         try cancel.check()
         let encoder: StillImageEncoder
         do { encoder = try StillImageEncoder() } catch { throw ScreenError.media(error) }
-        let format: StillImageFormat = p.effectiveFormat == "png" ? .png : .jpeg(quality: p.effectiveQuality)
+        let format: StillImageFormat = p.isPNG ? .png : .jpeg(quality: p.jpegQuality)
         let budget = payload.stillImageBase64Bytes
 
         // The display's identity before and after the capture: a monitor that changed in between
         // would make the frame id (and every coordinate mapped through it) wrong.
-        let before = grabber.liveIdentity(screenIndex: p.effectiveScreenIndex)
+        let before = grabber.liveIdentity(screenIndex: p.screenIndex)
         let started = ContinuousClock.now
         var grabbed = started
         var capturedAtMs: Int64 = 0
-        let image = try grabber.grab(includePointer: p.effectiveIncludePointer) { (view: PixelView) throws(NodeError) -> EncodedImage in
+        let image = try grabber.grab(includePointer: p.includePointer) { (view: PixelView) throws(NodeError) -> EncodedImage in
             grabbed = .now
             capturedAtMs = WallClock.milliseconds
-            do throws(MediaError) { return try encoder.encode(view, format: format, maxWidth: p.effectiveMaxWidth, maxBase64Bytes: budget) }
+            do throws(MediaError) { return try encoder.encode(view, format: format, maxWidth: p.maxWidth, maxBase64Bytes: budget) }
             catch { throw ScreenError.media(error) }
         }
         let done = ContinuousClock.now
-        guard let identity = before, grabber.liveIdentity(screenIndex: p.effectiveScreenIndex) == identity else {
+        guard let identity = before, grabber.liveIdentity(screenIndex: p.screenIndex) == identity else {
             throw ScreenError.unavailable("the display changed during the capture (resolution or monitors); take the screenshot again")
         }
-        let frame = DisplayFrame(identity: identity, referenceWidth: p.effectiveMaxWidth,
+        let frame = DisplayFrame(identity: identity, referenceWidth: p.maxWidth,
                                  deliveredWidth: image.width, deliveredHeight: image.height)
         if let execution = p.executionId { SnapshotLedger.shared.record(executionId: execution) }
         log.debug("snapshot \(grabber.width)x\(grabber.height) via \(grabber.method): capture \(millis(grabbed - started)) ms, " +
                   "encode \(format.name) \(image.width)x\(image.height) \(millis(done - grabbed)) ms, \(image.data.count) bytes")
         return ScreenSnapshotResult(format: image.format.name, base64: Base64.encode(image.data),
-                                    width: image.width, height: image.height, screenIndex: p.effectiveScreenIndex,
+                                    width: image.width, height: image.height, screenIndex: p.screenIndex,
                                     capturedAtMs: capturedAtMs, displayFrameId: frame.id)
     }
 

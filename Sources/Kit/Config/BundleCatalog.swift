@@ -21,6 +21,11 @@ public struct BundleCatalog: Sendable {
     public static let current = BundleCatalog.scan(searchDirectories)
 
     public func named(_ name: String) -> BundleManifest? { manifests.named(name) }
+    /// The row of `command` in whichever manifest declares it.
+    public func command(_ command: String) -> BundleManifest.Command? {
+        for m in manifests { if let row = m.commands.first(where: { $0.name == command }) { return row } }
+        return nil
+    }
     public var names: [String] { manifests.map(\.name) }
     /// The manifests of bundles with a library (all but the built-in one).
     public var bundles: [BundleManifest] { manifests.filter { $0.library != nil } }

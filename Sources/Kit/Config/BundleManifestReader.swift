@@ -110,6 +110,12 @@ public enum BundleManifestReader {
             if required && defaultValue != nil { fail(m.value, "\(path).required", "a param with a default is not required"); return nil }
             field.required = required
         }
+        if let clamp = value("clamp", o)?.boolValue {
+            guard param else { fail(m.value, "\(path).clamp", "only a command's params are clamped"); return nil }
+            switch type { case .integer, .number: break
+            default: fail(m.value, "\(path).clamp", "only an integer or number is clamped"); return nil }
+            field.clamps = clamp
+        }
         return field
     }
 
@@ -201,6 +207,7 @@ public enum BundleManifestReader {
             ConfigField("min", .number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude), "integer, number: the smallest value"),
             ConfigField("max", .number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude), "integer, number: the largest value"),
             ConfigField("required", .bool, "a command's param: the caller must send it"),
+            ConfigField("clamp", .bool, "a command's integer or number param: brought into min..max instead of refused"),
             ConfigField("values", .stringArray, "enum: the allowed strings"),
             ConfigField("reload", .enumeration(["restart-capability", "restart-node"]), "what a config reload does when the key changes"),
             ConfigField("hidden", .bool, "string: a file holding a secret, hidden from sandboxes and file commands like the config"),

@@ -31,6 +31,15 @@ public indirect enum ConfigType: Sendable, Equatable {
         return nil
     }
 
+    /// An integer's or number's range, as numbers.
+    public var numberRange: ClosedRange<Double>? {
+        switch self {
+        case .integer(let r): return Double(r.lowerBound)...Double(r.upperBound)
+        case .number(let r): return r
+        default: return nil
+        }
+    }
+
     /// The shape with any `exactlyOne` rule taken off (what the keys are).
     public var shape: ConfigType {
         if case .exactlyOne(_, let inner) = self { return inner.shape }
@@ -90,6 +99,9 @@ public struct ConfigField: Sendable, Equatable {
     public var hiddenFile = false
     /// A command param the caller must send (manifest `required: true`); config keys are never required.
     public var required = false
+    /// A command's number param that is brought into its range instead of refused (manifest
+    /// `clamp: true`: location.get's timeoutMs, as Android does it).
+    public var clamps = false
 
     public init(_ key: String, _ type: ConfigType, default defaultText: String? = nil, _ doc: String) {
         self.key = key; self.type = type; self.defaultText = defaultText; self.defaultValue = nil; self.doc = doc

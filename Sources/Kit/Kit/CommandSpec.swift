@@ -114,6 +114,14 @@ extension CommandParams {
         try decodeValidated(from: ParamsValidation.tree(params, row: nil))
     }
 
+    /// Decodes `params` for the installed manifest's row of `command` (tests of a bundle's params).
+    public static func decode(_ params: InvokeParams, command: String) throws(NodeError) -> Self {
+        guard let row = BundleCatalog.current.command(command) else {
+            throw NodeError.unavailable("no installed manifest declares \(command) (in \(BundleCatalog.searchDirectories))")
+        }
+        return try decode(params, row: row)
+    }
+
     static func decodeValidated(from tree: JSONValue) throws(NodeError) -> Self {
         let value: Self
         do { value = try JSONValueDecoder.decode(Self.self, from: tree) }

@@ -39,6 +39,11 @@ public enum ParamsValidation {
                 else { out[f.key] = nil }
                 continue
             }
+            if f.clamps, case .number(let n) = v, n.isFinite, let range = f.type.numberRange,
+               n.rounded() == n || f.type != .integer(Int(range.lowerBound)...Int(range.upperBound)) {
+                out[f.key] = .number(min(max(n, range.lowerBound), range.upperBound))
+                continue
+            }
             out[f.key] = try checked(v, f.type, path: p)
         }
         return out

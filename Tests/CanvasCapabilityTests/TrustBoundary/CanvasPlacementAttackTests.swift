@@ -7,7 +7,7 @@ import Testing
 /// daemon. Out-of-range coordinates are INVALID_REQUEST naming the field; a real placement passes.
 struct CanvasPlacementAttackTests {
     func present(_ placement: JSONValue) throws(NodeError) -> CanvasPresentParams {
-        try CanvasPresentParams.decodeValidated(from: .value(["placement": placement]))
+        try CanvasPresentParams.decode(.value(["placement": placement]), command: "canvas.present")
     }
 
     @Test func hugeOrNegativeSizesAreRefused() {
