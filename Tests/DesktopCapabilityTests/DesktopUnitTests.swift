@@ -58,9 +58,9 @@ import Testing
     @Test func paramsAreClosedWithUpstreamsMessages() throws {
         let ticket = String(repeating: "ab", count: 24)
         let good: JSONValue = ["ticket": .string(ticket), "attachPath": .string("/node-desktop/attach?ticket=" + ticket)]
-        #expect(try DesktopStreamParams.decodeValidated(from: .value(good)).ticket == ticket)
+        #expect(try DesktopStreamParams.decode(.value(good), command: "desktop.stream").ticket == ticket)
         func refusal(_ v: JSONValue) -> String? {
-            do { _ = try DesktopStreamParams.decodeValidated(from: .value(v)); return nil } catch {
+            do { _ = try DesktopStreamParams.decode(.value(v), command: "desktop.stream"); return nil } catch {
                 #expect(error.code == .unavailable)
                 return error.message
             }

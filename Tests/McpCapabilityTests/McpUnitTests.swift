@@ -85,11 +85,14 @@ import Testing
 
     @Test func callParamsAreRefusedWithUpstreamsMessages() {
         func refusal(_ v: JSONValue) -> String? {
-            do { _ = try McpCallParams.decodeValidated(from: InvokeParams(v)); return nil } catch { return error.message }
+            do { _ = try McpCallParams.decode(InvokeParams(v), command: "mcp.tools.call.v1"); return nil } catch { return error.message }
         }
         #expect(refusal([1]) == "INVALID_REQUEST: MCP tool params must be an object")
         #expect(refusal(["server": " ", "tool": "x"]) == "INVALID_REQUEST: MCP tool server and tool required")
         #expect(refusal(["server": "a", "tool": "x", "arguments": [1]]) == "INVALID_REQUEST: MCP tool arguments must be an object")
+        #expect(refusal(["server": 3, "tool": "x"]) == "INVALID_REQUEST: MCP tool server and tool required")
+        #expect(refusal(["tool": "x"]) == "INVALID_REQUEST: MCP tool server and tool required")
         #expect(refusal(["server": "a", "tool": "x"]) == nil)
+        #expect(refusal(["server": "a", "tool": "x", "arguments": nil]) == nil)
     }
 }

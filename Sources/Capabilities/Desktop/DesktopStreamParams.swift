@@ -8,24 +8,29 @@ struct DesktopStreamParams: CommandParams {
     static let attachEndpoint = "/node-desktop/attach"
     let ticket: String
     let attachPath: String
-    /// Why the params are refused, found while decoding and reported by `validated()` (so the
-    /// refusal keeps upstream's code and wording instead of the decoder's).
-    private let problem: String?
+    /// Upstream's params are closed: a key besides these two is refused (found while decoding,
+    /// reported by `validated()` with upstream's code and wording).
+    private let unsupportedFields: Bool
 
-    init(ticket: String, attachPath: String) { self.ticket = ticket; self.attachPath = attachPath; problem = nil }
+    init(ticket: String, attachPath: String) { self.ticket = ticket; self.attachPath = attachPath; unsupportedFields = false }
 
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: PathKey.self)
-        let ticket = (try? c.decodeIfPresent(String.self, forKey: PathKey(stringValue: "ticket"))) ?? nil
-        let path = (try? c.decodeIfPresent(String.self, forKey: PathKey(stringValue: "attachPath"))) ?? nil
-        self.ticket = ticket ?? ""; attachPath = path ?? ""
-        if !c.allKeys.allSatisfy({ ["ticket", "attachPath"].contains($0.stringValue) }) { problem = "params contain unsupported fields" }
-        else if self.ticket.isEmpty || attachPath.isEmpty { problem = "ticket and attachPath required" }
-        else { problem = nil }
+        ticket = try c.decode(String.self, forKey: PathKey(stringValue: "ticket"))
+        attachPath = try c.decode(String.self, forKey: PathKey(stringValue: "attachPath"))
+        unsupportedFields = !c.allKeys.allSatisfy { ["ticket", "attachPath"].contains($0.stringValue) }
+    }
+
+    /// A missing or mistyped ticket or path, in upstream's words.
+    static func refusal(_ problem: NodeError, params: InvokeParams) -> NodeError {
+        if case .value(.object(let o)) = params, o.keys.contains(where: { !["ticket", "attachPath"].contains($0) }) {
+            return refusal("params contain unsupported fields")
+        }
+        return refusal("ticket and attachPath required")
     }
 
     func validated() throws(NodeError) -> DesktopStreamParams {
-        if let problem { throw Self.refusal(problem) }
+        if unsupportedFields { throw Self.refusal("params contain unsupported fields") }
         guard ticket.utf8.count == 48, ticket.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
             throw Self.refusal("ticket and attachPath required")
         }

@@ -6,22 +6,37 @@ public enum McpCommand: String, CaseIterable, Sendable {
     case call = "mcp.tools.call.v1"
 }
 
-/// `mcp.tools.call.v1` params `{server, tool, arguments}`, refused with upstream's messages.
+/// `mcp.tools.call.v1` params `{server, tool, arguments}`, as the manifest row describes them;
+/// refused with upstream's messages (its callers match on them).
 public struct McpCallParams: CommandParams, Equatable {
-    public let server: String
-    public let tool: String
-    public let arguments: JSONValue
+    public var server: String
+    public var tool: String
+    public var arguments: [String: JSONValue]
 
-    struct Refusal: Error, CustomStringConvertible { let description: String }
-
-    public init(from decoder: Decoder) throws {
-        let v = try JSONValue(from: decoder)
-        guard let o = v.objectValue else { throw Refusal(description: "MCP tool params must be an object") }
-        let server = o["server"]?.stringValue?.trimmed() ?? "", tool = o["tool"]?.stringValue?.trimmed() ?? ""
-        guard !server.isEmpty, !tool.isEmpty else { throw Refusal(description: "MCP tool server and tool required") }
-        let arguments = o["arguments"] ?? .object([:])
-        guard arguments.objectValue != nil else { throw Refusal(description: "MCP tool arguments must be an object") }
+    public init(server: String, tool: String, arguments: [String: JSONValue] = [:]) {
         self.server = server; self.tool = tool; self.arguments = arguments
+    }
+
+    /// Names are trimmed as upstream trims them; blank is missing.
+    public func validated() throws(NodeError) -> McpCallParams {
+        var p = self
+        p.server = server.trimmed(); p.tool = tool.trimmed()
+        guard !p.server.isEmpty, !p.tool.isEmpty else { throw NodeError.invalidRequest("MCP tool server and tool required") }
+        return p
+    }
+
+    public static func refusal(_ problem: NodeError, params: InvokeParams) -> NodeError {
+        let o: [String: JSONValue]
+        switch params {
+        case .none, .value(.null): o = [:]
+        case .value(.object(let object)): o = object
+        default: return NodeError.invalidRequest("MCP tool params must be an object")
+        }
+        guard o["server"]?.stringValue != nil, o["tool"]?.stringValue != nil else { return NodeError.invalidRequest("MCP tool server and tool required") }
+        guard (o["arguments"] ?? .null) == .null || o["arguments"]?.objectValue != nil else {
+            return NodeError.invalidRequest("MCP tool arguments must be an object")
+        }
+        return problem
     }
 }
 

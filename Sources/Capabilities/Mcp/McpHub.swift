@@ -49,7 +49,7 @@ actor McpHub {
     func call(_ p: McpCallParams, timeout: Duration) async -> Result<JSONValue, NodeError> {
         guard let r = runner(p.server) else { return .failure(McpErrors.serverUnavailable(p.server)) }
         if !started { _ = await r.ensureStarted() }
-        return await r.call(p.tool, arguments: p.arguments, timeout: timeout)
+        return await r.call(p.tool, arguments: .object(p.arguments), timeout: timeout)
     }
 
     private func rebuild() async {

@@ -379,7 +379,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// `speak` is false.
     func push(_ p: ChatPushParams, _ ctx: InvocationContext) async throws(NodeError) -> ChatPushResult {
         let id = SecureRandom.uuid()
-        if p.speaksHere { try await voice.speakLocally(p.message) }
+        if p.speak { try await voice.speakLocally(p.text) }
         return ChatPushResult(messageId: id)
     }
 

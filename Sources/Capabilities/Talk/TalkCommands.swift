@@ -22,20 +22,16 @@ public enum TalkCommands {
     }
 }
 
-/// chat.push params: `{text, speak?}`.
+/// chat.push params, as the manifest row describes them.
 public struct ChatPushParams: CommandParams {
-    public var text: String?
-    public var speak: Bool?
+    public var text: String
+    public var speak: Bool
 
+    /// Blank text is as good as none.
     public func validated() throws(NodeError) -> ChatPushParams {
-        guard let t = text?.trimmed(), !t.isEmpty else { throw NodeError.invalidRequest("text required") }
+        guard !text.trimmed().isEmpty else { throw NodeError.invalidRequest("text required") }
         return self
     }
-
-    /// The message (never blank after `validated()`).
-    public var message: String { text ?? "" }
-    /// Spoken on the device unless `speak` is false.
-    public var speaksHere: Bool { speak != false }
 }
 
 /// talk.start's result, as the ESP room node answers: `{started}`, `alreadyActive` when refused for that.

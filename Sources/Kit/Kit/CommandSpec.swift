@@ -14,6 +14,8 @@ public struct CommandHandler: Sendable {
     /// What is wrong between the Swift params type and the manifest row's params (empty: they fit),
     /// asked when the bundle loads (ParamsSchemaProbe).
     public let paramsMismatches: @Sendable ([ConfigField]) -> [String]
+    /// The params tree checked against the row, refusals in the params type's words.
+    let checkTree: @Sendable (InvokeParams, BundleManifest.Command?) throws(NodeError) -> JSONValue
 
     /// `R` is the command's result type (`CameraSnapResult`, …; `JSONValue` where the result is
     /// free-form: a plugin's passthrough, canvas.eval's value). The call encodes it once, to the
@@ -31,12 +33,13 @@ public struct CommandHandler: Sendable {
             }
         }
         self.paramsMismatches = { fields in P.self == NoParams.self ? [] : ParamsSchemaProbe.mismatches(P.self, fields: fields) }
+        self.checkTree = { (params, row) throws(NodeError) in try P.checkedTree(params, row: row) }
     }
 
     /// The params as the dispatcher sees them, checked against `row`, bound to the handler: what
     /// CommandSpec runs for each invoke (also how a test calls a handler on its own).
     public func prepare(_ params: InvokeParams, row: BundleManifest.Command? = nil) throws(NodeError) -> CommandSpec.Call {
-        try bind(ParamsValidation.tree(params, row: row))
+        try bind(checkTree(params, row))
     }
 }
 
@@ -99,15 +102,26 @@ public protocol CommandParams: Decodable, Sendable {
     /// Rules the manifest cannot state (between two params, or within one value's text); throws
     /// INVALID_REQUEST naming the field. Most commands have none.
     func validated() throws(NodeError) -> Self
+    static func refusal(_ problem: NodeError, params: InvokeParams) -> NodeError
 }
 
 extension CommandParams {
     public func validated() throws(NodeError) -> Self { self }
 
+    /// Upstream's words for a refusal of the host's params check: most commands keep the host's
+    /// ("maxWidth must be between …"); the few whose callers match on another node's exact
+    /// refusals (mcp.tools.call.v1, desktop.stream) say them here.
+    public static func refusal(_ problem: NodeError, params: InvokeParams) -> NodeError { problem }
+
+    static func checkedTree(_ params: InvokeParams, row: BundleManifest.Command?) throws(NodeError) -> JSONValue {
+        do throws(NodeError) { return try ParamsValidation.tree(params, row: row) }
+        catch { throw refusal(error, params: params) }
+    }
+
     /// Decodes `params` as the dispatcher does for `row`: checked against the row, defaults filled
     /// in, then `validated()`. (Tests of a params type call this with their bundle's manifest row.)
     public static func decode(_ params: InvokeParams, row: BundleManifest.Command) throws(NodeError) -> Self {
-        try decodeValidated(from: ParamsValidation.tree(params, row: row))
+        try decodeValidated(from: checkedTree(params, row: row))
     }
 
     static func decodeValidated(from params: InvokeParams) throws(NodeError) -> Self {
