@@ -6,10 +6,4 @@ public enum JPEGQuality {
         if q <= 1 { return min(100, Int((max(minimumFraction, q) * 100).rounded())) }
         return min(100, Int(q.rounded()))
     }
-
-    public static func percent(_ q: Double?, default fallback: Int, minimumFraction: Double = 0.01) -> Int {
-        guard let q else { return fallback }
-        if q <= 1 { return min(100, Int((max(minimumFraction, q) * 100).rounded())) }
-        return min(100, Int(q.rounded()))
-    }
 }

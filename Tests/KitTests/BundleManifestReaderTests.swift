@@ -42,7 +42,7 @@ struct BundleManifestReaderTests {
         #expect(m.commands.map(\.name) == ["demo.one", "demo.two"])
         let one = m.commands[0]
         #expect(one.requiresForeground && !one.dangerous && one.permission == "demo" && one.gateway == .surfaceApproval)
-        #expect(one.olderGateway == .allowlist && one.paramsDescribed)
+        #expect(one.olderGateway == .allowlist && one.params.count == 2)
         #expect(one.params.map(\.key) == ["x", "y"] && one.params[0].type == .integer(0...9) && one.params[0].defaultValue == 1)
         #expect(one.params[1].required && !one.params[0].required)
         #expect(one.paramsDoc.map(\.1) == ["integer 0..9, default 1: how many", "string, required: a name"])

@@ -73,7 +73,7 @@ struct CommandParamsSchemaTests {
         #expect(try refusal(["label": "a", "quality": 101]) == "quality must be between 0 and 100 (got 101)")
         #expect(try refusal(["label": "a", "mode": "slow"]) == "mode must be one of fast, fine (got \"slow\")")
         #expect(try refusal([:]) == "label is required")
-        #expect(try refusal(["label": nil]) == "label is required")
+        #expect(try refusal(["label": nil]) == "label is required (found null)")
         #expect(try refusal(["label": "a", "region": ["x": 1]]) == "region.w is required")
         #expect(try refusal(["label": "a", "region": ["w": 500]]) == "region.w must be between 1 and 100 (got 500)")
         #expect(try refusal(["label": "a", "tags": ["x", 3]]) == "tags[1]: expected a string, found 3")
@@ -142,6 +142,8 @@ struct CommandParamsSchemaTests {
         #expect(problems(#"{ type: "array", doc: "d" }"#).contains("an array needs \"of\""))
         #expect(problems(#"{ type: "string", requird: true, doc: "d" }"#).contains("unknown key"))
         #expect(problems(#"{ type: "number", min: 1, doc: "d" }"#).contains("a number key needs \"min\" and \"max\""))
+        #expect(problems(#""int, default 3""#).contains("not as a line of text"))
+        #expect(problems(#"{ type: "bool", clamp: true, doc: "d" }"#).contains("only an integer or number is clamped"))
     }
 
     @Test func paramsReadInWords() throws {

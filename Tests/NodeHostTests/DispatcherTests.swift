@@ -15,20 +15,22 @@ struct GateTestCapability: Capability {
     struct SleepParams: CommandParams {
         var ms: Int?
         var ignoreCancel: Bool?
-        func validated() throws(NodeError) -> SleepParams {
-            try ParamCheck.range(ms, "ms", 0...60_000)
-            return self
-        }
     }
     struct EchoParams: CommandParams { var text: String; var count: Int? }
     struct BigParams: CommandParams { var bytes: Int }
+
+    static func required(_ f: ConfigField) -> ConfigField { var f = f; f.required = true; return f }
 
     var name = "gate"
     var avail: Availability = .available
     var manifest: BundleManifest {
         BundleManifest(name: name, summary: "dispatcher gates", enabledByDefault: true, library: nil, commands: [
-            .init(name: "gate.echo", summary: "echo"), .init(name: "gate.fg", summary: "fg only", requiresForeground: true),
-            .init(name: "gate.sleep", summary: "sleep"), .init(name: "gate.big", summary: "large payload"),
+            .init(name: "gate.echo", summary: "echo", params: [Self.required(ConfigField("text", .string, "echoed")),
+                                                                ConfigField("count", .integer(-1_000_000...1_000_000), "a number")]),
+            .init(name: "gate.fg", summary: "fg only", requiresForeground: true),
+            .init(name: "gate.sleep", summary: "sleep", params: [ConfigField("ms", .integer(0...60_000), "how long"),
+                                                                  ConfigField("ignoreCancel", .bool, "sleep through a cancel")]),
+            .init(name: "gate.big", summary: "large payload", params: [Self.required(ConfigField("bytes", .integer(0...(1 << 30)), "how many"))]),
         ], file: "test")
     }
     var handlers: [CommandHandler] {

@@ -24,10 +24,11 @@ struct HelloCapability: Capability, SelfDiagnosing {
         times = context.section.int("times") ?? 1
     }
 
+    /// hello.greet's params, as its manifest row describes them (absent: the row's default).
     struct GreetParams: CommandParams {
-        var name: String?
-        /// Who is greeted: `name`, or "world" when it is absent or empty (the handler reads this).
-        var greeted: String { (name?.isEmpty ?? true) ? "world" : name! }
+        var name: String
+        /// An empty name greets the world too.
+        var greeted: String { name.isEmpty ? "world" : name }
     }
 
     /// hello.greet's result.

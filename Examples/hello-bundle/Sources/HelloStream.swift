@@ -5,20 +5,14 @@ import Kit
 /// stops when cancelled — no frame, sequence number or chunk size in sight. Its manifest row says
 /// `duplex: true`, so the node also keeps it alive with heartbeats while it waits.
 enum HelloStream {
+    /// The params as the manifest row describes them: the node has checked the ranges and filled
+    /// in the defaults before `run` sees them.
     struct Params: CommandParams {
-        var blocks: Int?
-        var blockChars: Int?
-        var echo: Bool?
-        var holdMs: Int?
-        var framed: Bool?
-
-        func validated() throws(NodeError) -> Params {
-            try ParamCheck.range(blocks, "blocks", 0...10_000)
-            try ParamCheck.range(blockChars, "blockChars", 1...100_000)
-            try ParamCheck.range(holdMs, "holdMs", 0...60_000)
-            return Params(blocks: blocks ?? 3, blockChars: blockChars ?? 40, echo: echo ?? false, holdMs: holdMs ?? 0,
-                          framed: framed ?? false)
-        }
+        var blocks: Int
+        var blockChars: Int
+        var echo: Bool
+        var holdMs: Int
+        var framed: Bool
     }
 
     struct Result: Encodable, Sendable {
@@ -41,17 +35,17 @@ enum HelloStream {
 
     static func run(_ p: Params, _ ctx: InvocationContext) async throws(NodeError) -> Result {
         var bytes = 0
-        for i in 0..<(p.blocks ?? 0) {
-            let text = block(i, chars: p.blockChars ?? 1)
+        for i in 0..<p.blocks {
+            let text = block(i, chars: p.blockChars)
             guard await ctx.duplex.write(text) else { break }  // the caller stopped listening
             bytes += text.utf8.count
         }
         if ctx.isCancelled { throw NodeError(.cancelled, "hello.stream was cancelled") }
         var inputs: [String] = []
-        if p.framed == true { return try await echoFramed(ctx, streamed: bytes) }
-        if p.echo == true {
-            if let ms = p.holdMs, ms > 0 {
-                do { try await Task.sleep(for: .milliseconds(ms)) } catch { throw NodeError(.cancelled, "hello.stream was cancelled") }
+        if p.framed { return try await echoFramed(ctx, streamed: bytes) }
+        if p.echo {
+            if p.holdMs > 0 {
+                do { try await Task.sleep(for: .milliseconds(p.holdMs)) } catch { throw NodeError(.cancelled, "hello.stream was cancelled") }
             }
             while let input = try await ctx.duplex.nextInput(), input != "end", input != "\"end\"" {
                 inputs.append(input)

@@ -7,21 +7,22 @@ public struct ComputerActResult: Encodable, Sendable, Equatable {
 }
 
 /// computer.act params (docs/PROTOCOL.md §6.5): one object for every action, as the gateway's
-/// computer tool sends them; which fields an action needs is checked by the action.
+/// computer tool sends them, described by the manifest row; which fields an action needs is
+/// checked by the action.
 public struct ComputerActParams: CommandParams {
-    public var action: String?
+    public var action: String
     public var executionId: String?
-    public var reason: String?
-    public var screenIndex: Int?
-    public var refWidth: Int?
+    public var reason: String
+    public var screenIndex: Int
+    public var refWidth: Int
     public var displayFrameId: String?
     public var x: Int?
     public var y: Int?
     public var fromX: Int?
     public var fromY: Int?
     public var modifiers: String?
-    public var scrollDirection: String?
-    public var scrollAmount: Int?
+    public var scrollDirection: String
+    public var scrollAmount: Int
     public var text: String?
     public var keys: String?
     public var durationMs: Int?
@@ -30,43 +31,25 @@ public struct ComputerActParams: CommandParams {
     public var observationId: String?
     public var deliveryMode: String?
 
+    /// Rules between params, which the manifest cannot state.
     public func validated() throws(NodeError) -> ComputerActParams {
-        guard let a = action, !a.isEmpty else { throw NodeError.invalidRequest("action required") }
-        try ParamCheck.range(screenIndex, "screenIndex", 0...32)
-        try ParamCheck.range(refWidth, "refWidth", 1...100_000)
-        try ParamCheck.range(x, "x", 0...1_000_000)
-        try ParamCheck.range(y, "y", 0...1_000_000)
-        try ParamCheck.range(fromX, "fromX", 0...1_000_000)
-        try ParamCheck.range(fromY, "fromY", 0...1_000_000)
+        guard !action.isEmpty else { throw NodeError.invalidRequest("action required") }
         // A point is both coordinates or neither (scroll and mouse down/up take an optional one): a
         // lone x once reached a force unwrap of y and ended the daemon.
         if (x == nil) != (y == nil) { throw NodeError.invalidRequest("x and y go together: give both, or neither") }
         if (fromX == nil) != (fromY == nil) { throw NodeError.invalidRequest("fromX and fromY go together: give both, or neither") }
-        try ParamCheck.range(scrollAmount, "scrollAmount", 1...100)
-        try ParamCheck.range(durationMs, "durationMs", 0...10_000)
-        try ParamCheck.oneOf(scrollDirection, "scrollDirection", ["up", "down", "left", "right"])
-        if a == ComputerAction.closeExecution.rawValue {
+        if action == ComputerAction.closeExecution.rawValue {
             guard executionId != nil else { throw NodeError.invalidRequest("executionId required for __close_execution") }
         }
         return self
     }
 
-    // Resolved values, the defaults in one place (the action checks which fields it needs).
-    /// The action's name (never empty after `validated()`).
-    public var actionName: String { action ?? "" }
-    public var closeReason: String { reason ?? "closed" }
-    public var effectiveScreenIndex: Int { screenIndex ?? 0 }
-    /// The width the agent's coordinates refer to (its screenshot's): 1280 unless said.
-    public var effectiveRefWidth: Int { refWidth ?? Self.defaultRefWidth }
-    public static let defaultRefWidth = 1280
-    public var effectiveScrollDirection: String { scrollDirection ?? "down" }
-    public var effectiveScrollAmount: Int { scrollAmount ?? 3 }
     public var typedText: String { text ?? "" }
     public var keyCombo: String { keys ?? "" }
-    /// How long a drag takes (at least 100 ms).
+    /// How long a drag takes (at least 100 ms): the default depends on the action.
     public var dragDurationMs: Int { max(100, durationMs ?? 0) }
-    /// How long hold_key holds: 1 s unless said, at most 10 s.
-    public var holdDurationMs: Int { min(durationMs ?? 1000, 10_000) }
+    /// How long hold_key holds: 1 s unless said.
+    public var holdDurationMs: Int { durationMs ?? 1000 }
 }
 
 /// The v1 action set (the agent's `wait` never reaches the node; `screenshot` is screen.snapshot).
@@ -82,31 +65,26 @@ enum ComputerAction: String, CaseIterable {
     var needsPoint: Bool { [.leftClick, .rightClick, .middleClick, .doubleClick, .tripleClick, .mouseMove, .leftClickDrag].contains(self) }
 }
 
-/// device.apps params: `{appId?, query?, limit? (1–200, default 100), includeSystem?}`. With
-/// `appId` it is the exact lookup the gateway makes before a launch (one row with `executable`, or
-/// none); otherwise a listing.
+/// device.apps params, as the manifest row describes them. With `appId` it is the exact lookup the
+/// gateway makes before a launch (one row with `executable`, or none); otherwise a listing.
 public struct DeviceAppsParams: CommandParams {
     public var appId: String?
-    public var query: String?
-    public var limit: Int?
-    public var includeSystem: Bool?
+    public var query: String
+    public var limit: Int
+    /// The gateway's app_list sends no includeSystem and means every installed application.
+    public var includeSystem: Bool
 
-    public init(appId: String? = nil, query: String? = nil, limit: Int? = nil, includeSystem: Bool? = nil) {
+    public init(appId: String? = nil, query: String = "", limit: Int = 100, includeSystem: Bool = true) {
         self.appId = appId; self.query = query; self.limit = limit; self.includeSystem = includeSystem
     }
 
     public func validated() throws(NodeError) -> DeviceAppsParams {
-        try ParamCheck.range(limit, "limit", 1...200)
         if let appId, appId.isEmpty { throw NodeError.invalidRequest("appId must not be empty (an appId from device.apps)") }
         return self
     }
 
-    /// Lowercased and trimmed; "" matches every application.
-    public var effectiveQuery: String { query?.trimmed().lowercased() ?? "" }
-    public var effectiveLimit: Int { limit ?? 100 }
-    /// Applications of the system data directories are listed unless `includeSystem: false`
-    /// (the gateway's app_list sends no includeSystem and means every installed application).
-    public var includesSystem: Bool { includeSystem ?? true }
+    /// The query as it is compared: lowercased and trimmed.
+    public var normalizedQuery: String { query.trimmed().lowercased() }
 }
 
 /// device.apps' result, upstream's Linux shape: the matching applications (at most `limit`), how
@@ -153,15 +131,15 @@ public struct DeviceAppsLaunchParams: CommandParams {
             return (id, revision)
         }
     }
-    public var appId: String?
+    public var appId: String
     public var appRevision: String?
     public var agentId: String?
     public var execution: Execution?
 
-    public init(appId: String? = nil, appRevision: String? = nil) { self.appId = appId; self.appRevision = appRevision }
+    public init(appId: String, appRevision: String? = nil) { self.appId = appId; self.appRevision = appRevision }
 
     public func validated() throws(NodeError) -> DeviceAppsLaunchParams {
-        guard let id = appId, !id.isEmpty else { throw NodeError.invalidRequest("appId required (an appId from device.apps)") }
+        guard !appId.isEmpty else { throw NodeError.invalidRequest("appId required (an appId from device.apps)") }
         if let agentId, !(1...256).contains(agentId.count) { throw NodeError.invalidRequest("agentId must be 1 to 256 characters") }
         if let execution {
             guard execution.env == nil else { throw NodeError.invalidRequest("execution.env is not accepted for an app launch") }
@@ -173,7 +151,7 @@ public struct DeviceAppsLaunchParams: CommandParams {
     }
 
     /// The id (never empty after `validated()`).
-    public var id: String { appId ?? "" }
+    public var id: String { appId }
 }
 
 /// device.apps.launch's result: the started process, as upstream's gateway parses it.

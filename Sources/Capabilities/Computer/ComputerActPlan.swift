@@ -68,8 +68,8 @@ struct ComputerActPlan: Sendable {
             return ""
         case .scroll:
             if let m = mapper, let px = p.x, let py = p.y { let (x, y) = try m.map(px, py); try input.move(to: m.target, x: x, y: y) }
-            let direction = p.effectiveScrollDirection
-            let amount = p.effectiveScrollAmount
+            let direction = p.scrollDirection
+            let amount = p.scrollAmount
             try withModifiers(modifiers, input) { input.scroll(direction, amount: amount, stop: stop) }
             return "\(direction) \(amount)"
         case .type:
@@ -118,8 +118,8 @@ struct PointMapper {
     init(input: any ComputerInput, p: ComputerActParams) throws(NodeError) {
         guard let id = p.displayFrameId else { throw ComputerError.stale("displayFrameId is required for coordinate input") }
         guard let frame = DisplayFrame(id: id) else { throw ComputerError.stale("displayFrameId \"\(id)\" was not issued by this node") }
-        let target = try input.target(screenIndex: p.effectiveScreenIndex)
-        guard frame.matches(identity: target.identity, referenceWidth: p.effectiveRefWidth) else {
+        let target = try input.target(screenIndex: p.screenIndex)
+        guard frame.matches(identity: target.identity, referenceWidth: p.refWidth) else {
             throw ComputerError.stale("display identity, geometry, or reference width changed since the screenshot")
         }
         self.target = target

@@ -188,13 +188,13 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     // MARK: computer.act
 
     func act(_ p: ComputerActParams, _ ctx: InvocationContext) async throws(NodeError) -> ComputerActResult {
-        let raw = p.actionName
+        let raw = p.action
         guard let action = ComputerAction(rawValue: raw) else {
             throw NodeError(ComputerError.unsupportedAction, "action \"\(raw)\" is not supported by this node; it takes the v1 actions " +
                             ComputerAction.allCases.map(\.rawValue).filter { !$0.hasPrefix("__") }.joined(separator: ", "))
         }
         if action == .closeExecution {
-            if state.withLock({ $0.owner == p.executionId }) { endExecution(reason: p.closeReason) }
+            if state.withLock({ $0.owner == p.executionId }) { endExecution(reason: p.reason) }
             return ComputerActResult()
         }
         if let mine = drivenDesktop, RemoteDesktopSessions.shared.isShown(mine) {
@@ -258,11 +258,11 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
             return DeviceAppsResult(count: found.count, totalMatched: found.count, truncated: false,
                                     inventoryComplete: inventory.complete, apps: Array(found))
         }
-        let query = p.effectiveQuery
+        let query = p.normalizedQuery
         let matched = inventory.entries.filter { e in
-            (p.includesSystem || !e.system) && (query.isEmpty || e.label.lowercased().contains(query) || e.appId.lowercased().contains(query))
+            (p.includeSystem || !e.system) && (query.isEmpty || e.label.lowercased().contains(query) || e.appId.lowercased().contains(query))
         }
-        let limit = p.effectiveLimit
+        let limit = p.limit
         return DeviceAppsResult(count: min(limit, matched.count), totalMatched: matched.count, truncated: matched.count > limit,
                                 inventoryComplete: inventory.complete, apps: matched.prefix(limit).map { row($0, executable: false) })
     }

@@ -102,8 +102,8 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
         // approvals, allowlist, sandbox) sees that directory like any other cwd.
         let p = try SkillCwd.resolved(requested, skills)
         let argv = p.argv
-        let runId = p.effectiveRunId
-        let sessionKey = p.effectiveSessionKey
+        let runId = p.resolvedRunId
+        let sessionKey = p.sessionKey
         let base = ExecEnvironment.inherited(environment)
         let analysis = ShellAnalysis.analyse(argv, cwd: p.cwd, path: base["PATH"])
         let commandText = p.rawCommand ?? analysis.payload ?? CommandText.format(argv)
@@ -196,7 +196,7 @@ final class SystemCapability: Capability, CapabilityLifecycle, GatewaySessionAwa
             // Cancelled: the caller has its answer; what was not streamed yet is not waited for.
             if ctx.isCancelled { pump?.cancel() } else { await pump?.value }
             if p.approvalDecision == "allow-always", approved, outcome.error == nil, !decision.durableApproval, !InlineEval.present(analysis) {
-                rememberAlways(commandText: commandText, executable: executable, agent: p.effectiveAgent, runId: runId)
+                rememberAlways(commandText: commandText, executable: executable, agent: p.approvalAgent, runId: runId)
             }
         } else {
             outcome = CommandRunner.Outcome()

@@ -11,17 +11,18 @@ public struct SystemRunPlan: Codable, Sendable, Equatable {
     public var sessionKey: String?
 }
 
-/// `system.run` params, named as the gateway's exec tool sends them. Routing hints
-/// (turnSource*) and the execution context are accepted and ignored.
+/// `system.run` params, named as the gateway's exec tool sends them and described by the manifest
+/// row. Routing hints (turnSource*) and the execution context are accepted and ignored.
 public struct SystemRunParams: CommandParams {
-    public var command: [String]?
+    public var command: [String]
     public var rawCommand: String?
     public var cwd: String?
     public var env: [String: String]?
     /// The program's own timer (0 or absent: none; the invoke deadline still applies).
     public var timeoutMs: Int?
+    /// Absent is not "main": a plan prepared for no agent matches only a run for no agent.
     public var agentId: String?
-    public var sessionKey: String?
+    public var sessionKey: String
     public var approved: Bool?
     public var approvalDecision: String?
     public var runId: String?
@@ -29,29 +30,26 @@ public struct SystemRunParams: CommandParams {
     public var needsScreenRecording: Bool?
     public var systemRunPlan: SystemRunPlan?
 
-    /// The wire fields (the resolved ones below are not decoded).
+    /// The wire fields (the resolved one below is not decoded).
     enum CodingKeys: String, CodingKey {
         case command, rawCommand, cwd, env, timeoutMs, agentId, sessionKey, approved, approvalDecision, runId,
              suppressNotifyOnExit, needsScreenRecording, systemRunPlan
     }
 
-    /// The run's id, resolved once by `validated()`: the caller's `runId`, else a fresh one (the
-    /// log lines and exec events of one run carry the same id).
-    public private(set) var effectiveRunId = ""
+    /// The run's id, made once by `validated()`: the caller's `runId`, else a fresh one (the log
+    /// lines and exec events of one run carry the same id).
+    public private(set) var resolvedRunId = ""
 
     public func validated() throws(NodeError) -> SystemRunParams {
-        guard let c = command, !c.isEmpty, !c[0].isEmpty else { throw NodeError.invalidRequest("command required") }
-        if let t = timeoutMs, t < 0 { throw NodeError.invalidRequest("timeoutMs must not be negative (got \(t))") }
-        try ParamCheck.oneOf(approvalDecision, "approvalDecision", ["allow-once", "allow-always"])
+        guard !command.isEmpty, !command[0].isEmpty else { throw NodeError.invalidRequest("command required") }
         var p = self
-        p.effectiveRunId = runId ?? SecureRandom.uuid()
+        p.resolvedRunId = runId ?? SecureRandom.uuid()
         return p
     }
 
-    var argv: [String] { command ?? [] }
-    /// The exec events' session: "node" unless the gateway names one.
-    var effectiveSessionKey: String { sessionKey ?? "node" }
-    var effectiveAgent: String { agentId ?? "main" }
+    var argv: [String] { command }
+    /// The agent a remembered approval (allow-always) is filed under.
+    var approvalAgent: String { agentId ?? "main" }
     /// The program's own timer; nil when absent or 0.
     var programTimeout: Duration? { timeoutMs.flatMap { $0 > 0 ? .milliseconds($0) : nil } }
     /// An approval the gateway carries (an operator said yes to this run).
@@ -86,7 +84,7 @@ public struct SystemRunResult: Encodable, Sendable, Equatable {
 /// `system.run.prepare` params. `security`, `ask` and `strictInlineEval` are the gateway's view;
 /// the node decides with its own policy when the run comes.
 public struct SystemRunPrepareParams: CommandParams {
-    public var command: [String]?
+    public var command: [String]
     public var rawCommand: String?
     public var cwd: String?
     public var env: [String: String]?
@@ -100,14 +98,14 @@ public struct SystemRunPrepareParams: CommandParams {
     public var installedApp: InstalledAppRef?
 
     public func validated() throws(NodeError) -> SystemRunPrepareParams {
-        guard let c = command, !c.isEmpty, !c[0].isEmpty else { throw NodeError.invalidRequest("command required") }
+        guard !command.isEmpty, !command[0].isEmpty else { throw NodeError.invalidRequest("command required") }
         if let app = installedApp, app.appId.isEmpty || app.appRevision.isEmpty {
             throw NodeError.invalidRequest("installedApp needs appId and appRevision (from device.apps)")
         }
         return self
     }
 
-    var argv: [String] { command ?? [] }
+    var argv: [String] { command }
 }
 
 /// An installed application and the revision an operator is asked to approve.
@@ -149,15 +147,15 @@ public struct SystemRunPrepareResult: Encodable, Sendable, Equatable {
 }
 
 public struct SystemWhichParams: CommandParams {
-    public var bins: [String]?
+    public var bins: [String]
 
     public func validated() throws(NodeError) -> SystemWhichParams {
-        guard let b = bins, !b.isEmpty else { throw NodeError.invalidRequest("bins required") }
+        guard !bins.isEmpty else { throw NodeError.invalidRequest("bins required") }
         return self
     }
 
     /// The names to look up: plain program names only (no path, no backslash).
-    var names: [String] { (bins ?? []).filter { !$0.isEmpty && !$0.contains("/") && !$0.contains("\\") } }
+    var names: [String] { bins.filter { !$0.isEmpty && !$0.contains("/") && !$0.contains("\\") } }
 }
 
 /// `system.which`'s result: each name found on PATH and its full path.
@@ -175,14 +173,9 @@ public struct ExecApprovalsSnapshotResult: Encodable, Sendable, Equatable {
 }
 
 public struct ExecApprovalsSetParams: CommandParams {
-    public var file: JSONValue?
+    public var file: [String: JSONValue]
     public var baseHash: String?
 
-    public func validated() throws(NodeError) -> ExecApprovalsSetParams {
-        guard case .object = file else { throw NodeError.invalidRequest("file required (the exec approvals document, an object)") }
-        return self
-    }
-
-    /// The document (an object after `validated()`).
-    var document: JSONValue { file ?? [:] }
+    /// The document, as the store takes it.
+    var document: JSONValue { .object(file) }
 }

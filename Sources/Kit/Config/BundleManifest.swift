@@ -16,8 +16,6 @@ public struct BundleManifest: Sendable {
         /// an invoke's params against them and fills in the defaults before the handler runs, and
         /// `caps`, `--help`, the man page and the docs print them.
         public let params: [ConfigField]
-        /// False while a row's params are lines of prose (the old form): documentation only.
-        public let paramsDescribed: Bool
         /// Refused with NODE_BACKGROUND_UNAVAILABLE while nobody is at the device.
         public let requiresForeground: Bool
         /// In the gateway's dangerous set: needs an explicit gateway allow entry.
@@ -35,11 +33,10 @@ public struct BundleManifest: Sendable {
         /// `payloadJSON` text (upstream's contract for mcp.tools.call.v1).
         public let structuredResult: Bool
 
-        public init(name: String, summary: String, params: [ConfigField] = [], paramsDescribed: Bool = true,
-                    requiresForeground: Bool = false,
+        public init(name: String, summary: String, params: [ConfigField] = [], requiresForeground: Bool = false,
                     dangerous: Bool = false, permission: String? = nil, gateway: GatewayPolicy = .allowlist,
                     olderGateway: GatewayPolicy = .allowlist, duplex: Bool = false, structuredResult: Bool = false) {
-            self.name = name; self.summary = summary; self.params = params; self.paramsDescribed = paramsDescribed
+            self.name = name; self.summary = summary; self.params = params
             self.requiresForeground = requiresForeground; self.dangerous = dangerous; self.permission = permission
             self.gateway = gateway; self.olderGateway = olderGateway; self.duplex = duplex
             self.structuredResult = structuredResult
@@ -115,7 +112,7 @@ extension BundleManifest.Command {
     /// Each param and its description in words, for `caps`, `--help`, the man page and the docs
     /// ("maxWidth" → "integer 16..8192, default 1600: the widest picture returned").
     public var paramsDoc: [(String, String)] {
-        params.map { f in (f.key, paramsDescribed ? ParamDoc.text(f) : f.doc) }
+        params.map { f in (f.key, ParamDoc.text(f)) }
     }
 }
 

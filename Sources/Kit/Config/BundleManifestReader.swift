@@ -47,18 +47,17 @@ public enum BundleManifestReader {
             let path = "commands.\(m.key)"
             if !isCommandName(m.key) { fail(m.value, path, "\"\(m.key)\" is not a command name (words of letters and digits joined by dots, e.g. \"device.info\")") }
             let row = members(m.value)
-            var params: [ConfigField] = [], described = true
+            var params: [ConfigField] = []
             for p in members(value(node: "params", row)) {
-                if let prose = p.value.plain.stringValue {
-                    // The old form, a line of prose: documentation only, checked by the handler.
-                    params.append(ConfigField(p.key, .any, prose)); described = false
+                if p.value.plain.stringValue != nil {
+                    fail(p.value, "\(path).params.\(p.key)", "a param is described as { type: …, doc: … } (as config keys are), not as a line of text")
                 } else if let f = field(p, path: "\(path).params.\(p.key)", param: true, fail: fail) {
                     params.append(f)
                 }
             }
             commands.append(BundleManifest.Command(
                 name: m.key, summary: required("summary", in: row, at: m.value, path)?.plain.stringValue ?? "",
-                params: params, paramsDescribed: described,
+                params: params,
                 requiresForeground: value("foreground", row)?.boolValue ?? false,
                 dangerous: value("dangerous", row)?.boolValue ?? false,
                 permission: value("permission", row)?.stringValue,

@@ -70,7 +70,7 @@ extension Capability {
         if let extra = code.first(where: { !rows.contains($0) }) { return "its code serves \(extra), which its manifest (\(manifest.file)) does not declare" }
         if let missing = manifest.commands.first(where: { !code.contains($0.name) }) { return "its manifest declares \(missing.name), which its code does not serve" }
         if Set(code).count != code.count { return "its code has two handlers for one command" }
-        for row in manifest.commands where row.paramsDescribed {
+        for row in manifest.commands {
             guard let h = handlers.first(where: { $0.name == row.name }) else { continue }
             let problems = h.paramsMismatches(row.params)
             if !problems.isEmpty {

@@ -124,10 +124,6 @@ extension CommandParams {
         try decodeValidated(from: checkedTree(params, row: row))
     }
 
-    static func decodeValidated(from params: InvokeParams) throws(NodeError) -> Self {
-        try decodeValidated(from: ParamsValidation.tree(params, row: nil))
-    }
-
     /// Decodes `params` for the installed manifest's row of `command` (tests of a bundle's params).
     public static func decode(_ params: InvokeParams, command: String) throws(NodeError) -> Self {
         guard let row = BundleCatalog.current.command(command) else {
@@ -151,19 +147,3 @@ public struct NoParams: CommandParams {
     public init(from decoder: Decoder) throws { _ = try decoder.container(keyedBy: PathKey.self) }
 }
 
-/// Helpers for `validated()` implementations: one place for range messages.
-public enum ParamCheck {
-    public static func range<T: Comparable & Sendable>(_ value: T?, _ name: String, _ range: ClosedRange<T>) throws(NodeError) {
-        guard let v = value else { return }
-        guard range.contains(v) else {
-            throw NodeError.invalidRequest("\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(v))")
-        }
-    }
-
-    public static func oneOf(_ value: String?, _ name: String, _ allowed: [String]) throws(NodeError) {
-        guard let v = value else { return }
-        guard allowed.contains(v) else {
-            throw NodeError.invalidRequest("\(name) must be one of \(allowed.joined(separator: ", ")) (got \"\(v)\")")
-        }
-    }
-}

@@ -9,7 +9,7 @@ import Support
 /// Keys the row does not declare are left alone: gateways and other nodes send extra keys.
 public enum ParamsValidation {
     /// The params tree a handler's type is decoded from: absent params, `null` and "" all mean "no
-    /// params" (the gateway sends paramsJSON: null); checked against `row` when it describes them.
+    /// params" (the gateway sends paramsJSON: null); checked against `row` when one is given.
     static func tree(_ params: InvokeParams, row: BundleManifest.Command?) throws(NodeError) -> JSONValue {
         let tree: JSONValue
         switch params {
@@ -17,7 +17,7 @@ public enum ParamsValidation {
         case .value(let v): tree = v
         case .unparsable: throw NodeError.invalidRequest("params are not valid JSON")
         }
-        guard let row, row.paramsDescribed else { return tree }
+        guard let row else { return tree }
         return try checked(tree, against: row.params)
     }
 
@@ -35,7 +35,7 @@ public enum ParamsValidation {
             guard let v = object[f.key], v != .null else {
                 // Absent and null are the same to every caller: the default, or nothing.
                 if let d = f.defaultValue { out[f.key] = d }
-                else if f.required { throw NodeError.invalidRequest("\(p) is required") }
+                else if f.required { throw NodeError.invalidRequest(object[f.key] == nil ? "\(p) is required" : "\(p) is required (found null)") }
                 else { out[f.key] = nil }
                 continue
             }

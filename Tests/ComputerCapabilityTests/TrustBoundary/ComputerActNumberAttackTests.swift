@@ -8,7 +8,7 @@ import Testing
 /// x but no y (a force unwrap), and a key named "0x80000000" (a keysym past Int32 on Wayland).
 struct ComputerActNumberAttackTests {
     func act(_ params: JSONValue) throws(NodeError) -> ComputerActParams {
-        try ComputerActParams.decodeValidated(from: .value(params))
+        try ComputerActParams.decode(.value(params), command: "computer.act")
     }
 
     @Test func aPointIsBothCoordinatesOrNeither() throws {

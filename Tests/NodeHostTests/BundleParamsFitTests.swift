@@ -1,0 +1,25 @@
+@testable import Config
+@testable import HostPresence
+@testable import Kit
+@testable import Runtime
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// Every installed bundle, loaded: its code's params types fit its manifest's rows (the check the
+/// loader makes before a bundle serves anything, ParamsSchemaProbe).
+struct BundleParamsFitTests {
+    @Test func everyBundlesParamsTypesFitItsManifest() throws {
+        let names = BundleCatalog.current.bundles.map(\.name)
+        #expect(names.count >= 10, "the built bundles' manifests are beside the tests: \(names)")
+        let sections = names.map { "\($0): { enabled: true }" }.joined(separator: ", ")
+        let config = try ConfigLoader.parse("{ capabilities: { \(sections) } }", file: "fit.json5", environment: ["HOME": "/nonexistent"])
+        let caps = try NodeRuntime.capabilities(config: config, presence: FixedPresenceSource(.foreground, reason: "test"))
+        var loaded = 0
+        for cap in caps where !(cap is UnloadedCapability) {
+            loaded += 1
+            #expect(cap.handlerMismatch == nil, "\(cap.name): \(cap.handlerMismatch ?? "")")
+        }
+        #expect(loaded >= names.count, "every bundle loaded (\(loaded) of \(names.count))")
+    }
+}
