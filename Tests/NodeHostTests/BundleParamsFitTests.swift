@@ -22,4 +22,15 @@ struct BundleParamsFitTests {
         }
         #expect(loaded >= names.count, "every bundle loaded (\(loaded) of \(names.count))")
     }
+
+    @Test func capsShowsACommandsParamsFromItsManifest() throws {
+        let r = try runProcess(TestPaths.nodeBinary, ["caps", "camera.snap"], env: ["HOME": "/nonexistent", "PATH": "/usr/bin:/bin"])
+        #expect(r.stdout.contains("maxWidth  integer 16..8192, default 1600: "), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("facing  one of front, back: "))
+        let schema = try runProcess(TestPaths.nodeBinary, ["caps", "location.get", "--json"], env: ["HOME": "/nonexistent", "PATH": "/usr/bin:/bin"])
+        let doc = try #require(JSONValue.parse(schema.stdout), "\(schema.stdout)\(schema.stderr)")
+        #expect(doc["properties"]?["timeoutMs"]?["maximum"] == 60000 && doc["properties"]?["timeoutMs"]?["default"] == 10000)
+        let unknown = try runProcess(TestPaths.nodeBinary, ["caps", "camera.snp"], env: ["HOME": "/nonexistent", "PATH": "/usr/bin:/bin"])
+        #expect(unknown.code != 0 && unknown.stderr.contains("Did you mean camera.snap?"))
+    }
 }

@@ -120,6 +120,7 @@ extension BundleManifest.Command {
 public enum ParamDoc {
     public static func text(_ f: ConfigField) -> String {
         var head = f.type.description
+        if f.clamps { head += " (brought into range, not refused)" }
         if f.required { head += ", required" }
         if let d = f.defaultText { head += ", default \(d)" }
         return f.doc.isEmpty ? head : "\(head): \(f.doc)"

@@ -8,11 +8,14 @@ import Support
 /// `openclaw-node caps [--json]`: the connect manifest, derived from the command table.
 enum CapsCommand {
     static let help = """
-        Usage: openclaw-node caps [--json] [--all] [--config FILE]
+        Usage: openclaw-node caps [COMMAND] [--json] [--config FILE]
 
         Shows what this node declares to the gateway: capabilities, commands and permissions, and
         why anything is not advertised.
-          --json   the manifest as JSON ({caps, commands, permissions, notAdvertised, table})
+          COMMAND  one command's row: its gates and every param (type, range or values, default,
+                   required, meaning), as its bundle's manifest declares them and the node checks them
+          --json   the manifest as JSON ({caps, commands, permissions, notAdvertised, table}; each table
+                   row has params in words and paramsSchema, the params as JSON Schema)
         """
 
     static func main(_ args: [String], capabilities: CLI.CapabilityFactory) async throws -> Int32 {
@@ -21,6 +24,16 @@ enum CapsCommand {
         let config = try CLI.loadConfig(a)
         let registry = await CommandRegistry.load(try capabilities(config, NodeRuntime.presenceMonitor(config)), enabled: { config.isEnabled($0) })
         let m = registry.manifest
+        if let name = a.positionals.first {
+            guard let spec = registry.allSpecs.first(where: { $0.name == name }) else {
+                let hint = Suggest.closest(to: name, in: registry.allSpecs.map(\.name)).map { " Did you mean \($0)?" } ?? ""
+                Out.err("caps: no command \(name) on this node.\(hint) `openclaw-node caps` lists them.")
+                return ExitCode.usage.rawValue
+            }
+            if a.flag("json") { Out.json(ParamsJSONSchema.object(spec.row.params)); return ExitCode.ok.rawValue }
+            Out.line(CommandRowText.text(spec.row, advertised: m.commands.contains(spec.name)))
+            return ExitCode.ok.rawValue
+        }
         if a.flag("json") {
             Out.json(ManifestDocument.json(registry, refused: config.catalog.refusedReasons))
             return ExitCode.ok.rawValue
@@ -58,6 +71,8 @@ public enum ManifestDocument {
             if !s.paramsDoc.isEmpty {
                 row["params"] = .object(Dictionary(s.paramsDoc.map { ($0.0, JSONValue.string($0.1)) }, uniquingKeysWith: { a, _ in a }))
             }
+            // The same rows as JSON Schema, for programs that build calls (an agent's tool list).
+            row["paramsSchema"] = ParamsJSONSchema.object(s.row.params)
             return .object(row)
         }
         return ["caps": .array(m.caps.map { .string($0) }), "commands": .array(m.commands.map { .string($0) }),

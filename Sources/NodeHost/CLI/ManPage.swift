@@ -40,6 +40,7 @@ enum ManPage {
             for c in m.commands {
                 let gates = [c.requiresForeground ? "foreground" : nil, c.dangerous ? "dangerous" : nil].compactMap { $0 }
                 out.append(escape("\(c.name)  \(c.summary)\(gates.isEmpty ? "" : " [\(gates.joined(separator: ", "))]")"))
+                out += CommandRowText.paramLines(c.params, indent: "    ").map(escape)
             }
             if !m.config.isEmpty {
                 out.append(escape("capabilities.\(m.name):"))
