@@ -76,19 +76,21 @@ public struct BundleManifest: Sendable {
     /// The keys of `capabilities.<name>` besides `enabled`, in documentation order.
     public let config: [ConfigField]
     public let commands: [Command]
+    /// Debian packages it needs, by kind (PackageNeeds).
+    public let packages: PackageNeeds
     /// Debian packages the bundle's libraries come from (what to install when it cannot load).
-    public let depends: [String]
-    public let recommends: [String]
+    public var depends: [String] { packages.names("depends") }
+    public var recommends: [String] { packages.names("recommends") }
     public let doctor: [DoctorCheck]
     public let cli: [CLICommand]
     /// Where it was read ("built in" for the core's own).
     public let file: String
 
     public init(name: String, summary: String, enabledByDefault: Bool, library: String?, config: [ConfigField] = [],
-                commands: [Command], depends: [String] = [], recommends: [String] = [], doctor: [DoctorCheck] = [],
+                commands: [Command], packages: PackageNeeds = PackageNeeds(), doctor: [DoctorCheck] = [],
                 cli: [CLICommand] = [], file: String) {
         self.name = name; self.summary = summary; self.enabledByDefault = enabledByDefault; self.library = library
-        self.config = config; self.commands = commands; self.depends = depends; self.recommends = recommends
+        self.config = config; self.commands = commands; self.packages = packages
         self.doctor = doctor; self.cli = cli; self.file = file
     }
 

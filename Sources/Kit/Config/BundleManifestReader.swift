@@ -70,7 +70,20 @@ public enum BundleManifestReader {
             fail(commandsNode, "commands", "a bundle must declare at least one command")
         }
 
-        let packages = value("packages", top)
+        var packages = PackageNeeds()
+        if let block = value(node: "packages", top) {
+            for m in members(block) {
+                for item in m.value.plain.arrayValue ?? [] {
+                    if let s = item.stringValue, PackageNeeds.entry(s) == nil {
+                        fail(m.value, "packages.\(m.key)", "\"\(s)\" is not a Debian package entry: a name, alternatives \"a | b\", optionally [\(PackageNeeds.releases.joined(separator: " "))]")
+                    }
+                }
+            }
+            let p = block.plain
+            func list(_ k: String) -> [String] { p[k]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+            packages = PackageNeeds(build: list("build"), depends: list("depends"), recommends: list("recommends"),
+                                    suggests: list("suggests"), test: list("test"))
+        }
         let doctor = members(value(node: "doctor", top)).map { BundleManifest.DoctorCheck(id: $0.key, doc: $0.value.plain.stringValue ?? "") }
         let cli = members(value(node: "cli", top)).map { m in
             BundleManifest.CLICommand(name: m.key, summary: m.value.plain["summary"]?.stringValue ?? "",
@@ -79,8 +92,7 @@ public enum BundleManifestReader {
         if !problems.isEmpty { throw Invalid(problems: problems) }
         return BundleManifest(name: name, summary: summary, enabledByDefault: enabled, library: library, config: config,
                               commands: commands,
-                              depends: packages?["depends"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                              recommends: packages?["recommends"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                              packages: packages,
                               doctor: doctor, cli: cli, file: file)
     }
 
@@ -229,8 +241,11 @@ public enum BundleManifestReader {
             ConfigField("summary", .string, "one line for --help, caps and config.json5"),
             ConfigField("enabledByDefault", .bool, "whether capabilities.<name>.enabled defaults to true"),
             ConfigField("packages", .object([
+                ConfigField("build", .stringArray, "Debian packages it needs to be compiled"),
                 ConfigField("depends", .stringArray, "Debian packages the bundle cannot load without"),
                 ConfigField("recommends", .stringArray, "Debian packages it uses when present"),
+                ConfigField("suggests", .stringArray, "Debian packages it can use"),
+                ConfigField("test", .stringArray, "Debian packages its tests and benchmarks need besides"),
             ]), "where its libraries come from"),
             ConfigField("config", .map(fieldSchema), "the keys of capabilities.<name> besides enabled"),
             ConfigField("commands", .map(.object([

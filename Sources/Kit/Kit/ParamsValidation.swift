@@ -5,7 +5,8 @@ import Support
 /// the params are decoded and the handler runs: the one place a command's types, ranges, allowed
 /// values and defaults are enforced. Messages keep the shapes callers already see
 /// ("maxWidth must be between 16 and 8192 (got 9000)", "facing must be one of front, back (got
-/// \"side\")", "text is required", "maxWidth: expected an integer, found a string (\"big\")").
+/// \"side\")", "command required" as upstream words it, "maxWidth: expected an integer, found a
+/// string (\"big\")").
 /// Keys the row does not declare are left alone: gateways and other nodes send extra keys.
 public enum ParamsValidation {
     /// The params tree a handler's type is decoded from: absent params, `null` and "" all mean "no
@@ -35,7 +36,8 @@ public enum ParamsValidation {
             guard let v = object[f.key], v != .null else {
                 // Absent and null are the same to every caller: the default, or nothing.
                 if let d = f.defaultValue { out[f.key] = d }
-                else if f.required { throw NodeError.invalidRequest(object[f.key] == nil ? "\(p) is required" : "\(p) is required (found null)") }
+                // Upstream's wording ("command required", "bins required", "url required").
+                else if f.required { throw NodeError.invalidRequest("\(p) required") }
                 else { out[f.key] = nil }
                 continue
             }

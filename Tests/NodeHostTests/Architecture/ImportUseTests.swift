@@ -70,8 +70,7 @@ struct ImportUseTests {
             let text = try String(contentsOfFile: file, encoding: .utf8)
             let code = text.split(separator: "\n", omittingEmptySubsequences: false)
                 .map { line -> String in
-                    let t = line.trimmingCharacters(in: .whitespaces)
-                    if t.hasPrefix("import ") || t.hasPrefix("@testable import ") || t.hasPrefix("@_exported import ") { return "" }
+                    if !ModuleWallTests.imports(text: String(line)).isEmpty { return "" }
                     return Self.withoutComment(String(line))
                 }.joined(separator: "\n") as NSString
             let used = Set(identifier.matches(in: code as String, range: NSRange(location: 0, length: code.length)).map { code.substring(with: $0.range) })

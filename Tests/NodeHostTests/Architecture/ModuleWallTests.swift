@@ -8,9 +8,17 @@ import Testing
 /// every bundle may see, the core imports no bundle, and the core names no capability, command or
 /// capability key (they are the manifests' to say; the built-in device manifest is the exception).
 struct ModuleWallTests {
-    static let coreModules = ["Store", "Registry", "Runtime", "HostPresence", "NodeCLI"]
-    static let bundleModules = ["CameraCapability", "LocationCapability", "ScreenCapability", "CanvasCapability",
-                                "SystemCapability", "ComputerCapability", "TalkCapability", "HelloBundle"]
+    /// The core's modules, read from Sources/NodeHost/Package.swift (every `.target(name:`).
+    static let coreModules: [String] = {
+        let text = (try? String(contentsOfFile: TestPaths.repoRoot + "/Sources/NodeHost/Package.swift", encoding: .utf8)) ?? ""
+        return text.components(separatedBy: ".target(name: \"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+    }()
+    /// Every bundle: one module per folder of Sources/Capabilities (as Package.swift makes them),
+    /// and the example bundle.
+    static let bundleModules: [String] = {
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: TestPaths.repoRoot + "/Sources/Capabilities")) ?? []
+        return folders.sorted().map { "\($0)Capability" } + ["HelloBundle"]
+    }()
 
     static func swiftFiles(under dir: String) -> [String] {
         let root = TestPaths.repoRoot + "/" + dir
@@ -19,21 +27,77 @@ struct ModuleWallTests {
     }
 
     static func imports(_ file: String) -> [(line: Int, module: String)] {
-        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { i, l in
-            let t = l.trimmingCharacters(in: .whitespaces)
-            for prefix in ["import ", "@testable import ", "@_exported import "] where t.hasPrefix(prefix) {
-                return (i + 1, String(t.dropFirst(prefix.count).split(separator: " ").first ?? ""))
-            }
-            return nil
-        }
+        imports(text: (try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
     }
 
-    @Test func bundlesImportNothingOfTheRuntime() {
+    /// The module each import declaration names, in every form Swift has: attributes (`@testable`,
+    /// `@_exported`, `@_implementationOnly`, `@preconcurrency`, `@_spi(X)`), access levels (`public
+    /// import`, `internal`, `package`, `private`, `fileprivate`), a declaration kind (`import struct
+    /// X.Y`, `func`, `class`, `enum`, `protocol`, `typealias`, `var`, `let`) and submodules
+    /// (`import X.Y` is module X). Several on one line (`import A; import B`) each count.
+    static func imports(text: String) -> [(line: Int, module: String)] {
+        let attributes: Set<String> = ["@testable", "@_exported", "@_implementationOnly", "@preconcurrency", "@_weakLinked", "@_spiOnly"]
+        let access: Set<String> = ["public", "internal", "package", "private", "fileprivate", "open"]
+        let kinds: Set<String> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"]
+        var out: [(line: Int, module: String)] = []
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let code = line.components(separatedBy: "//").first ?? ""
+            for statement in code.split(separator: ";") {
+                var words = statement.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                while let w = words.first, attributes.contains(w) || w.hasPrefix("@_spi(") || access.contains(w) { words.removeFirst() }
+                guard words.first == "import", words.count >= 2 else { continue }
+                var rest = words.dropFirst()
+                if let k = rest.first, kinds.contains(k) { rest = rest.dropFirst() }
+                guard let path = rest.first, let module = path.split(separator: ".").first else { continue }
+                out.append((i + 1, String(module)))
+            }
+        }
+        return out
+    }
+
+    /// The forms a forbidden import can take, planted in a bundle: each must be caught.
+    @Test func everyImportFormIsSeen() {
+        let forms = ["import Runtime", "@testable import Runtime", "@_exported import Runtime", "@_implementationOnly import Runtime",
+                     "public import Runtime", "internal import Runtime", "package import Runtime", "@preconcurrency import Runtime",
+                     "import struct Runtime.NodeRuntime", "import class Runtime.GatewayConnection", "import func Runtime.run",
+                     "@_spi(Private) import Runtime", "  import Runtime.Daemon  // indented, a submodule", "import Foundation; import Runtime",
+                     "@preconcurrency public import enum Runtime.X"]
+        for form in forms {
+            #expect(Self.imports(text: "// a file\n" + form + "\n").map(\.module).last == "Runtime", "\(form)")
+        }
+        #expect(Self.imports(text: "// import Runtime\nlet importRuntime = 1\n\"import Runtime\"").isEmpty)
+        // Each form planted in each bundle's folder is a breach the wall check reports (the same
+        // check the next test runs over the real files), and so is another bundle's module.
+        for folder in (try? FileManager.default.contentsOfDirectory(atPath: TestPaths.repoRoot + "/Sources/Capabilities")) ?? [] {
+            let file = TestPaths.repoRoot + "/Sources/Capabilities/\(folder)/Planted.swift"
+            for form in forms {
+                #expect(Self.bundleBreaches([(file, form + "\n")]).count == 1, "\(folder): \(form)")
+            }
+            let other = Self.bundleModules.first { $0 != "\(folder)Capability" }!
+            #expect(Self.bundleBreaches([(file, "import struct \(other).Thing\n")]).count == 1, "\(folder) importing \(other)")
+            #expect(Self.bundleBreaches([(file, "import Kit\nimport Media\n")]).isEmpty, "\(folder): what every bundle may import")
+        }
+        #expect(Self.coreModules.contains("Runtime") && Self.coreModules.contains("NodeCLI") && Self.coreModules.count >= 5, "\(Self.coreModules)")
+        #expect(Self.bundleModules.count == 11, "\(Self.bundleModules)")
+    }
+
+    /// Imports a bundle's file may not make: the core's modules, and another bundle's.
+    static func bundleBreaches(_ files: [(path: String, text: String)]) -> [String] {
+        var bad: [String] = []
+        for (f, text) in files {
+            let folder = f.components(separatedBy: "/Sources/Capabilities/").dropFirst().first?.split(separator: "/").first.map(String.init)
+            let own = folder.map { "\($0)Capability" } ?? "HelloBundle"
+            for i in imports(text: text) where coreModules.contains(i.module) || (bundleModules.contains(i.module) && i.module != own) {
+                bad.append("\(f):\(i.line): import \(i.module)")
+            }
+        }
+        return bad
+    }
+
+    @Test func bundlesImportNothingOfTheRuntimeNorOfEachOther() throws {
         let files = Self.swiftFiles(under: "Sources/Capabilities") + Self.swiftFiles(under: "Examples")
         #expect(files.count > 50, "found \(files.count) files")
-        var bad: [String] = []
-        for f in files { for i in Self.imports(f) where Self.coreModules.contains(i.module) { bad.append("\(f):\(i.line): import \(i.module)") } }
+        let bad = Self.bundleBreaches(try files.map { ($0, try String(contentsOfFile: $0, encoding: .utf8)) })
         #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
     }
 
