@@ -52,8 +52,8 @@ enum DirectoryEntries {
     /// readdir over a copy of `fd` (which stays open), without "." and ".."; `visit` returns false to stop.
     private static func scan(_ fd: Int32, _ visit: (String, UInt8) -> Bool) -> Result<Void, Errno> {
         let copy = dup(fd)
-        guard copy >= 0 else { return .failure(Errno(code: errno)) }
-        guard let dir = fdopendir(copy) else { let e = errno; close(copy); return .failure(Errno(code: e)) }
+        guard copy >= 0 else { return .failure(Errno.current) }
+        guard let dir = fdopendir(copy) else { let e = errno; close(copy); return .failure(Errno(e)) }
         defer { closedir(dir) }
         rewinddir(dir)
         errno = 0
@@ -62,7 +62,7 @@ enum DirectoryEntries {
             if name == "." || name == ".." { continue }
             guard visit(name, entry.pointee.d_type) else { return .success(()) }
         }
-        if errno != 0 && errno != ENOENT { return .failure(Errno(code: errno)) }
+        if errno != 0 && errno != ENOENT { return .failure(Errno.current) }
         return .success(())
     }
 

@@ -103,7 +103,7 @@ struct FileFetch {
         var buf = [UInt8](repeating: 0, count: 1 << 20)
         while out.count < atMost {
             let n = pread(fd, &buf, min(buf.count, atMost - out.count), off_t(out.count))
-            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return .failure(Errno(code: errno)) }
+            if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return .failure(Errno.current) }
             if n == 0 { break }
             out += buf[0..<n]
         }

@@ -177,7 +177,7 @@ struct FileWrite {
         let fd = openat(dirFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard fd >= 0 else { return SystemError(errno, "open", name) }
         defer { close(fd) }
-        if let e = FileDescriptorIO.writeAll(fd, bytes) { return SystemError(e, "write", name) }
+        do throws(Errno) { try SystemIO.live.writeAll(fd, bytes) } catch { return SystemError(error.code, "write", name) }
         // On the disk before the rename makes it the file: a crash leaves the old file or the new one.
         if fsync(fd) != 0 { return SystemError(errno, "fsync", name) }
         return nil

@@ -18,7 +18,7 @@ enum SortedNames {
     /// The entries (names and d_type, no stat) of the directory open at `fd`, sorted.
     static func of(_ fd: Int32) -> Result<[DirectoryEntries.Name], DirectoryEntries.Failure> {
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return .failure(.errno(Errno(code: errno))) }
+        guard fstat(fd, &st) == 0 else { return .failure(.errno(Errno.current)) }
         let key = Key(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino), mtime: st.st_mtim.tv_sec, mtimeNs: st.st_mtim.tv_nsec,
                       ctime: st.st_ctim.tv_sec, ctimeNs: st.st_ctim.tv_nsec)
         let now = ContinuousClock.now

@@ -28,8 +28,3 @@ struct SystemError: Error, Sendable, CustomStringConvertible {
 
     var isPermission: Bool { errno == EACCES || errno == EPERM }
 }
-
-/// A failed call whose path and name the caller adds (SystemError) when it reports it.
-struct Errno: Error, Sendable {
-    let code: Int32
-}

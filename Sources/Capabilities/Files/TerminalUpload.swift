@@ -105,16 +105,13 @@ struct TerminalUpload {
         }
         let directory = String(cString: made)
         let path = PathName.join(directory, name)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        var failure: SystemError? = fd < 0 ? SystemError(errno, "open", path) : nil
-        if fd >= 0 {
-            _ = fchmod(fd, 0o600)
-            var off = 0
-            while off < bytes.count, failure == nil {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, bytes.count - off) }
-                if n < 0 { if errno != EINTR { failure = SystemError(errno, "write", path) } } else { off += n }
-            }
-            close(fd)
+        var failure: SystemError?
+        do throws(Errno) {
+            let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+            _ = fchmod(file.rawValue, 0o600)
+            do throws(Errno) { try file.writeAll(bytes) } catch { failure = SystemError(error.code, "write", path) }
+        } catch {
+            failure = SystemError(error.code, "open", path)
         }
         if let failure {
             try? FileSystem.remove(directory)

@@ -120,23 +120,18 @@ public enum FileSystem {
     /// `atomically` (a reader never sees half a file), else in place.
     public static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644, atomically: Bool = true) throws(Failure) {
         let target = atomically ? path + ".tmp-\(getpid())" : path
-        let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw Failure(target, errno: errno) }
-        let data = Array(bytes)
-        var off = 0
-        while off < data.count {
-            let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, data.count - off) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd); if atomically { unlink(target) }
-                throw Failure(path, errno: e)
-            }
-            off += n
+        let file: FileDescriptor
+        do throws(Errno) { file = try FileDescriptor.open(target, O_WRONLY | O_CREAT | O_TRUNC, mode: mode) }
+        catch { throw Failure(target, errno: error.code) }
+        do throws(Errno) {
+            try file.writeAll(Array(bytes))
+            // fchmod: the mode asked for, whatever the umask took away at open.
+            _ = fchmod(file.rawValue, mode)
+            try file.close()
+        } catch {
+            if atomically { unlink(target) }
+            throw Failure(path, errno: error.code)
         }
-        // fchmod: the mode asked for, whatever the umask took away at open.
-        _ = fchmod(fd, mode)
-        close(fd)
         if atomically && rename(target, path) != 0 {
             let e = errno
             unlink(target)

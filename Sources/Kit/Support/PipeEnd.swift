@@ -33,17 +33,8 @@ public final class PipeEnd: Sendable {
 
     /// Writes all of `data`; throws when the reader went away (EPIPE) or on any other error.
     public func write(_ data: some Collection<UInt8>) throws(WriteError) {
-        let data = Array(data)
-        var failure: Int32 = 0
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            var off = 0
-            while off < raw.count {
-                let n = Glibc.write(fileDescriptor, raw.baseAddress! + off, raw.count - off)
-                if n < 0 { if errno == EINTR { continue }; failure = errno; return }
-                off += n
-            }
-        }
-        if failure != 0 { throw WriteError(description: String(cString: strerror(failure))) }
+        do throws(Errno) { try SystemIO.live.writeAll(fileDescriptor, Array(data)) }
+        catch { throw WriteError(description: error.description) }
     }
 
     public func close() {

@@ -149,8 +149,7 @@ public final class MutterRemoteDesktop {
                 _ = try? notify("SelectionWriteDone", [.uint32(s), .bool(false)])
                 throw SessionBus.Failure(name: "reply", message: "SelectionWrite gave no fd")
             }
-            let ok = FileDescriptorIO.writeAll(fd, bytes) == nil
-            close(fd)
+            let ok = (try? FileDescriptor(owning: fd).writeAll(bytes)) != nil  // and closed, once
             try notify("SelectionWriteDone", [.uint32(s), .bool(ok)])
             answered += 1
             if firstOnly { return answered }

@@ -104,15 +104,7 @@ final class CDPPipe: Sendable {
     }
 
     private func write(_ data: [UInt8]) -> Bool {
-        data.withUnsafeBytes { raw in
-            var off = 0
-            while off < raw.count {
-                let n = Glibc.write(writeFD, raw.baseAddress! + off, raw.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
-        }
+        (try? SystemIO.live.writeAll(writeFD, data)) != nil
     }
 
     private func readLoop() {

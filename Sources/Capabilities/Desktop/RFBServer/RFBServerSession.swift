@@ -87,7 +87,7 @@ final class RFBServerSession {
     }
 
     private func write(_ bytes: [UInt8]) throws(Ended) {
-        if let e = FileDescriptorIO.writeAll(fd, bytes) { throw Ended(why: "writing to the viewer: \(String(cString: strerror(e)))") }
+        do throws(Errno) { try SystemIO.live.writeAll(fd, bytes) } catch { throw Ended(why: "writing to the viewer: \(error)") }
     }
 
     private static func u16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }

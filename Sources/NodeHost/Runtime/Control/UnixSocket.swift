@@ -86,15 +86,7 @@ final class UnixSocket: Sendable {
     }
 
     func writeAll(_ data: [UInt8]) -> Bool {
-        data.withUnsafeBytes { raw -> Bool in
-            var off = 0
-            while off < raw.count {
-                let n = send(fd, raw.baseAddress! + off, raw.count - off, Int32(MSG_NOSIGNAL))
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
-        }
+        (try? SystemIO.live.writeAll(fd, data, socket: true)) != nil
     }
 
     /// Reads one '\n'-terminated line (without the newline), at most `limit` bytes.
