@@ -78,7 +78,8 @@ public final class AudioOutputStream {
         if anchorNs == 0 || clockHeard(now) >= written { anchorNs = now; anchorFrames = written }
         while written - heard > leadFrames {
             let ahead = written - heard - leadFrames
-            usleep(UInt32(min(20_000, max(1_000, ahead * 1_000_000 / sampleRate))))
+            // Cancelled (the reply was interrupted, the node stops): what is unwritten is not played.
+            guard Pause.for(.microseconds(min(20_000, max(1_000, ahead * 1_000_000 / sampleRate)))) else { return }
         }
         let frames = channels == 1 ? samples : samples.flatMap { [$0, $0] }
         var offset = 0

@@ -72,7 +72,7 @@ final class WaylandInput: ComputerInput {
             // only when it reads that: buttons sent before then never reach it (sway 1.7: the
             // first click after the node's pointer appeared was lost, though the motion arrived).
             // No event says the clients have bound it: a pause, once per pointer, not polling.
-            usleep(150_000)
+            Pause.for(.milliseconds(150))
             try connection.roundtrip()
         }
         guard let p = pointer?.proxy else { return }
@@ -222,7 +222,7 @@ final class WaylandInput: ComputerInput {
         try connection.roundtrip()
         // Clients read the new keymap when the compositor forwards it; give them that moment, or
         // the first key after it may be looked up in the old one. No event says they have: a pause.
-        usleep(30_000)
+        Pause.for(.milliseconds(30))
     }
 
     /// An XKB keymap with one key per symbol: keycode 9 + i carries syms[i] on its only level, so a

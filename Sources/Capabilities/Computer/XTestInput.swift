@@ -95,7 +95,7 @@ final class XTestInput {
         // A grace, not polling: other clients (the focused application) read the borrowed keysyms
         // when they handle the key event, and nothing tells us when they have; XSync only says our
         // own requests are done.
-        usleep(graceMs * 1000)
+        Pause.for(.milliseconds(Int(graceMs)))  // restored whether or not the pause was cut short
         var none: [KeySym] = [0, 0]
         for code in borrowed.values { XChangeKeyboardMapping(display, Int32(code), 2, &none, 1) }
         borrowed.removeAll()

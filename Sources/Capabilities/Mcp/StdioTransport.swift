@@ -105,7 +105,7 @@ final class StdioTransport: McpTransport, @unchecked Sendable {
         while let chunk = p.stdout?.availableData, !chunk.isEmpty {
             for line in lines.take(chunk) where !line.isEmpty {
                 // Pacing, not dropping: the pipe fills and the server waits in write(2).
-                while !pace.allow() { usleep(UInt32(clamping: max(1, pace.untilNextToken.milliseconds) * 1000)) }
+                while !pace.allow() { Pause.for(.milliseconds(max(1, pace.untilNextToken.milliseconds))) }
                 if let v = JSONValue.parse(line) { receive(v) }
                 else { log.warn("stdout line is not JSON (stdout is for MCP messages only; log to stderr): \(line.prefix(200))") }
             }

@@ -43,7 +43,8 @@ public enum BlockingExecutor {
             await slots.acquire(ticket)
             return await withCheckedContinuation { (c: CheckedContinuation<Result<T, E>, Never>) in
                 Thread.start(name: name, stackSize: jobStackSize) {
-                    let r = Result { () throws(E) -> T in try body(flag) }
+                    // The flag is the job's for Pause too, for the whole body.
+                    let r = CurrentJob.running(flag) { Result { () throws(E) -> T in try body(flag) } }
                     slots.release()
                     c.resume(returning: r)
                 }

@@ -193,7 +193,8 @@ public final class Subprocess: Sendable {
             }
             return true
         }
-        while isRunning && ContinuousClock.now < deadline { usleep(5_000) }
+        // Kernels before 5.3 have no pidfd to wait on: the exit is looked for every 5 ms.
+        while isRunning && ContinuousClock.now < deadline { Pause.for(.milliseconds(5)) }
         return !isRunning
     }
 }

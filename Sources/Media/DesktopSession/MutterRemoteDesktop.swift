@@ -60,7 +60,7 @@ public final class MutterRemoteDesktop {
         try keysym(0xFFE1, down: false)
         try notify("NotifyPointerMotionRelative", [.double(1), .double(0)])
         try notify("NotifyPointerMotionRelative", [.double(-1), .double(0)])
-        usleep(300_000)
+        Pause.for(.milliseconds(300))
     }
 
     deinit {
@@ -88,8 +88,8 @@ public final class MutterRemoteDesktop {
                let idle = reply.first?.int, now >= UInt64(idle), now - UInt64(idle) + 2 >= sent {
                 return now
             }
-            if now > sent + 500 { return now }
-            usleep(2_000)
+            // No signal says Mutter handled it: its idle time is asked again shortly.
+            if now > sent + 500 || !Pause.for(.milliseconds(2)) { return now }
         }
     }
 

@@ -117,7 +117,7 @@ actor PluginProcess {
                     while !pace.allow() {
                         if !slowed { slowed = true; self?.log.warn("writes more than \(Int(PluginProcess.linesPerSecond)) lines per second; reading it at that pace") }
                         // Pacing, not polling: sleeps exactly until the limiter has a token again.
-                        usleep(UInt32(clamping: max(1, pace.untilNextToken.milliseconds) * 1000))
+                        Pause.for(.milliseconds(max(1, pace.untilNextToken.milliseconds)))
                     }
                     self?.deliver(line)
                 }
