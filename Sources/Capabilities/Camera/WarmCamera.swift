@@ -29,7 +29,9 @@ final class CameraSession {
 /// buffers unmapped, fd closed) so other applications can use the camera. One session at a time;
 /// a session is either checked out (in use by one command) or idle here.
 final class WarmCamera: Sendable {
-    private struct State {
+    /// Unchecked: an idle session is held only here, under the lock, and handed whole to the one
+    /// command that checks it out (never used by two at once).
+    private struct State: @unchecked Sendable {
         var idle: (path: String, session: CameraSession, generation: Int)?
         var generation = 0
     }

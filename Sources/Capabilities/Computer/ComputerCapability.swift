@@ -16,7 +16,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
     private let log = Logger(component: "computer")
     private struct State {
         /// The display connection, usable only under its own lock (one action at a time).
-        var input: Locked<any ComputerInput>?
+        var input: Locked<Confined<any ComputerInput>>?
         var owner: String?
         /// An execution a person interrupted, and when; refused until it takes a new screenshot.
         var overridden: (execution: String, at: ContinuousClock.Instant)?
@@ -164,7 +164,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     /// Releases everything held and forgets the owner.
     private func endExecution(reason: String) {
-        let (wasOwner, held) = state.withLock { s -> (String?, Locked<any ComputerInput>?) in
+        let (wasOwner, held) = state.withLock { s -> (String?, Locked<Confined<any ComputerInput>>?) in
             defer { s.owner = nil }
             // Before taking the input's lock, which a running hold_key has.
             s.interrupt.cancel()
@@ -172,14 +172,14 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
             return (s.owner, s.input)
         }
         guard let held else { return }
-        held.withLock { $0.releaseAll() }
+        held.withConfined { $0.releaseAll() }
         if let wasOwner { log.info("execution \(wasOwner.prefix(8)) ended (\(reason)); released every key and button") }
     }
 
-    private func connection() throws(NodeError) -> Locked<any ComputerInput> {
-        try state.withLock { (s: inout State) throws(NodeError) -> Locked<any ComputerInput> in
+    private func connection() throws(NodeError) -> Locked<Confined<any ComputerInput>> {
+        try state.withLock { (s: inout State) throws(NodeError) -> Locked<Confined<any ComputerInput>> in
             if let input = s.input { return input }
-            let opened = Locked(try openInput())
+            let opened = Locked(Confined<any ComputerInput>(try openInput()))
             s.input = opened
             return opened
         }
@@ -224,7 +224,7 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         let log = self.log
         let interrupt = state.withLock { $0.interrupt }
         let result: Result<String, NodeError> = await BlockingExecutor.run("computer-act") { (cancelled: CancelFlag) -> Result<String, NodeError> in
-            input.withLock { input -> Result<String, NodeError> in
+            input.withConfined { input -> Result<String, NodeError> in
                 do throws(NodeError) { return .success(try plan.perform(on: input, stop: .either(cancelled, interrupt))) }
                 catch { return .failure(error) }
             }

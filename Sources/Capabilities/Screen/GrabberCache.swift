@@ -11,8 +11,9 @@ import Support
 final class GrabberCache: Sendable {
     static let idleLifetime: Duration = .seconds(30)
 
-    /// Grabbers are not thread-safe; the lock hands each to one thread at a time.
-    private struct State {
+    /// Grabbers are not thread-safe; the lock hands each to one thread at a time. Unchecked: an idle
+    /// grabber is held only here and handed whole to the one invoke that checks it out.
+    private struct State: @unchecked Sendable {
         var idle: (screenIndex: Int, grabber: any ScreenGrabber, generation: Int)?
         var generation = 0
     }

@@ -72,14 +72,14 @@ final class PushToTalk: Sendable {
     private let pace = Locked(EarlyFinish.Pace())
     /// The recognizer is fed on the microphone thread and finished by the caller; one at a time.
     /// Taken after `core` when both are.
-    private let decoder: Locked<any SpeechRecognizer>
+    private let decoder: Locked<Confined<any SpeechRecognizer>>
     private let device: String
     private let log = Logger(component: "talk")
     /// nil: the language model stays loaded.
     private let releaseAfter: Duration?
 
     init(recognizer: any SpeechRecognizer, device: String, releaseAfter: Duration? = nil) {
-        decoder = Locked(recognizer)
+        decoder = Locked(confining: recognizer)
         self.device = device
         self.releaseAfter = releaseAfter
         core.withLock { scheduleRelease(&$0) }
@@ -123,7 +123,7 @@ final class PushToTalk: Sendable {
     func beginSpotting(phrases: [String], file: String) throws(NodeError) {
         try core.withLock { (core: inout Core) throws(NodeError) in
             guard case .idle = core.state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use") }
-            try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
+            try decoder.withConfined { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
                 if phrases != core.wakePhrases {
                     try recognizer.setWakePhrases(phrases, file: file)
                     core.wakePhrases = phrases
@@ -135,7 +135,7 @@ final class PushToTalk: Sendable {
 
     /// Feeds wake listening's audio; the phrase heard, if one was.
     func spot(_ samples: [Int16]) -> String? {
-        decoder.withLock { recognizer in samples.withUnsafeBufferPointer { recognizer.spot($0) } }
+        decoder.withConfined { recognizer in samples.withUnsafeBufferPointer { recognizer.spot($0) } }
     }
 
     /// Turns an open microphone (voice wake's, which heard its phrase) into the active capture: the
@@ -161,9 +161,9 @@ final class PushToTalk: Sendable {
     private func beginOrLoad(_ capture: Capture, preamble: AudioChunk?, _ core: inout Core) throws(NodeError) {
         if let t = core.releaseTimer { DeadlineTimer.shared.cancel(t); core.releaseTimer = nil }
         if let p = preamble { capture.progress.withLock { Self.keep(p, &$0) } }
-        let ready = decoder.withLock { $0.isReady }
+        let ready = decoder.withConfined { $0.isReady }
         if ready {
-            try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
+            try decoder.withConfined { (recognizer: inout any SpeechRecognizer) throws(NodeError) in
                 try recognizer.begin()
                 // The error leaves the buffer closure as a value: Swift 6.0 (Debian 13's swiftlang)
                 // does not carry a typed throw through withUnsafeBufferPointer.
@@ -216,7 +216,7 @@ final class PushToTalk: Sendable {
     private func load(_ capture: Capture) -> Bool {
         let started = ContinuousClock.now
         do throws(NodeError) {
-            try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) in try recognizer.begin() }
+            try decoder.withConfined { (recognizer: inout any SpeechRecognizer) throws(NodeError) in try recognizer.begin() }
             log.info("speech recognizer's language model loaded in \((ContinuousClock.now - started).milliseconds) ms (push-to-talk \(capture.id.prefix(8)))")
             return true
         } catch {
@@ -230,7 +230,7 @@ final class PushToTalk: Sendable {
     /// Finishes the utterance at the speaker's pause and starts a fresh one for what follows.
     private func finishEarly(_ capture: Capture, at: UInt64) {
         let started = monotonicNowNs()
-        let text = decoder.withLock { recognizer -> String? in
+        let text = decoder.withConfined { recognizer -> String? in
             defer { try? recognizer.begin() }
             return try? recognizer.finish()
         }
@@ -256,7 +256,7 @@ final class PushToTalk: Sendable {
             defer { if p.keptFrames > EarlyFinish.keptFrames { p.kept = nil } }
             return p.kept ?? []
         }
-        decoder.withLock { recognizer in
+        decoder.withConfined { recognizer in
             _ = try? recognizer.finish()
             guard (try? recognizer.begin()) != nil else { return }
             for chunk in chunks { chunk.samples.withUnsafeBufferPointer { _ = try? recognizer.feed($0) } }
@@ -288,7 +288,7 @@ final class PushToTalk: Sendable {
     /// Feeds one chunk and decides whether the capture ends; a job for the worker when the chunk
     /// calls for one (then `waiting` is set, so that later chunks wait for it).
     private func decode(_ chunk: AudioChunk, _ capture: Capture, onWorker: Bool) -> Job? {
-        let (inSpeech, wordless) = decoder.withLock { recognizer -> (Bool, Bool) in
+        let (inSpeech, wordless) = decoder.withConfined { recognizer -> (Bool, Bool) in
             chunk.samples.withUnsafeBufferPointer { try? recognizer.feed($0) }
             return (recognizer.hearsSpeech, recognizer.speechEndedWithoutWords)
         }
@@ -368,7 +368,7 @@ final class PushToTalk: Sendable {
         core.withLock { core in
             core.releaseTimer = nil
             guard case .idle = core.state else { return }
-            let released = decoder.withLock { recognizer -> Bool in
+            let released = decoder.withConfined { recognizer -> Bool in
                 guard recognizer.isReady else { return false }
                 recognizer.release()
                 return !recognizer.isReady
@@ -396,7 +396,7 @@ final class PushToTalk: Sendable {
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)))")
         try awaitWorker(capture)
         let early = capture.progress.withLock { p -> String? in defer { p.kept = nil }; return p.early }
-        let text = try decoder.withLock { (recognizer: inout any SpeechRecognizer) throws(NodeError) -> String in
+        let text = try decoder.withConfined { (recognizer: inout any SpeechRecognizer) throws(NodeError) -> String in
             let last = try recognizer.finish()  // after an early finish: silence only, nothing to decode
             // Neither part hides the other: words the utterance after an early finish heard (a
             // stretch the detector never called speech, so no replay) are kept after it.
@@ -418,7 +418,7 @@ final class PushToTalk: Sendable {
         _ = capture.mic.stop()
         try? awaitWorker(capture)
         capture.progress.withLock { $0.kept = nil }
-        _ = decoder.withLock { try? $0.finish() }
+        _ = decoder.withConfined { try? $0.finish() }
         log.info("microphone closed (push-to-talk \(capture.id.prefix(8)) cancelled)")
         return capture.id
     }

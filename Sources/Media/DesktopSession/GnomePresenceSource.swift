@@ -13,7 +13,8 @@ public final class GnomePresenceSource: PresenceSource, Sendable {
     private let address: String?
     private let idleMs: UInt64
 
-    private struct State {
+    /// Unchecked: the bus connection (sd-bus, one thread at a time) never leaves the lock of `state`.
+    private struct State: @unchecked Sendable {
         var bus: SessionBus?
         /// When a person last used the session (monotonic ms), as far as the samples tell.
         var personSeenMs: UInt64?

@@ -13,7 +13,7 @@ public enum KWinScreenShot {
     public static let interface = "org.kde.KWin.ScreenShot2"
 
     /// One captured screen: 32-bit pixels, top row first.
-    public struct Image {
+    public struct Image: Sendable {
         public let pixels: [UInt8]
         public let width: Int, height: Int, bytesPerRow: Int
         public let order: PipeWireFrame.ByteOrder

@@ -12,7 +12,8 @@ public final class WaylandPresenceSource: PresenceSource, Sendable {
     private let socket: String?
     private let idleSeconds: Int
     /// The compositor connection and its idle watch (libwayland objects: one thread at a time).
-    private struct Link {
+    /// Unchecked: they never leave the lock of `link`, which is what makes them safe to share.
+    private struct Link: @unchecked Sendable {
         var connection: WaylandConnection?
         var watch: IdleWatch?
     }

@@ -9,8 +9,9 @@ import Support
 public final class X11PresenceSource: PresenceSource, Sendable {
     private let displayName: String
     /// Owned by this object; opened lazily and re-opened after the server goes away. Xlib: one
-    /// thread at a time, so only under this lock.
-    private struct Connection {
+    /// thread at a time, so only under this lock. Unchecked: the pointers never leave the lock of
+    /// `connection`, which is what makes them safe to share.
+    private struct Connection: @unchecked Sendable {
         var display: OpaquePointer?
         /// Raised by Xlib's I/O-exit handler when the server connection breaks.
         var dead: UnsafeMutablePointer<Int32>?

@@ -61,11 +61,11 @@ public struct LogindPresenceSource: PresenceSource {
 /// libsystemd (SystemdLibrary) there are no seats and no sessions: presence says so.
 public final class SystemdLogind: LogindBackend, Sendable {
     /// The system bus connection (sd_bus is not thread-safe: used only under this lock).
-    private let bus = Locked<OpaquePointer?>(nil)
+    private let bus = Locked<Confined<OpaquePointer?>>(confining: nil)
     private let sd = try? SystemdLibrary.shared.get()
 
     public init() {}
-    deinit { if let b = bus.withLock({ $0 }), let sd { _ = sd.busUnref(b) } }
+    deinit { if let b = bus.withConfined({ $0 }), let sd { _ = sd.busUnref(b) } }
 
     public func seats() -> [String] {
         guard let sd else { return [] }
@@ -103,7 +103,7 @@ public final class SystemdLogind: LogindBackend, Sendable {
 
     public func sessionState(_ session: String) -> LogindSessionState? {
         guard let sd else { return nil }
-        return bus.withLock { bus in
+        return bus.withConfined { bus in
             if bus == nil {
                 var b: OpaquePointer?
                 guard sd.busOpenSystem(&b) >= 0 else { return nil }

@@ -33,7 +33,7 @@ public final class StateStore: Sendable {
     /// Set when a damaged database was found and moved aside on open (its new name).
     public let movedAside: String?
     /// The one connection (not thread-safe): reached only through `locked`.
-    private let db: Locked<SQLiteDatabase>
+    private let db: Locked<Confined<SQLiteDatabase>>
     private let log = Logger(component: "state")
 
     public init(stateDir: String) throws(Failure) {
@@ -42,7 +42,7 @@ public final class StateStore: Sendable {
         try StateStore.prepareDirectory(stateDir)
         try StateStore.createFileIfMissing(path)
         do {
-            db = Locked(try StateStore.openAndMigrate(path))
+            db = Locked(confining: try StateStore.openAndMigrate(path))
             movedAside = nil
         } catch Failure.database(_, let e) where e.isCorruption {
             let aside = "\(path).corrupt-\(Int(WallClock.seconds))"
@@ -53,7 +53,7 @@ public final class StateStore: Sendable {
             }
             movedAside = aside
             try StateStore.createFileIfMissing(path)
-            db = Locked(try StateStore.openAndMigrate(path))
+            db = Locked(confining: try StateStore.openAndMigrate(path))
         }
     }
 
@@ -159,7 +159,7 @@ public final class StateStore: Sendable {
 
     @discardableResult
     func locked<T>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(Failure) -> T {
-        do { return try db.withLock { (db: inout SQLiteDatabase) throws(SQLiteError) -> T in try body(db) } }
+        do { return try db.withConfined { (db: inout SQLiteDatabase) throws(SQLiteError) -> T in try body(db) } }
         catch { throw .database(path: path, error) }
     }
 
