@@ -60,6 +60,7 @@ public enum Doctor {
             return Report(findings: findings, manifest: nil)
         }
         let registry = await CommandRegistry.load(loaded, enabled: { config.isEnabled($0) })
+        let installed = InstalledPackages.read()
         for e in registry.entries {
             let name = e.capability.name
             if !e.enabled { findings.append(.init(level: .ok, area: name, text: "disabled in config")); continue }
@@ -74,6 +75,7 @@ public enum Doctor {
                                       text: "enabled but not usable: \(why); if this device has none, set capabilities.\(name).enabled: false"))
             }
             findings += await (e.capability.selfDiagnosing?.diagnose() ?? []).map { Finding(level: Finding.Level($0.level), area: name, text: $0.text) }
+            findings += packageFindings(e.capability.manifest, installed: installed)
         }
         let plugins = registry.entries.compactMap { $0.capability as? PluginCapability }
         findings.append(.init(level: .ok, area: "plugins", text: plugins.isEmpty
@@ -89,6 +91,20 @@ public enum Doctor {
         let manifest = registry.manifest
         return Report(findings: findings, manifest: manifest,
                       advertised: registry.allSpecs.filter { manifest.commands.contains($0.name) })
+    }
+
+    /// What an enabled bundle uses when present (its manifest's `packages.recommends`) and this
+    /// system lacks, with the command that installs it; nothing where dpkg cannot be asked.
+    static func packageFindings(_ manifest: BundleManifest, installed: InstalledPackages?) -> [Finding] {
+        guard let installed else { return [] }
+        let wanted = manifest.packages.names("recommends", release: InstalledPackages.release)
+        let missing = wanted.filter { !installed.satisfies($0) }
+        guard !missing.isEmpty else {
+            return wanted.isEmpty ? [] : [Finding(level: .ok, area: manifest.name, text: "packages it uses: \(wanted.joined(separator: ", ")) installed")]
+        }
+        let install = missing.map { String($0.split(separator: "|")[0]).trimmed() }
+        return [Finding(level: .warn, area: manifest.name,
+                        text: "uses \(missing.joined(separator: ", ")) when present, not installed: sudo apt install \(install.joined(separator: " "))")]
     }
 
     /// What presence.mode says now, and why: a mode whose helper library does not load is a

@@ -1,0 +1,49 @@
+@testable import Config
+import Foundation
+@testable import Runtime
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// doctor names what an enabled bundle's manifest says it uses and this system lacks, from dpkg's
+/// status file, with the command that installs it.
+struct DoctorPackagesTests {
+    static let status = """
+        Package: gpsd
+        Status: install ok installed
+        Architecture: amd64
+
+        Package: chromium
+        Status: deinstall ok config-files
+
+        Package: chromium-headless-shell
+        Status: install ok installed
+
+        Package: espeak-ng-data
+        Status: install ok installed
+        """
+
+    @Test func missingPackagesAreNamedWithTheInstallCommand() throws {
+        let path = TestPaths.tempDir("dpkg") + "/status"
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try Self.status.write(toFile: path, atomically: true, encoding: .utf8)
+        let installed = try #require(InstalledPackages.read(path))
+        #expect(installed.names == ["gpsd", "chromium-headless-shell", "espeak-ng-data"], "config-files only is not installed")
+        #expect(installed.satisfies("chromium | chromium-headless-shell") && !installed.satisfies("chromium"))
+        #expect(InstalledPackages.read(path + ".absent") == nil)
+
+        let talk = try BundleManifestReader.read("""
+            { name: "talk", summary: "s", packages: { recommends: ["pocketsphinx-en-us", "espeak-ng-data", "libcamera-ipa [trixie]"] },
+              commands: { "talk.x": { summary: "x" } } }
+            """, file: "m", expectedName: "talk", library: nil)
+        let findings = Doctor.packageFindings(talk, installed: installed)
+        let expectedMissing = InstalledPackages.release == "trixie" ? "pocketsphinx-en-us, libcamera-ipa" : "pocketsphinx-en-us"
+        #expect(findings.map(\.text) == ["uses \(expectedMissing) when present, not installed: sudo apt install \(expectedMissing.replacingOccurrences(of: ", ", with: " "))"])
+        #expect(findings.first?.level == .warn)
+        let location = try BundleManifestReader.read("""
+            { name: "location", summary: "s", packages: { recommends: ["gpsd"] }, commands: { "location.x": { summary: "x" } } }
+            """, file: "m", expectedName: "location", library: nil)
+        #expect(Doctor.packageFindings(location, installed: installed).map(\.text) == ["packages it uses: gpsd installed"])
+        #expect(Doctor.packageFindings(location, installed: nil).isEmpty, "no dpkg: nothing said")
+    }
+}
