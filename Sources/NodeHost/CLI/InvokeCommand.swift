@@ -16,7 +16,9 @@ enum InvokeCommand {
         Runs COMMAND (e.g. device.info) and prints its payload as JSON on stdout (exit 0), or prints
         {"code":…,"message":…} and exits 1.
 
-          --params JSON   the command's params object (default {})
+          --params JSON   the command's params object (default {}); `openclaw-node caps COMMAND` lists
+                          them with their types, ranges, defaults and meaning. Params are checked
+                          before the command runs: a bad one is INVALID_REQUEST naming the field
           --timeout MS    give up after MS milliseconds (default 30000; 0 = no limit)
           --local         run in this process even if a daemon is running
         """
