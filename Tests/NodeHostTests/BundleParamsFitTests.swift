@@ -33,4 +33,13 @@ struct BundleParamsFitTests {
         let unknown = try runProcess(TestPaths.nodeBinary, ["caps", "camera.snp"], env: ["HOME": "/nonexistent", "PATH": "/usr/bin:/bin"])
         #expect(unknown.code != 0 && unknown.stderr.contains("Did you mean camera.snap?"))
     }
+
+    /// The docs' command tables are printed from the manifests: docs/COMMANDS.md is what
+    /// `caps --markdown` prints (regenerate it with `openclaw-node caps --markdown > docs/COMMANDS.md`).
+    @Test func theDocsCommandTablesAreTheManifests() throws {
+        let r = try runProcess(TestPaths.nodeBinary, ["caps", "--markdown"], env: ["HOME": "/nonexistent", "PATH": "/usr/bin:/bin"])
+        let file = try String(contentsOfFile: TestPaths.repoRoot + "/docs/COMMANDS.md", encoding: .utf8)
+        #expect(r.stdout == file, "docs/COMMANDS.md is stale: run .build/debug/openclaw-node caps --markdown > docs/COMMANDS.md")
+        #expect(file.contains("| `maxWidth` | integer 16..8192 | 1600 |"))
+    }
 }

@@ -16,11 +16,14 @@ enum CapsCommand {
                    required, meaning), as its bundle's manifest declares them and the node checks them
           --json   the manifest as JSON ({caps, commands, permissions, notAdvertised, table}; each table
                    row has params in words and paramsSchema, the params as JSON Schema)
+          --markdown  every installed command and its params as markdown (docs/COMMANDS.md), from the
+                   manifests alone
         """
 
     static func main(_ args: [String], capabilities: CLI.CapabilityFactory) async throws -> Int32 {
-        let a = try Arguments(args, valued: ["config"], known: ["json"])
+        let a = try Arguments(args, valued: ["config"], known: ["json", "markdown"])
         if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
+        if a.flag("markdown") { Out.line(CommandCatalogMarkdown.text(BundleCatalog.current.manifests)); return ExitCode.ok.rawValue }
         let config = try CLI.loadConfig(a)
         let registry = await CommandRegistry.load(try capabilities(config, NodeRuntime.presenceMonitor(config)), enabled: { config.isEnabled($0) })
         let m = registry.manifest
