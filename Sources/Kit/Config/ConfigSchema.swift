@@ -40,6 +40,9 @@ public indirect enum ConfigType: Sendable, Equatable {
         }
     }
 
+    /// A `number` (fractions allowed), not an `integer`.
+    public var isNumber: Bool { if case .number = self { return true }; return false }
+
     /// The shape with any `exactlyOne` rule taken off (what the keys are).
     public var shape: ConfigType {
         if case .exactlyOne(_, let inner) = self { return inner.shape }

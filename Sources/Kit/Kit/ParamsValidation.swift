@@ -41,8 +41,8 @@ public enum ParamsValidation {
                 else { out[f.key] = nil }
                 continue
             }
-            if f.clamps, case .number(let n) = v, n.isFinite, let range = f.type.numberRange,
-               n.rounded() == n || f.type != .integer(Int(range.lowerBound)...Int(range.upperBound)) {
+            // Clamped into range; a fraction for an integer param is still refused below.
+            if f.clamps, case .number(let n) = v, n.isFinite, let range = f.type.numberRange, n.rounded() == n || f.type.isNumber {
                 out[f.key] = .number(min(max(n, range.lowerBound), range.upperBound))
                 continue
             }

@@ -31,7 +31,7 @@ public struct SystemIO: Sendable {
             let (n, e) = calls.write(fd, next, left, socket)
             if let e {
                 if e == .interrupted { continue }
-                if e == .wouldBlock || e.code == EWOULDBLOCK { try wait(fd, Int16(POLLOUT), timeoutMs); continue }
+                if e == .wouldBlock { try wait(fd, Int16(POLLOUT), timeoutMs); continue }  // EWOULDBLOCK is EAGAIN on Linux
                 throw e
             }
             next += n
@@ -55,7 +55,7 @@ public struct SystemIO: Sendable {
             let (n, e) = calls.read(fd, base, into.count)
             guard let e else { return n }
             if e == .interrupted { continue }
-            if e == .wouldBlock || e.code == EWOULDBLOCK { try wait(fd, Int16(POLLIN), timeoutMs); continue }
+            if e == .wouldBlock { try wait(fd, Int16(POLLIN), timeoutMs); continue }
             throw e
         }
     }
