@@ -1,17 +1,26 @@
 // swift-tools-version:6.0
 // The openclaw-node runtime as one shared library (libopenclaw-node-core.so), linked by the
 // executable only. It builds on the kit (../Kit: Support, Config, Kit — what bundles see) and is made of
-// modules whose dependencies point one way, so the compiler keeps the rules:
-//   Store        SQLite state and the device identity; knows no protocol frame
-//   HostPresence logind / manual / x11 (through libopenclaw-x11.so) presence, PresenceMonitor
-//   Registry     the command table and the dispatcher; knows no gateway and no capability
-//   Runtime      transport, gateway, discovery, plugins, the device capability, control socket,
-//                system events, and the daemon and doctor assembled in one place
-//   NodeCLI      parses arguments and prints
+// modules whose dependencies point one way (each row below names all it may import; the walls test
+// holds every import of the sources to it):
+//   Store          SQLite state and the device identity, OpenSSL; knows no protocol frame
+//   HostPresence   logind / manual / x11 presence, PresenceMonitor
+//   Registry       the command table and the dispatcher; knows no gateway and no capability
+//   Transport      WebSocket over TCP or TLS (pinned or CA-verified), HTTP upgrade
+//   DeviceInfo     the built-in device capability (device.info/status/health) and host statistics
+//   Skills         the skill catalog on disk: sources, front matter, fingerprints, change signal
+//   Plugins        out-of-process plugins: manifests, children kept alive, their commands
+//   GatewaySession one gateway session: handshake, device auth, pairing, invoke frames, reconnects
+//   Discovery      finding gateways: Avahi mDNS, wide-area DNS-SD, the selection and pin rules
+//   ControlSocket  the local control socket (`invoke`, `presence`, `status`) and its client
+//   NodeDaemon     the daemon and doctor assembled in one place: config reload, signals, service
+//   NodeCLI        parses arguments and prints
 //
 // Every shared part is a package of its own because SwiftPM links a library target of the same
 // package statically into each product that uses it: a bundle would get a private copy of the kit
 // (its own globals and Swift type metadata) instead of sharing the one the executable loaded.
+// Across these modules, what one lends another is `package`, not `public`: nothing outside this
+// package (a bundle, the kit) can reach it.
 import PackageDescription
 
 let kit = Target.Dependency.product(name: "openclaw-node-kit", package: "Kit")
@@ -20,7 +29,8 @@ let package = Package(
     name: "NodeHost",
     products: [
         .library(name: "openclaw-node-core", type: .dynamic,
-                 targets: ["Store", "HostPresence", "Registry", "Runtime", "NodeCLI"]),
+                 targets: ["Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills", "Plugins",
+                           "GatewaySession", "Discovery", "ControlSocket", "NodeDaemon", "NodeCLI"]),
     ],
     dependencies: [.package(path: "../Kit")],
     targets: [
@@ -43,9 +53,21 @@ let package = Package(
         .target(name: "Store", dependencies: [kit, "CSQLite", "COpenSSL"], path: "Store"),
         .target(name: "HostPresence", dependencies: [kit, "CSystemd"], path: "Presence"),
         .target(name: "Registry", dependencies: [kit, "HostPresence"], path: "Registry"),
-        .target(name: "Runtime",
-                dependencies: [kit, "Store", "HostPresence", "Registry", "COpenSSL", "CAvahi", "CResolv", "CMalloc", "CSignals"],
-                path: "Runtime"),
-        .target(name: "NodeCLI", dependencies: [kit, "Store", "HostPresence", "Registry", "Runtime"], path: "CLI"),
+        .target(name: "Transport", dependencies: [kit, "Store", "COpenSSL"], path: "Transport"),
+        .target(name: "DeviceInfo", dependencies: [kit, "Registry"], path: "DeviceInfo"),
+        .target(name: "Skills", dependencies: [kit], path: "Skills"),
+        .target(name: "Plugins", dependencies: [kit, "Registry"], path: "Plugins"),
+        .target(name: "GatewaySession",
+                dependencies: [kit, "Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills"], path: "GatewaySession"),
+        .target(name: "Discovery", dependencies: [kit, "Store", "Transport", "GatewaySession", "CAvahi", "CResolv"], path: "Discovery"),
+        .target(name: "ControlSocket", dependencies: [kit, "HostPresence", "Registry", "GatewaySession"], path: "ControlSocket"),
+        .target(name: "NodeDaemon",
+                dependencies: [kit, "Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills", "Plugins",
+                               "GatewaySession", "Discovery", "ControlSocket", "CMalloc", "CSignals", "CSystemd"],
+                path: "NodeDaemon"),
+        .target(name: "NodeCLI",
+                dependencies: [kit, "Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills", "Plugins", "GatewaySession",
+                               "Discovery", "ControlSocket", "NodeDaemon"],
+                path: "CLI"),
     ]
 )

@@ -1,15 +1,14 @@
 @testable import Config
 import Foundation
-import Testing
 @testable import HostPresence
 @testable import Kit
 import Media
 @testable import NodeCLI
 @testable import Registry
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport
+import Testing
 
 /// Tests/fakes/fakev4l2.c built once per test run, plus a private "device directory" of
 /// placeholder files it answers for (OPENCLAW_NODE_CAMERA_DIR points the node at it).

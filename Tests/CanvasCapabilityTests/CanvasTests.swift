@@ -5,7 +5,6 @@ import Foundation
 import Media
 @testable import NodeCLI
 @testable import Registry
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport

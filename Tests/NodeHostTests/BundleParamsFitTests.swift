@@ -1,7 +1,7 @@
 @testable import Config
 @testable import HostPresence
 @testable import Kit
-@testable import Runtime
+@testable import NodeDaemon
 @testable import Support
 @testable import TestSupport
 import Testing

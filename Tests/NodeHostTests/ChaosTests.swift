@@ -1,7 +1,7 @@
 @testable import Config
+@testable import ControlSocket
 import Foundation
 @testable import Kit
-@testable import Runtime
 @testable import Support
 @testable import TestSupport
 import Testing

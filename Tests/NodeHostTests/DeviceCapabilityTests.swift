@@ -1,10 +1,10 @@
 @testable import Config
+@testable import DeviceInfo
 import Foundation
 @testable import HostPresence
 @testable import Kit
 @testable import NodeCLI
 @testable import Registry
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport

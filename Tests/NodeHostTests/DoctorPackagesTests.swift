@@ -1,6 +1,6 @@
 @testable import Config
 import Foundation
-@testable import Runtime
+@testable import NodeDaemon
 @testable import Support
 @testable import TestSupport
 import Testing

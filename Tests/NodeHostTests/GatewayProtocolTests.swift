@@ -1,14 +1,16 @@
 @testable import Config
 import Foundation
+@testable import GatewaySession
 @testable import HostPresence
 @testable import Kit
 @testable import NodeCLI
+@testable import Plugins
 @testable import Registry
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport
 import Testing
+@testable import Transport
 
 @Suite struct DeviceAuthPayloadTests {
     // docs/PROTOCOL.md §2.4 test vectors.

@@ -1,7 +1,7 @@
 @testable import Config
 import Foundation
+@testable import GatewaySession
 @testable import Kit
-@testable import Runtime
 @testable import Support
 @testable import TestSupport
 import Testing

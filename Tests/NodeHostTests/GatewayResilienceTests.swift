@@ -4,7 +4,6 @@ import Foundation
 @testable import Kit
 @testable import NodeCLI
 @testable import Registry
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport

@@ -1,5 +1,5 @@
+@testable import DeviceInfo
 import Foundation
-@testable import Runtime
 @testable import Support
 @testable import TestSupport
 import Testing

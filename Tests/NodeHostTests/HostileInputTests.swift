@@ -1,10 +1,12 @@
 @testable import Config
 import Foundation
+@testable import GatewaySession
 @testable import Kit
-@testable import Runtime
+@testable import NodeDaemon
 @testable import Support
 @testable import TestSupport
 import Testing
+@testable import Transport
 
 /// #16's hostile input: random and mutated WebSocket frames into the frame decoder, gateway
 /// messages into the parser, mutated JSON5 documents into the config loader, and generated params

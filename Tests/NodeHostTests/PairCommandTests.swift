@@ -1,7 +1,6 @@
 @testable import Config
 import Foundation
 @testable import Kit
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport

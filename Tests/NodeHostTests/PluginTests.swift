@@ -3,8 +3,8 @@ import Foundation
 @testable import HostPresence
 @testable import Kit
 @testable import NodeCLI
+@testable import Plugins
 @testable import Registry
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport

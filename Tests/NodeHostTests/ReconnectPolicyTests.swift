@@ -1,5 +1,5 @@
+@testable import GatewaySession
 @testable import Kit
-@testable import Runtime
 @testable import Support
 @testable import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
+@testable import GatewaySession
 @testable import Kit
-@testable import Runtime
+@testable import Skills
 @testable import Support
 @testable import TestSupport
 import Testing

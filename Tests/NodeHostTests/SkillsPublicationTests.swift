@@ -1,5 +1,4 @@
 import Foundation
-@testable import Runtime
 @testable import Support
 @testable import TestSupport
 import Testing

@@ -1,5 +1,5 @@
-@testable import Runtime
 import Testing
+@testable import Transport
 
 /// The word-at-a-time masking of client frames against RFC 6455 §5.3 done byte by byte, for
 /// every length around the 8-byte steps and each header size (7, 126 and 127 length forms).

@@ -4,11 +4,11 @@ import Foundation
 @testable import Kit
 @testable import NodeCLI
 @testable import Registry
-@testable import Runtime
 @testable import Store
 @testable import Support
 @testable import TestSupport
 import Testing
+@testable import Transport
 
 func nextEvent(_ it: inout AsyncStream<WebSocketEvent>.Iterator, timeout: Duration = .seconds(10)) async -> WebSocketEvent? {
     await withTaskGroup(of: WebSocketEvent?.self) { group in

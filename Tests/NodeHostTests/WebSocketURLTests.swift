@@ -1,7 +1,7 @@
 import Foundation
-@testable import Runtime
 @testable import TestSupport
 import Testing
+@testable import Transport
 
 /// The gateway URL parser against Foundation's URL (which the node used before it stopped
 /// linking Foundation) on the URLs a user or discovery writes, and what it refuses on purpose.

@@ -1,7 +1,8 @@
 import Config
+import ControlSocket
 import Kit
+import NodeDaemon
 import Registry
-import Runtime
 import Support
 
 /// A subcommand a bundle's manifest declares (`cli`), such as the system bundle's `approvals`:

@@ -1,9 +1,10 @@
 import Config
+import GatewaySession
 import Glibc
 import HostPresence
 import Kit
+import NodeDaemon
 import Registry
-import Runtime
 import Store
 import Support
 

@@ -1,7 +1,7 @@
 import Config
 import Kit
+import NodeDaemon
 import Registry
-import Runtime
 import Store
 import Support
 

@@ -1,9 +1,9 @@
 import Config
+import Discovery
 import Glibc
 import HostPresence
 import Kit
 import Registry
-import Runtime
 import Store
 import Support
 

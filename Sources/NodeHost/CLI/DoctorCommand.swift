@@ -2,8 +2,8 @@ import Config
 import Glibc
 import HostPresence
 import Kit
+import NodeDaemon
 import Registry
-import Runtime
 import Store
 import Support
 

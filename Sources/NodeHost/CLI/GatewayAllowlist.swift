@@ -1,7 +1,6 @@
 import Config
 import Kit
 import Registry
-import Runtime
 import Store
 import Support
 

@@ -1,8 +1,9 @@
 import Config
+import ControlSocket
 import Glibc
 import Kit
+import NodeDaemon
 import Registry
-import Runtime
 import Store
 import Support
 

@@ -1,7 +1,6 @@
 import Config
 import Glibc
 import Kit
-import Runtime
 import Store
 import Support
 

@@ -1,6 +1,9 @@
 import Config
+import ControlSocket
+import DeviceInfo
+import GatewaySession
 import Kit
-import Runtime
+import NodeDaemon
 import Store
 import Support
 

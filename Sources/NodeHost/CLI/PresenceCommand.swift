@@ -1,7 +1,7 @@
 import Config
+import ControlSocket
 import HostPresence
 import Kit
-import Runtime
 import Store
 import Support
 

@@ -1,6 +1,6 @@
 import Config
+import ControlSocket
 import Kit
-import Runtime
 import Support
 
 /// `openclaw-node reconnect`: tells the running daemon to connect again now — the way out of a

@@ -1,8 +1,8 @@
 import Config
 import Glibc
 import Kit
+import NodeDaemon
 import Registry
-import Runtime
 import Store
 import Support
 

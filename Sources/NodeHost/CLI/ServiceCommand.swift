@@ -3,7 +3,6 @@ import Glibc
 import HostPresence
 import Kit
 import Registry
-import Runtime
 import Store
 import Support
 

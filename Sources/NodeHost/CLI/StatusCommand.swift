@@ -1,9 +1,11 @@
 import Config
+import ControlSocket
+import GatewaySession
 import Glibc
 import HostPresence
 import Kit
+import NodeDaemon
 import Registry
-import Runtime
 import Store
 import Support
 

@@ -9,10 +9,27 @@ import Testing
 /// capability key (they are the manifests' to say; the built-in device manifest is the exception).
 struct ModuleWallTests {
     /// The core's modules, read from Sources/NodeHost/Package.swift (every `.target(name:`).
-    static let coreModules: [String] = {
+    static let coreModules: [String] = coreLayers.map(\.module)
+
+    /// Each core module, its folder, and every module it may import: its row's dependencies in
+    /// Sources/NodeHost/Package.swift (`kit` is Support, Config and Kit), read from the file.
+    static let coreLayers: [(module: String, path: String, allowed: Set<String>)] = {
         let text = (try? String(contentsOfFile: TestPaths.repoRoot + "/Sources/NodeHost/Package.swift", encoding: .utf8)) ?? ""
-        return text.components(separatedBy: ".target(name: \"").dropFirst().compactMap { $0.split(separator: "\"").first.map(String.init) }
+        return text.components(separatedBy: ".target(name: \"").dropFirst().compactMap { row in
+            guard let name = row.split(separator: "\"").first.map(String.init),
+                  let deps = row.components(separatedBy: "dependencies: [").dropFirst().first?.components(separatedBy: "]").first,
+                  let path = row.components(separatedBy: "path: \"").dropFirst().first?.split(separator: "\"").first.map(String.init)
+            else { return nil }
+            var allowed: Set<String> = []
+            for d in deps.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) {
+                if d == "kit" { allowed.formUnion(["Support", "Config", "Kit"]) } else { allowed.insert(d.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
+            }
+            return (name, path, allowed)
+        }
     }()
+    /// What any module may import besides its dependencies: the C library and the Swift runtime's own.
+    static let systemModules: Set<String> = ["Glibc", "Synchronization", "_Concurrency"]
+
     /// Every bundle: one module per folder of Sources/Capabilities (as Package.swift makes them),
     /// and the example bundle.
     static let bundleModules: [String] = {
@@ -57,15 +74,15 @@ struct ModuleWallTests {
 
     /// The forms a forbidden import can take, planted in a bundle: each must be caught.
     @Test func everyImportFormIsSeen() {
-        let forms = ["import Runtime", "@testable import Runtime", "@_exported import Runtime", "@_implementationOnly import Runtime",
-                     "public import Runtime", "internal import Runtime", "package import Runtime", "@preconcurrency import Runtime",
-                     "import struct Runtime.NodeRuntime", "import class Runtime.GatewayConnection", "import func Runtime.run",
-                     "@_spi(Private) import Runtime", "  import Runtime.Daemon  // indented, a submodule", "import Foundation; import Runtime",
-                     "@preconcurrency public import enum Runtime.X"]
+        let forms = ["import NodeDaemon", "@testable import NodeDaemon", "@_exported import NodeDaemon", "@_implementationOnly import NodeDaemon",
+                     "public import NodeDaemon", "internal import NodeDaemon", "package import NodeDaemon", "@preconcurrency import NodeDaemon",
+                     "import struct NodeDaemon.NodeRuntime", "import class NodeDaemon.GatewayConnection", "import func NodeDaemon.run",
+                     "@_spi(Private) import NodeDaemon", "  import NodeDaemon.Daemon  // indented, a submodule", "import Foundation; import NodeDaemon",
+                     "@preconcurrency public import enum NodeDaemon.X"]
         for form in forms {
-            #expect(Self.imports(text: "// a file\n" + form + "\n").map(\.module).last == "Runtime", "\(form)")
+            #expect(Self.imports(text: "// a file\n" + form + "\n").map(\.module).last == "NodeDaemon", "\(form)")
         }
-        #expect(Self.imports(text: "// import Runtime\nlet importRuntime = 1\n\"import Runtime\"").isEmpty)
+        #expect(Self.imports(text: "// import NodeDaemon\nlet importNodeDaemon = 1\n\"import NodeDaemon\"").isEmpty)
         // Each form planted in each bundle's folder is a breach the wall check reports (the same
         // check the next test runs over the real files), and so is another bundle's module.
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: TestPaths.repoRoot + "/Sources/Capabilities")) ?? [] {
@@ -77,7 +94,12 @@ struct ModuleWallTests {
             #expect(Self.bundleBreaches([(file, "import struct \(other).Thing\n")]).count == 1, "\(folder) importing \(other)")
             #expect(Self.bundleBreaches([(file, "import Kit\nimport Media\n")]).isEmpty, "\(folder): what every bundle may import")
         }
-        #expect(Self.coreModules.contains("Runtime") && Self.coreModules.contains("NodeCLI") && Self.coreModules.count >= 5, "\(Self.coreModules)")
+        for module in Self.coreModules {
+            let file = TestPaths.repoRoot + "/Sources/Capabilities/Camera/Planted.swift"
+            #expect(Self.bundleBreaches([(file, "import \(module)\n")]).count == 1, "a bundle importing \(module)")
+        }
+        #expect(Self.coreModules.contains("NodeDaemon") && Self.coreModules.contains("GatewaySession") && Self.coreModules.count >= 12,
+                "\(Self.coreModules)")
         #expect(Self.bundleModules.count == 11, "\(Self.bundleModules)")
     }
 
@@ -118,6 +140,37 @@ struct ModuleWallTests {
         var bad: [String] = []
         for f in files { for i in Self.imports(f) where Self.bundleModules.contains(i.module) { bad.append("\(f):\(i.line): import \(i.module)") } }
         #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+    }
+
+    /// Inside the core, each module imports only what its row in Sources/NodeHost/Package.swift
+    /// names (SwiftPM would let a module import any other one built before it): the layers stay
+    /// one-way — the transport knows no gateway, the gateway session no daemon, the control socket
+    /// no daemon.
+    static func layerBreaches(_ files: [(path: String, text: String)]) -> [String] {
+        var bad: [String] = []
+        for (f, text) in files {
+            guard let layer = coreLayers.first(where: { f.contains("/Sources/NodeHost/\($0.path)/") }) else { continue }
+            for i in imports(text: text) where !layer.allowed.contains(i.module) && !systemModules.contains(i.module) {
+                bad.append("\(f):\(i.line): \(layer.module) imports \(i.module)")
+            }
+        }
+        return bad
+    }
+
+    @Test func eachCoreModuleImportsOnlyItsDependencies() throws {
+        #expect(Self.coreLayers.count == Self.coreModules.count && Self.coreLayers.count >= 12)
+        let transport = try #require(Self.coreLayers.first { $0.module == "Transport" })
+        #expect(transport.allowed.contains("Kit") && !transport.allowed.contains("GatewaySession"))
+        let files = Self.swiftFiles(under: "Sources/NodeHost")
+        #expect(files.count > 100, "found \(files.count) files")
+        let bad = Self.layerBreaches(try files.map { ($0, try String(contentsOfFile: $0, encoding: .utf8)) })
+        #expect(bad.isEmpty, "\(bad.joined(separator: "\n"))")
+        // Planted: an upward import in each form is caught, a declared one is not.
+        let root = TestPaths.repoRoot + "/Sources/NodeHost"
+        #expect(Self.layerBreaches([(root + "/Transport/Planted.swift", "@testable import GatewaySession\n")]).count == 1)
+        #expect(Self.layerBreaches([(root + "/GatewaySession/Planted.swift", "import struct NodeDaemon.Daemon\n")]).count == 1)
+        #expect(Self.layerBreaches([(root + "/ControlSocket/Planted.swift", "public import NodeDaemon\n")]).count == 1)
+        #expect(Self.layerBreaches([(root + "/GatewaySession/Planted.swift", "import Transport\nimport Glibc\n")]).isEmpty)
     }
 
     /// Tests are split by module: a bundle's tests (Tests/<Folder>CapabilityTests) import no other

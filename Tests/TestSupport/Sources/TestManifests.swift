@@ -1,6 +1,6 @@
 @testable import Config
 @testable import Kit
-@testable import Runtime
+@testable import NodeDaemon
 @testable import Support
 
 /// The installed manifests (beside the test binary, as scripts/build puts them) and contexts made

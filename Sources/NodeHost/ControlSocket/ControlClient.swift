@@ -1,0 +1,54 @@
+import Config
+import Glibc
+import Kit
+import Support
+
+/// Talks to a running daemon's control socket. `nil` from `connect` means no daemon is up.
+public final class ControlClient {
+    private let socket: UnixSocket
+    private var buffer: [UInt8] = []
+
+    private init(socket: UnixSocket) { self.socket = socket }
+
+    /// nil also when the socket's server is not the daemon this CLI may trust (said on stderr):
+    /// the kernel names the process at the other end (SO_PEERCRED), and only a server of this
+    /// account, of root, or — for root's CLI — of the account that owns the state directory is the
+    /// node's. A state directory reached through another account's symbolic link once sent the
+    /// operator's invoke (and its params) to that account's socket.
+    public static func connect(stateDir: String) -> ControlClient? {
+        guard let s = try? UnixSocket.connect(ControlPaths.socket(stateDir: stateDir)) else { return nil }
+        guard let why = refusal(serverUID: s.peerUID(), stateDir: stateDir) else { return ControlClient(socket: s) }
+        s.close()
+        let line = Array("openclaw-node: \(why)\n".utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        return nil
+    }
+
+    static func refusal(serverUID: uid_t?, stateDir: String) -> String? {
+        let me = geteuid()
+        guard let uid = serverUID else { return "cannot tell who serves the control socket in \(stateDir); not using it" }
+        if uid == me || uid == 0 { return nil }
+        // Root's CLI for a service account's daemon (/var/lib/openclaw-node): the state directory
+        // itself (not a link to one) belongs to that account, in a directory only root may change.
+        var st = stat(), parent = stat()
+        if me == 0, lstat(stateDir, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, st.st_uid == uid,
+           stat(PathName.directory(stateDir), &parent) == 0, parent.st_uid == 0, parent.st_mode & 0o022 == 0 { return nil }
+        let name = AccountName.of(uid)
+        return "the control socket in \(stateDir) is served by another account (\(name)), not this node's daemon; not talking to it (check where the state directory leads)"
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public func request(_ req: JSONValue) throws(Failure) -> JSONValue {
+        let sent = socket.writeAll(Array((req.jsonString() + "\n").utf8))
+        // Read even when the write failed: a daemon that is too busy answers NODE_BUSY at once and
+        // closes before our request arrives, and that answer is what the user should see.
+        guard let line = socket.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer),
+              let reply = JSONValue.parse(line) else {
+            throw Failure(description: sent ? "no answer from the daemon on its control socket" : "the daemon closed the control socket")
+        }
+        return reply
+    }
+}

@@ -1,0 +1,107 @@
+import Config
+import Glibc
+import Kit
+import Support
+
+/// A connected or listening AF_UNIX stream socket. Owns its fd; closes it exactly once.
+final class UnixSocket: Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let op: String
+        let code: Int32
+        var description: String { "\(op): \(String(cString: strerror(code)))" }
+    }
+
+    /// The fd, -1 once closed. Reads take the lock too, so a close on another thread (the
+    /// server's stop) is seen, not raced.
+    private let descriptor: Locked<Int32>
+    var fd: Int32 { descriptor.withLock { $0 } }
+
+    private init(fd: Int32) { descriptor = Locked(fd) }
+    deinit { close() }
+
+    func close() {
+        descriptor.withLock { fd in
+            if fd >= 0 { Glibc.close(fd); fd = -1 }
+        }
+    }
+
+    static func address(_ path: String) throws(Failure) -> sockaddr_un {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw Failure(op: "socket path too long: \(path)", code: ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return addr
+    }
+
+    static func connect(_ path: String) throws(Failure) -> UnixSocket {
+        var addr = try address(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure(op: "socket", code: errno) }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else { let e = errno; Glibc.close(fd); throw Failure(op: "connect \(path)", code: e) }
+        return UnixSocket(fd: fd)
+    }
+
+    /// Binds with a umask so the socket is created 0600: no window where others could connect.
+    static func listen(_ path: String) throws(Failure) -> UnixSocket {
+        var addr = try address(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure(op: "socket", code: errno) }
+        let old = umask(0o177)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(old)
+        guard rc == 0 else { let e = errno; Glibc.close(fd); throw Failure(op: "bind \(path)", code: e) }
+        chmod(path, 0o600)
+        guard Glibc.listen(fd, 16) == 0 else { let e = errno; Glibc.close(fd); throw Failure(op: "listen", code: e) }
+        return UnixSocket(fd: fd)
+    }
+
+    func accept() -> UnixSocket? {
+        let c = Glibc.accept(fd, nil, nil)
+        guard c >= 0 else { return nil }
+        _ = fcntl(c, F_SETFD, FD_CLOEXEC)
+        return UnixSocket(fd: c)
+    }
+
+    /// uid of the process on the other end (SO_PEERCRED).
+    func peerUID() -> uid_t? {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } is hidden behind _GNU_SOURCE in Glibc's module.
+        var cred: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var len = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.1 : nil
+    }
+
+    func setReceiveTimeout(seconds: Int) {
+        var tv = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func writeAll(_ data: [UInt8]) -> Bool {
+        (try? SystemIO.live.writeAll(fd, data, socket: true)) != nil
+    }
+
+    /// Reads one '\n'-terminated line (without the newline), at most `limit` bytes.
+    func readLine(limit: Int, buffer: inout [UInt8]) -> [UInt8]? {
+        while true {
+            if let nl = buffer.firstIndex(of: 10) {
+                let line = Array(buffer[..<nl])
+                buffer.removeSubrange(...nl)
+                return line
+            }
+            if buffer.count > limit { return nil }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return nil }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+}
