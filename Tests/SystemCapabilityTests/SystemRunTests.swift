@@ -131,7 +131,7 @@ import Testing
         r.gw.command(["cmd": "close", "code": 1011])
         #expect(waitUntil(timeout: 10) { kill(pid, 0) != 0 }, "command \(pid) survived the lost connection: \(r.node.log.suffix(2000))")
         #expect(waitUntil(timeout: 5) { r.node.log.contains("invoke(s) running; cancelling them") }, "\(r.node.log.suffix(2000))")
-        #expect(waitUntil(timeout: 5) { r.node.log.contains("[drop-1] failed: CANCELLED: its caller (the gateway connection) is gone") },
+        #expect(waitUntil(timeout: 5) { r.node.log.contains("[drop-1] failed: CANCELLED: its caller went away (the gateway connection ended") },
                 "\(r.node.log.suffix(2000))")
         // The node reconnects and serves again.
         #expect(waitUntil(timeout: 20) { r.gw.all("hello").count >= 2 }, "\(r.node.log.suffix(2000))")

@@ -7,23 +7,23 @@ enum McpCLI {
     static func main(_ args: [String], _ context: BundleCLIContext) async -> Int32 {
         var rest = args
         let sub = rest.isEmpty ? "" : rest.removeFirst()
-        var json = false, argsText = "{}", timeoutMs: Int?
+        var json = false, argsText = "{}", timeoutMs: Int?, configFile: String?, http: String?
         var positional: [String] = []
         var i = 0
         while i < rest.count {
             let a = rest[i]
             switch a {
             case "--json": json = true
-            case "--config": i += 1  // read by the core
-            case "--args", "--timeout":
+            case "--config": i += 1; if i < rest.count { configFile = rest[i] }  // read by the core
+            case "--args", "--timeout", "--http":
                 guard i + 1 < rest.count else { context.printError("openclaw-node mcp: \(a) needs a value"); return 2 }
                 i += 1
-                if a == "--args" { argsText = rest[i] } else {
+                if a == "--http" { http = rest[i] } else if a == "--args" { argsText = rest[i] } else {
                     guard let ms = Int(rest[i]), ms > 0 else { context.printError("openclaw-node mcp: --timeout is milliseconds (a positive integer)"); return 2 }
                     timeoutMs = ms
                 }
             default:
-                if a.hasPrefix("--config=") { break }
+                if a.hasPrefix("--config=") { configFile = String(a.dropFirst("--config=".count)); break }
                 if a.hasPrefix("-") { context.printError("openclaw-node mcp: unknown option \(a) (see openclaw-node mcp --help)"); return 2 }
                 positional.append(a)
             }
@@ -55,8 +55,15 @@ enum McpCLI {
                 context.printError("\(e.code): \(e.message)")
                 return 1
             }
+        case "serve":
+            return await McpServeCommand.serve(context, http: http)
+        case "config":
+            switch McpServeCommand.clientEntry(context, configFile: configFile, http: http) {
+            case .success(let entry): context.printLine(entry.jsonString(pretty: true)); return 0
+            case .failure(let why): context.printError("openclaw-node mcp config: \(why)"); return 1
+            }
         default:
-            context.printError("openclaw-node mcp: unknown subcommand \"\(sub)\"; use list or call (see openclaw-node mcp --help)")
+            context.printError("openclaw-node mcp: unknown subcommand \"\(sub)\"; use list, call, serve or config (see openclaw-node mcp --help)")
             return 2
         }
     }

@@ -32,8 +32,17 @@ public final class BundleExports: Sendable {
 /// What a bundle's CLI subcommand may do: run its own commands through the node's dispatcher (the
 /// gates, validation and hash checks a gateway's call gets), ask the running daemon, and print.
 public struct BundleCLIContext: Sendable {
-    /// Runs a command of this bundle in this process (enabled for the call even if the config has it off).
+    /// Runs a command in this process, through its dispatcher (this bundle is enabled for the call
+    /// even if the config has it off; other bundles' commands as the config has them). Cancelling
+    /// the calling task cancels the command.
     public let invoke: @Sendable (_ command: String, _ params: JSONValue) async -> Result<JSONValue, NodeError>
+    /// The rows of the commands this node advertises (the table a gateway is sent), in table
+    /// order: what the node's own MCP server offers as tools.
+    public let commands: @Sendable () -> [BundleManifest.Command]
+    /// The bundle's own config section, as the config file has it.
+    public let section: BundleSection
+    /// The bundle's own state directory (`<stateDir>/<name>`; made by the bundle when it needs it, 0700).
+    public let stateDirectory: String
     /// Asks this bundle's capability in this process (`ControlQueryable`).
     public let query: @Sendable (_ request: JSONValue) async -> Result<JSONValue, NodeError>
     /// The daemon that uses this config's state directory, over its control socket; nil when none runs.
@@ -43,9 +52,12 @@ public struct BundleCLIContext: Sendable {
 
     public init(invoke: @escaping @Sendable (String, JSONValue) async -> Result<JSONValue, NodeError>,
                 query: @escaping @Sendable (JSONValue) async -> Result<JSONValue, NodeError> = { _ in .failure(.unavailable("no control queries")) },
-                daemon: DaemonAccess? = nil,
+                daemon: DaemonAccess? = nil, commands: @escaping @Sendable () -> [BundleManifest.Command] = { [] },
+                section: BundleSection = BundleSection(enabled: true, settings: [:]), stateDirectory: String = "",
                 printLine: @escaping @Sendable (String) -> Void, printError: @escaping @Sendable (String) -> Void) {
-        self.invoke = invoke; self.query = query; self.daemon = daemon; self.printLine = printLine; self.printError = printError
+        self.invoke = invoke; self.query = query; self.daemon = daemon; self.commands = commands; self.section = section
+        self.stateDirectory = stateDirectory
+        self.printLine = printLine; self.printError = printError
     }
 }
 

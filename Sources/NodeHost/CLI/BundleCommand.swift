@@ -24,7 +24,7 @@ enum BundleCommand {
         let runtime = try await NodeRuntime(config: config, capabilities: try capabilities(config, presence), presence: presence)
         let dispatcher = runtime.dispatcher
         let context = BundleCLIContext(invoke: { command, params in
-            await dispatcher.invoke(id: "cli-\(manifest.name)", command: command, params: InvokeParams(params),
+            await dispatcher.invoke(id: "cli-\(manifest.name)-" + SecureRandom.uuid(), command: command, params: InvokeParams(params),
                                     timeoutMs: 30_000, maxPayloadBytes: ControlProtocol.maxPayloadBytes)
         }, query: { request in
             guard let q = runtime.registry.entry(forCapability: manifest.name)?.capability.controlQueryable else {
@@ -32,6 +32,8 @@ enum BundleCommand {
             }
             return await q.controlQuery(request)
         }, daemon: daemonAccess(stateDir: config.stateDir, capability: manifest.name),
+           commands: { runtime.registry.entries.filter(\.advertised).flatMap(\.commands).map(\.row) },
+           section: config.capability(manifest.name), stateDirectory: PathName.join(config.stateDir, manifest.name),
            printLine: { Out.line($0) }, printError: { Out.err($0) })
         let code = await cli(command.name, args, context)
         await runtime.shutdown()
@@ -42,13 +44,17 @@ enum BundleCommand {
     static func daemonAccess(stateDir: String, capability: String) -> DaemonAccess? {
         guard ControlClient.connect(stateDir: stateDir) != nil else { return nil }
         @Sendable func ask(_ req: JSONValue, _ key: String) async -> Result<JSONValue, NodeError> {
-            await BlockingExecutor.run("control-client") { (_: CancelFlag) -> Result<JSONValue, NodeError> in
+            // Cancelling the task raises the job's flag: the request's connection is closed and
+            // the daemon cancels the command.
+            await BlockingExecutor.run("control-client") { (flag: CancelFlag) -> Result<JSONValue, NodeError> in
                 guard let client = ControlClient.connect(stateDir: stateDir) else { return .failure(.unavailable("the daemon stopped")) }
                 do throws(ControlClient.Failure) {
-                    let reply = try client.request(req)
+                    let reply = try client.request(req, cancel: flag)
                     if reply["ok"]?.boolValue == true { return .success(reply[key] ?? .null) }
                     return .failure(NodeError(json: reply["error"]) ?? .unavailable("malformed reply from the daemon"))
-                } catch { return .failure(.unavailable(error.description)) }
+                } catch {
+                    return .failure(flag.isCancelled ? NodeError(.cancelled, "cancelled by the caller") : .unavailable(error.description))
+                }
             }
         }
         return DaemonAccess(invoke: { command, params, timeoutMs in

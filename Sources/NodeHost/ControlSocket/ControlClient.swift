@@ -41,8 +41,19 @@ public final class ControlClient {
         public let description: String
     }
 
-    public func request(_ req: JSONValue) throws(Failure) -> JSONValue {
+    /// Sends one request and reads its answer. `cancel`: raised while the daemon works (an MCP
+    /// client cancelled the call), the connection is closed, which the daemon takes as the caller
+    /// gone and cancels the command it runs for it.
+    public func request(_ req: JSONValue, cancel: CancelFlag? = nil) throws(Failure) -> JSONValue {
         let sent = socket.writeAll(Array((req.jsonString() + "\n").utf8))
+        if let cancel {
+            let wakeup = Wakeup()
+            cancel.wakes(wakeup)
+            if wakeup.wait(for: socket.fd) == .woken {
+                socket.close()
+                throw Failure(description: "cancelled; the daemon was told by closing the connection")
+            }
+        }
         // Read even when the write failed: a daemon that is too busy answers NODE_BUSY at once and
         // closes before our request arrives, and that answer is what the user should see.
         guard let line = socket.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer),

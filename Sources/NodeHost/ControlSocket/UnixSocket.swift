@@ -72,12 +72,7 @@ final class UnixSocket: Sendable {
     }
 
     /// uid of the process on the other end (SO_PEERCRED).
-    func peerUID() -> uid_t? {
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } is hidden behind _GNU_SOURCE in Glibc's module.
-        var cred: (Int32, UInt32, UInt32) = (0, 0, 0)
-        var len = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
-        return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.1 : nil
-    }
+    func peerUID() -> uid_t? { PeerCredentials.of(fd)?.uid }
 
     func setReceiveTimeout(seconds: Int) {
         var tv = timeval(tv_sec: seconds, tv_usec: 0)

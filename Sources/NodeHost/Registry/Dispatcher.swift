@@ -102,7 +102,7 @@ public actor Dispatcher {
         let result = await withTaskCancellationHandler {
             await reply.value()
         } onCancel: {
-            if reply.resolve(.failure(NodeError(.cancelled, "its caller (the gateway connection) is gone"))) {
+            if reply.resolve(.failure(NodeError(.cancelled, "its caller went away (the gateway connection ended, or a local client cancelled or hung up)"))) {
                 work.cancel()
             }
         }

@@ -1,0 +1,143 @@
+import Glibc
+import Kit
+import Support
+
+/// `openclaw-node mcp serve --http ADDRESS`: the same MCP server over streamable HTTP, for agents
+/// that connect rather than start a program. ADDRESS is a loopback port (`127.0.0.1:8765`,
+/// `[::1]:8765`, `localhost:8765`) or a Unix socket (`unix:/path`, made 0600; a client of another
+/// account is refused by the kernel's word, SO_PEERCRED). Every request carries the bearer token
+/// of `ServeToken`; a browser page's request (an `Origin` that is not loopback) is refused, so a
+/// web page cannot reach the node through the agent's browser (DNS rebinding). One endpoint,
+/// `/mcp`: POST a message, answered as `application/json`; DELETE ends the session; GET (a stream
+/// the server would push on) is 405 — this server sends nothing unasked.
+enum McpHTTPServe {
+    static let maxBody = 16 << 20
+    /// A client that sends nothing for this long is closed (its thread is freed).
+    static let idleMs: Int32 = 60_000
+    static let maxConnections = 32
+
+    enum Address: Equatable, CustomStringConvertible {
+        case tcp(host: String, port: Int)
+        case unix(String)
+
+        /// A loopback address or a Unix socket; anything else is refused with why.
+        static func parse(_ text: String) -> Result<Address, ServeFailure> {
+            if text.hasPrefix("unix:") {
+                let path = String(text.dropFirst(5))
+                guard path.hasPrefix("/") else { return .failure(ServeFailure("unix: needs an absolute path, such as unix:/run/user/1000/openclaw-mcp.sock")) }
+                return .success(.unix(path))
+            }
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+                return .failure(ServeFailure("\(text): give HOST:PORT (127.0.0.1:8765) or unix:PATH"))
+            }
+            var host = String(text[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            if host == "localhost" { host = "127.0.0.1" }
+            guard host == "::1" || host.hasPrefix("127.") else {
+                return .failure(ServeFailure("\(host) is not a loopback address: mcp serve listens on this machine only (it serves no TLS); reach it from elsewhere through an SSH tunnel"))
+            }
+            return .success(.tcp(host: host, port: port))
+        }
+
+        var description: String {
+            switch self {
+            case .tcp(let h, let p): return h.contains(":") ? "[\(h)]:\(p)" : "\(h):\(p)"
+            case .unix(let p): return "unix:\(p)"
+            }
+        }
+
+        /// The URL an agent is given (a Unix socket's clients name the socket beside it).
+        var url: String {
+            switch self {
+            case .tcp: return "http://\(description)/mcp"
+            case .unix: return "http://localhost/mcp"
+            }
+        }
+    }
+
+    /// Listens until the process is stopped (SIGTERM ends it; a Unix socket left behind is taken
+    /// over by the next start when nothing answers on it); nonzero when it cannot listen.
+    static func run(address: Address, token: String, makeServer: @escaping @Sendable () -> McpToolServer, log: Logger) async -> Int32 {
+        let listener: Int32
+        switch Listener.open(address) {
+        case .failure(let why): log.error(why.description); return 1
+        case .success(let fd): listener = fd
+        }
+        log.info("serving MCP on http \(address) (\(address.url)); bearer token in the serve-token file (openclaw-node mcp config --http \(address) prints it)")
+        let sessions = Sessions(makeServer: makeServer)
+        let connections = Locked(0)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            BlockingExecutor.startLoop(name: "mcp-http-accept") {
+                while true {
+                    let fd = accept(listener, nil, nil)
+                    if fd >= 0 {
+                        // Non-blocking, so every read and write is bounded by a timeout (SystemIO).
+                        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                    }
+                    if fd < 0 {
+                        if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
+                        log.error("the listener failed: \(String(cString: strerror(errno)))")
+                        break
+                    }
+                    if case .unix = address, let why = Listener.foreignPeer(fd) {
+                        log.warn("refused a client on the socket: \(why)")
+                        Glibc.close(fd)
+                        continue
+                    }
+                    let admitted = connections.withLock { n -> Bool in
+                        guard n < maxConnections else { return false }
+                        n += 1
+                        return true
+                    }
+                    guard admitted else {
+                        _ = try? SystemIO.live.writeAll(fd, HTTPRequestReader.response(503, "Service Unavailable", close: true), socket: true, timeoutMs: 1000)
+                        Glibc.close(fd)
+                        continue
+                    }
+                    BlockingExecutor.startLoop(name: "mcp-http-client") {
+                        Connection(fd: fd, token: token, sessions: sessions, log: log).serve()
+                        Glibc.close(fd)
+                        connections.withLock { $0 -= 1 }
+                    }
+                }
+                done.resume()
+            }
+        }
+        Glibc.close(listener)
+        if case .unix(let path) = address { unlink(path) }
+        sessions.endAll()
+        log.info("stopped serving MCP on http \(address)")
+        return 0
+    }
+
+    /// The sessions by `Mcp-Session-Id`, each an McpToolServer of its own (its protocol version, its calls).
+    final class Sessions: Sendable {
+        private let makeServer: @Sendable () -> McpToolServer
+        private let table = Locked<[String: McpToolServer]>([:])
+        static let maxSessions = 64
+
+        init(makeServer: @escaping @Sendable () -> McpToolServer) { self.makeServer = makeServer }
+
+        func open() -> (id: String, server: McpToolServer)? {
+            let server = makeServer()
+            let id = SecureRandom.uuid()
+            let added = table.withLock { t -> Bool in
+                guard t.count < Self.maxSessions else { return false }
+                t[id] = server
+                return true
+            }
+            return added ? (id, server) : nil
+        }
+
+        func find(_ id: String) -> McpToolServer? { table.withLock { $0[id] } }
+
+        func end(_ id: String) -> Bool {
+            guard let server = table.withLock({ $0.removeValue(forKey: id) }) else { return false }
+            server.cancelAll()
+            return true
+        }
+
+        func endAll() { for s in table.withLock({ t in defer { t = [:] }; return Array(t.values) }) { s.cancelAll() } }
+    }
+}

@@ -1,0 +1,85 @@
+import Kit
+import Support
+
+/// `openclaw-node mcp serve` and `mcp config`: where the calls go, what is offered, and the entry
+/// an agent pastes.
+enum McpServeCommand {
+    /// `http`: serve streamable HTTP on this address instead of stdio.
+    static func serve(_ context: BundleCLIContext, http: String?) async -> Int32 {
+        let log = Logger(component: "mcp-serve")
+        let settings = context.section.settings["serve"]
+        let toolList = NodeToolList(include: settings?["include"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                                    exclude: settings?["exclude"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        // One dispatcher: the daemon's when one runs (its presence, its MCP servers, its approvals
+        // prompts), else this process's own, built from the same config.
+        let invoke: McpToolServer.Invoke
+        let via: String
+        if let daemon = context.daemon {
+            invoke = { command, params in await daemon.invoke(command, params, nil) }
+            via = "the running openclaw-node daemon"
+            log.info("calls go to the running daemon (its control socket)")
+        } else {
+            invoke = context.invoke
+            via = "this openclaw-node process (no daemon runs for this config)"
+            log.info("no daemon runs for this config, so the commands run in this process")
+        }
+        let commands = context.commands
+        let offered = toolList.tools(commands()).count
+        if offered == 0 { log.warn("no command is offered as a tool (capabilities.mcp.serve and the enabled capabilities decide which)") }
+        let makeServer: @Sendable () -> McpToolServer = {
+            McpToolServer(invoke: invoke, commands: commands, toolList: toolList, via: via, log: log)
+        }
+        guard let http else {
+            log.info("serving MCP on stdio")
+            await McpStdioServe.run(server: makeServer(), log: log)
+            return 0
+        }
+        let address: McpHTTPServe.Address
+        switch McpHTTPServe.Address.parse(http) {
+        case .success(let a): address = a
+        case .failure(let why): context.printError("openclaw-node mcp serve: \(why)"); return 2
+        }
+        switch ServeToken.load(stateDirectory: context.stateDirectory) {
+        case .failure(let why): context.printError("openclaw-node mcp serve: the bearer token: \(why)"); return 1
+        case .success(let token): return await McpHTTPServe.run(address: address, token: token, makeServer: makeServer, log: log)
+        }
+    }
+
+    /// The `mcpServers` entry: for stdio, the command that starts `serve` with this executable and
+    /// config; for `--http`, the URL and the bearer token header (the token made now if need be).
+    static func clientEntry(_ context: BundleCLIContext, configFile: String?, http: String?) -> Result<JSONValue, ServeFailure> {
+        if let http {
+            let address: McpHTTPServe.Address, token: String
+            switch McpHTTPServe.Address.parse(http) {
+            case .failure(let why): return .failure(why)
+            case .success(let a): address = a
+            }
+            switch ServeToken.load(stateDirectory: context.stateDirectory) {
+            case .failure(let why): return .failure(ServeFailure("the bearer token: \(why)"))
+            case .success(let t): token = t
+            }
+            var entry: [String: JSONValue] = ["type": "http", "url": .string(address.url),
+                                              "headers": ["Authorization": .string("Bearer " + token)]]
+            if case .unix(let path) = address { entry["socketPath"] = .string(path) }
+            return .success(["mcpServers": ["openclaw-node": .object(entry)]])
+        }
+        return .success(stdioEntry(configFile: configFile))
+    }
+
+    static func stdioEntry(configFile: String?) -> JSONValue {
+        var args: [JSONValue] = ["mcp", "serve"]
+        if let configFile {
+            args += ["--config", .string(configFile.hasPrefix("/") ? configFile : PathName.join(FileSystem.currentDirectory, configFile))]
+        }
+        return ["mcpServers": ["openclaw-node": ["command": .string(executablePath()), "args": .array(args)]]]
+    }
+
+    /// This process's executable, as the kernel names it (an agent starts it by that path).
+    static func executablePath() -> String { (try? FileSystem.destinationOfSymbolicLink("/proc/self/exe")) ?? "openclaw-node" }
+}
+
+/// Why `mcp serve` cannot serve as asked (an address, the listener, the token), in words for the user.
+struct ServeFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,143 @@
+import Config
+import Kit
+import Support
+
+/// One MCP session of `openclaw-node mcp serve`, whatever carries its messages: initialize (the
+/// protocol version negotiated down as the node's MCP client does), `tools/list` from the node's
+/// command table, `tools/call` through the node's dispatcher — the same gates, param checks,
+/// presence and exec approvals as a gateway's invoke — and `notifications/cancelled`, which
+/// cancels the node command. Calls run side by side; each answer is sent when it is ready.
+final class McpToolServer: Sendable {
+    /// The versions this server speaks, newest first (those of the node's MCP client).
+    static let protocolVersions = McpClient.protocolVersions
+
+    typealias Invoke = @Sendable (_ command: String, _ params: JSONValue) async -> Result<JSONValue, NodeError>
+    /// Where one message's answer goes: the answer, or nil when none will come (a notification,
+    /// or a call the client cancelled) — stdio writes nothing then, HTTP ends the exchange.
+    typealias Answer = @Sendable (JSONValue?) -> Void
+
+    private let invoke: Invoke
+    private let commands: @Sendable () -> [BundleManifest.Command]
+    private let toolList: NodeToolList
+    private let log: Logger
+    /// Where the calls are answered from ("the running daemon", "this process"): said in `instructions`.
+    private let via: String
+
+    private struct State {
+        var protocolVersion: String?
+        /// Calls running, by request id (its JSON text): a cancel finds its task here.
+        var calls: [String: Task<Void, Never>] = [:]
+        /// Calls the client cancelled: their answers are not sent (the specification says so).
+        var cancelled: Set<String> = []
+    }
+    private let state = Locked(State())
+
+    init(invoke: @escaping Invoke, commands: @escaping @Sendable () -> [BundleManifest.Command], toolList: NodeToolList,
+         via: String, log: Logger) {
+        self.invoke = invoke; self.commands = commands; self.toolList = toolList; self.via = via; self.log = log
+    }
+
+    /// The protocol version `initialize` settled on (nil before it).
+    var protocolVersion: String? { state.withLock { $0.protocolVersion } }
+
+    /// The calls still running (when the client goes, they are cancelled).
+    var running: Int { state.withLock { $0.calls.count } }
+
+    /// Handles one message from the client; `answer` is called once, with the reply or nil.
+    /// `tools/call` runs in a task of its own, so a long call never holds up the next message.
+    func receive(_ message: JSONValue, answer: @escaping Answer) {
+        guard let parsed = JSONRPCMessage(message) else {
+            answer(JSONRPCMessage.error(id: message["id"] ?? .null, code: -32600, message: "not a JSON-RPC 2.0 message"))
+            return
+        }
+        switch parsed {
+        case .request(let id, let method, let params):
+            request(id: id, method: method, params: params, answer: answer)
+        case .notification(let method, let params):
+            if method == "notifications/cancelled", let id = params?["requestId"] { cancelCall(id, reason: params?["reason"]?.stringValue) }
+            // notifications/initialized and the rest ask for nothing.
+            answer(nil)
+        case .response:
+            answer(nil)  // this server sends no requests
+        }
+    }
+
+    /// A line or body that is not JSON: JSON-RPC's parse error, with a null id (there is none to answer).
+    static let parseError = JSONRPCMessage.error(id: .null, code: -32700, message: "parse error: the message is not JSON")
+
+    /// Cancels every call still running (the client hung up).
+    func cancelAll() {
+        let tasks = state.withLock { s -> [Task<Void, Never>] in
+            s.cancelled.formUnion(s.calls.keys)
+            return Array(s.calls.values)
+        }
+        for t in tasks { t.cancel() }
+    }
+
+    private func request(id: JSONValue, method: String, params: JSONValue?, answer send: @escaping Answer) {
+        switch method {
+        case "initialize":
+            let asked = params?["protocolVersion"]?.stringValue ?? ""
+            let version = Self.protocolVersions.contains(asked) ? asked : Self.protocolVersions[0]
+            state.withLock { $0.protocolVersion = version }
+            if let client = params?["clientInfo"]?["name"]?.stringValue { log.info("MCP client \(client) connected (MCP \(version))") }
+            send(JSONRPCMessage.result(id: id, [
+                "protocolVersion": .string(version),
+                "capabilities": ["tools": ["listChanged": false]],
+                "serverInfo": ["name": "openclaw-node", "title": "OpenClaw node", "version": .string(NodeVersion.version)],
+                "instructions": .string("The tools are this device's OpenClaw node commands, answered by \(via). "
+                    + "A tool that needs a person at the device is refused with NODE_BACKGROUND_UNAVAILABLE when nobody is there; "
+                    + "system.run follows the node's exec approvals (openclaw-node approvals)."),
+            ]))
+        case "ping":
+            send(JSONRPCMessage.result(id: id, [:]))
+        case "tools/list":
+            // One page: the node has a few dozen commands, not thousands.
+            send(JSONRPCMessage.result(id: id, ["tools": .array(toolList.tools(commands()))]))
+        case "tools/call":
+            call(id: id, params: params, answer: send)
+        default:
+            send(JSONRPCMessage.error(id: id, code: JSONRPCError.methodNotFound, message: "method not found: \(method)"))
+        }
+    }
+
+    private func call(id: JSONValue, params: JSONValue?, answer send: @escaping Answer) {
+        guard let name = params?["name"]?.stringValue else {
+            send(JSONRPCMessage.error(id: id, code: -32602, message: "tools/call needs the tool's name"))
+            return
+        }
+        guard let row = commands().first(where: { $0.name == name }), toolList.offers(row) else {
+            send(JSONRPCMessage.error(id: id, code: -32602, message: "unknown tool: \(name) (tools/list names the tools this node offers)"))
+            return
+        }
+        let arguments = params?["arguments"] ?? .object([:])
+        let key = id.jsonString()
+        let version = state.withLock { $0.protocolVersion } ?? Self.protocolVersions[0]
+        let (invoke, log) = (self.invoke, self.log)
+        // Registered before it can finish, under the lock its end takes.
+        state.withLock { s in
+            s.calls[key] = Task {
+                let outcome = await invoke(name, arguments)
+                if case .failure(let e) = outcome { log.info("tool \(name): \(e.message)") }
+                let answer = self.state.withLock { s -> Bool in
+                    s.calls[key] = nil
+                    return s.cancelled.remove(key) == nil
+                }
+                send(answer ? JSONRPCMessage.result(id: id, CallToolResultMaker.result(command: name, outcome, protocolVersion: version)) : nil)
+            }
+        }
+    }
+
+    /// Cancels the call with this request id (the client cancelled it, or hung up on it); its answer is not sent.
+    func cancelCall(_ id: JSONValue, reason: String?) {
+        let key = id.jsonString()
+        let task = state.withLock { s -> Task<Void, Never>? in
+            guard let t = s.calls[key] else { return nil }
+            s.cancelled.insert(key)
+            return t
+        }
+        guard let task else { return }  // finished already, or never ours: nothing to do
+        log.info("the MCP client cancelled call \(key)\(reason.map { " (\($0))" } ?? "")")
+        task.cancel()
+    }
+}
