@@ -108,6 +108,29 @@ import Testing
         #expect(node.stop() == 0)
     }
 
+    /// The tools follow the daemon's table: a reload that turns a capability off sends
+    /// notifications/tools/list_changed, and the next list no longer has its commands.
+    @Test func theToolsFollowTheDaemonsCapabilities() throws {
+        let node = Self.node(display: ":0", include: "['device.*', 'system.run']")
+        defer { node.cleanup() }
+        try node.start()
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: node.dir + "/state/control.sock") }, "\(node.log)")
+        let pid = try #require(node.process?.pid)
+        let text = try String(contentsOfFile: node.configPath, encoding: .utf8)
+        let without = node.dir + "/without-system.json5"
+        try text.replacingOccurrences(of: "system: { enabled: true", with: "system: { enabled: false").write(toFile: without, atomically: true, encoding: .utf8)
+        let s = try Self.session(node, [
+            ["do": "list"],
+            ["do": "run", "argv": ["/bin/sh", "-c", .string("cp '\(without)' '\(node.configPath)' && kill -HUP \(pid)")]],
+            ["do": "waitListChanged", "timeout": 30],
+            ["do": "list"],
+        ])
+        #expect(s[1]["tools"]?["system.run"] != nil, "\(s[1])")
+        #expect(s[2]["code"] == 0)
+        #expect(s[3]["changed"] == true, "\(node.log.suffix(2000))")
+        #expect(s[4]["tools"]?["system.run"] == nil && s[4]["tools"]?["device.info"] != nil, "\(s[4])")
+    }
+
     @Test func withoutADaemonTheCommandsRunInTheServe() throws {
         let x = try Xvfb(screens: ["320x240x24"])
         defer { x.stop() }

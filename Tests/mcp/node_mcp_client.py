@@ -5,11 +5,13 @@ Usage: node_mcp_client.py NODE_BINARY CONFIG STEPS_JSON [--http URL --token TOKE
 With --http the client connects to a running `openclaw-node mcp serve --http` (streamable HTTP,
 the bearer token in the Authorization header, over a Unix socket with --uds) instead of starting
 `mcp serve` on stdio.
-STEPS_JSON is a list of steps, each {"do": "list"} or {"do": "call", "tool": ..., "arguments": {...},
-"timeout": seconds?, "waitGone": "a process command line that must end after a cancel"}.
+STEPS_JSON is a list of steps, each {"do": "list"}, {"do": "call", "tool": ..., "arguments": {...},
+"timeout": seconds?, "waitGone": "a process command line that must end after a cancel"},
+{"do": "run", "argv": [...]} (a program the test needs run mid-session) or
+{"do": "waitListChanged", "timeout": seconds} (until notifications/tools/list_changed arrives).
 Prints one JSON object per step on stdout: what the client got, decoded the way an agent would.
 """
-import asyncio, base64, json, os, sys, time
+import asyncio, base64, json, os, subprocess, sys, time
 from datetime import timedelta
 
 from mcp import ClientSession, StdioServerParameters
@@ -60,15 +62,30 @@ def transport(argv):
 
 async def main():
     steps = json.loads(sys.argv[3])
+    list_changed = asyncio.Event()
+
+    async def on_message(message):
+        if getattr(message, "method", None) == "notifications/tools/list_changed" or type(message).__name__ == "ToolListChangedNotification":
+            list_changed.set()
+
     async with transport(sys.argv) as streams:
         r, w = streams[0], streams[1]
-        async with ClientSession(r, w) as s:
+        async with ClientSession(r, w, message_handler=on_message) as s:
             init = await s.initialize()
             print(json.dumps({"step": "initialize", "protocolVersion": init.protocol_version,
                               "server": init.server_info.name, "instructions": init.instructions}), flush=True)
             for step in steps:
                 out = {"step": step["do"]}
-                if step["do"] == "list":
+                if step["do"] == "run":
+                    out["code"] = subprocess.run(step["argv"]).returncode
+                elif step["do"] == "waitListChanged":
+                    try:
+                        await asyncio.wait_for(list_changed.wait(), step.get("timeout", 20))
+                        out["changed"] = True
+                    except asyncio.TimeoutError:
+                        out["changed"] = False
+                    list_changed.clear()
+                elif step["do"] == "list":
                     tools = await s.list_tools()
                     out["tools"] = {t.name: {"inputSchema": t.input_schema, "description": t.description} for t in tools.tools}
                 elif step["do"] == "call":

@@ -67,8 +67,12 @@ public struct BundleCLIContext: Sendable {
 public struct DaemonAccess: Sendable {
     public let invoke: @Sendable (_ command: String, _ params: JSONValue, _ timeoutMs: Int?) async -> Result<JSONValue, NodeError>
     public let query: @Sendable (_ request: JSONValue) async -> Result<JSONValue, NodeError>
+    /// The names of the commands the daemon advertises now (a config reload changes them); nil
+    /// when it did not answer.
+    public let commands: @Sendable () async -> [String]?
     public init(invoke: @escaping @Sendable (String, JSONValue, Int?) async -> Result<JSONValue, NodeError>,
-                query: @escaping @Sendable (JSONValue) async -> Result<JSONValue, NodeError>) {
-        self.invoke = invoke; self.query = query
+                query: @escaping @Sendable (JSONValue) async -> Result<JSONValue, NodeError>,
+                commands: @escaping @Sendable () async -> [String]? = { nil }) {
+        self.invoke = invoke; self.query = query; self.commands = commands
     }
 }

@@ -63,6 +63,9 @@ enum BundleCommand {
             return await ask(.object(req), "payload")
         }, query: { request in
             await ask(["op": "capability", "name": .string(capability), "request": request], "reply")
+        }, commands: {
+            guard case .success(let names) = await ask(["op": "commands"], "commands") else { return nil }
+            return names.arrayValue?.compactMap(\.stringValue)
         })
     }
 }

@@ -7,6 +7,7 @@ import Support
 ///     → {"ok":true,"payload":…} | {"ok":false,"error":{"code":…,"message":…}}
 ///   {"op":"presence","set":"foreground"|"background"|"auto"} → {"ok":true,"presence":…,"reason":…}
 ///   {"op":"status"} → {"ok":true,"status":{…}}
+///   {"op":"commands"} → {"ok":true,"commands":["device.info",…]} (the commands advertised now)
 ///   {"op":"capability","name":"mcp","request":{…}} → {"ok":true,"reply":…} (ControlQueryable)
 ///   {"op":"reconnect"} → {"ok":true,"reconnect":{"resumed":["node"|"operator"…],"connection":…}}
 ///   {"op":"reconnect","fresh":true} → the same after a new session from the config and the stored

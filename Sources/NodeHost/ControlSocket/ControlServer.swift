@@ -159,6 +159,9 @@ public final class ControlServer: Sendable {
                     "mode": .string(presenceMode.rawValue)]
         case "status":
             return ["ok": true, "status": await statusProvider()]
+        case "commands":
+            // The commands advertised now (a reload changes them): what `mcp serve` offers as tools.
+            return ["ok": true, "commands": .array(dispatcher.registry.manifest.commands.map { .string($0) })]
         case "capability":
             guard let name = req["name"]?.stringValue,
                   let q = dispatcher.registry.entry(forCapability: name)?.capability.controlQueryable else {

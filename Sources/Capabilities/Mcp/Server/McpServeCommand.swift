@@ -1,3 +1,4 @@
+import Config
 import Kit
 import Support
 
@@ -13,26 +14,36 @@ enum McpServeCommand {
         // One dispatcher: the daemon's when one runs (its presence, its MCP servers, its approvals
         // prompts), else this process's own, built from the same config.
         let invoke: McpToolServer.Invoke
+        let commands: McpToolServer.Rows
         let via: String
         if let daemon = context.daemon {
             invoke = { command, params in await daemon.invoke(command, params, nil) }
+            // The daemon's table, which a reload changes; each command's row from its manifest.
+            let local = context.commands
+            commands = {
+                guard let names = await daemon.commands() else { return local() }
+                let catalog = BundleCatalog.current
+                return names.compactMap { catalog.command($0) }
+            }
             via = "the running openclaw-node daemon"
             log.info("calls go to the running daemon (its control socket)")
         } else {
             invoke = context.invoke
+            let local = context.commands
+            commands = { local() }
             via = "this openclaw-node process (no daemon runs for this config)"
             log.info("no daemon runs for this config, so the commands run in this process")
         }
-        let commands = context.commands
-        let offered = toolList.tools(commands()).count
+        let offered = await commands().filter(toolList.offers).count
         if offered == 0 { log.warn("no command is offered as a tool (capabilities.mcp.serve and the enabled capabilities decide which)") }
-        let makeServer: @Sendable () -> McpToolServer = {
-            McpToolServer(invoke: invoke, commands: commands, toolList: toolList, via: via, log: log)
-        }
         guard let http else {
             log.info("serving MCP on stdio")
-            await McpStdioServe.run(server: makeServer(), log: log)
+            let server = McpToolServer(invoke: invoke, commands: commands, toolList: toolList, via: via, notifies: true, log: log)
+            await McpStdioServe.run(server: server, log: log)
             return 0
+        }
+        let makeServer: @Sendable () -> McpToolServer = {
+            McpToolServer(invoke: invoke, commands: commands, toolList: toolList, via: via, notifies: false, log: log)
         }
         let address: McpHTTPServe.Address
         switch McpHTTPServe.Address.parse(http) {

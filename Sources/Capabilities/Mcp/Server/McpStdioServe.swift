@@ -11,8 +11,13 @@ enum McpStdioServe {
     /// room for an upload's base64).
     static let maxLineBytes = 16 << 20
 
+    /// How often the tools offered are compared with what the client was last sent.
+    static let toolsCheck = Duration.seconds(2)
+
     static func run(server: McpToolServer, log: Logger) async {
         let out = StdoutWriter()
+        let watcher = Task { await server.watchTools(every: toolsCheck) { out.write($0) } }
+        defer { watcher.cancel() }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             BlockingExecutor.startLoop(name: "mcp-serve-stdin") {
                 var lines = LineSplitter(maxLineBytes: maxLineBytes)

@@ -12,12 +12,17 @@ final class McpToolServer: Sendable {
     static let protocolVersions = McpClient.protocolVersions
 
     typealias Invoke = @Sendable (_ command: String, _ params: JSONValue) async -> Result<JSONValue, NodeError>
+    /// The rows of the commands advertised now.
+    typealias Rows = @Sendable () async -> [BundleManifest.Command]
     /// Where one message's answer goes: the answer, or nil when none will come (a notification,
     /// or a call the client cancelled) — stdio writes nothing then, HTTP ends the exchange.
     typealias Answer = @Sendable (JSONValue?) -> Void
 
     private let invoke: Invoke
-    private let commands: @Sendable () -> [BundleManifest.Command]
+    private let commands: Rows
+    /// Whether this transport can send unasked (stdio can; HTTP without a stream cannot): the
+    /// `listChanged` capability, and `watchTools`.
+    private let notifies: Bool
     private let toolList: NodeToolList
     private let log: Logger
     /// Where the calls are answered from ("the running daemon", "this process"): said in `instructions`.
@@ -29,12 +34,32 @@ final class McpToolServer: Sendable {
         var calls: [String: Task<Void, Never>] = [:]
         /// Calls the client cancelled: their answers are not sent (the specification says so).
         var cancelled: Set<String> = []
+        /// The tool names the client was last sent (nil before its first tools/list).
+        var listed: [String]?
     }
     private let state = Locked(State())
 
-    init(invoke: @escaping Invoke, commands: @escaping @Sendable () -> [BundleManifest.Command], toolList: NodeToolList,
-         via: String, log: Logger) {
-        self.invoke = invoke; self.commands = commands; self.toolList = toolList; self.via = via; self.log = log
+    init(invoke: @escaping Invoke, commands: @escaping Rows, toolList: NodeToolList, via: String, notifies: Bool, log: Logger) {
+        self.invoke = invoke; self.commands = commands; self.toolList = toolList; self.via = via; self.notifies = notifies; self.log = log
+    }
+
+    /// The names of the tools offered now.
+    func toolNames() async -> [String] { await commands().filter(toolList.offers).map(\.name) }
+
+    /// Until cancelled: every `every`, the tools offered are compared with the last list the
+    /// client was sent, and `notifications/tools/list_changed` goes out when they differ (the
+    /// daemon's capabilities come and go with a config reload or a device that appears).
+    func watchTools(every: Duration, send: @escaping @Sendable (JSONValue) -> Void) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: every)
+            guard let listed = state.withLock({ $0.listed }) else { continue }  // no tools/list yet
+            let now = await toolNames()
+            if now != listed {
+                state.withLock { $0.listed = now }
+                log.info("the tools changed (\(Set(now).subtracting(listed).sorted().map { "+" + $0 } + Set(listed).subtracting(now).sorted().map { "-" + $0 }); telling the client")
+                send(JSONRPCMessage.notification("notifications/tools/list_changed"))
+            }
+        }
     }
 
     /// The protocol version `initialize` settled on (nil before it).
@@ -83,7 +108,7 @@ final class McpToolServer: Sendable {
             if let client = params?["clientInfo"]?["name"]?.stringValue { log.info("MCP client \(client) connected (MCP \(version))") }
             send(JSONRPCMessage.result(id: id, [
                 "protocolVersion": .string(version),
-                "capabilities": ["tools": ["listChanged": false]],
+                "capabilities": ["tools": ["listChanged": .bool(notifies)]],
                 "serverInfo": ["name": "openclaw-node", "title": "OpenClaw node", "version": .string(NodeVersion.version)],
                 "instructions": .string("The tools are this device's OpenClaw node commands, answered by \(via). "
                     + "A tool that needs a person at the device is refused with NODE_BACKGROUND_UNAVAILABLE when nobody is there; "
@@ -93,7 +118,12 @@ final class McpToolServer: Sendable {
             send(JSONRPCMessage.result(id: id, [:]))
         case "tools/list":
             // One page: the node has a few dozen commands, not thousands.
-            send(JSONRPCMessage.result(id: id, ["tools": .array(toolList.tools(commands()))]))
+            let (commands, toolList) = (self.commands, self.toolList)
+            Task {
+                let rows = await commands().filter(toolList.offers)
+                self.state.withLock { $0.listed = rows.map(\.name) }
+                send(JSONRPCMessage.result(id: id, ["tools": .array(rows.map(NodeToolList.tool))]))
+            }
         case "tools/call":
             call(id: id, params: params, answer: send)
         default:
@@ -101,29 +131,34 @@ final class McpToolServer: Sendable {
         }
     }
 
+    /// Registered at once (so a cancel that follows finds it), then checked against the commands
+    /// advertised now and run.
     private func call(id: JSONValue, params: JSONValue?, answer send: @escaping Answer) {
         guard let name = params?["name"]?.stringValue else {
             send(JSONRPCMessage.error(id: id, code: -32602, message: "tools/call needs the tool's name"))
             return
         }
-        guard let row = commands().first(where: { $0.name == name }), toolList.offers(row) else {
-            send(JSONRPCMessage.error(id: id, code: -32602, message: "unknown tool: \(name) (tools/list names the tools this node offers)"))
-            return
-        }
         let arguments = params?["arguments"] ?? .object([:])
         let key = id.jsonString()
         let version = state.withLock { $0.protocolVersion } ?? Self.protocolVersions[0]
-        let (invoke, log) = (self.invoke, self.log)
+        let (invoke, commands, toolList, log) = (self.invoke, self.commands, self.toolList, self.log)
         // Registered before it can finish, under the lock its end takes.
         state.withLock { s in
             s.calls[key] = Task {
-                let outcome = await invoke(name, arguments)
-                if case .failure(let e) = outcome { log.info("tool \(name): \(e.message)") }
+                let offered = await commands().contains { $0.name == name && toolList.offers($0) }
+                let reply: JSONValue
+                if offered {
+                    let outcome = await invoke(name, arguments)
+                    if case .failure(let e) = outcome { log.info("tool \(name): \(e.message)") }
+                    reply = JSONRPCMessage.result(id: id, CallToolResultMaker.result(command: name, outcome, protocolVersion: version))
+                } else {
+                    reply = JSONRPCMessage.error(id: id, code: -32602, message: "unknown tool: \(name) (tools/list names the tools this node offers)")
+                }
                 let answer = self.state.withLock { s -> Bool in
                     s.calls[key] = nil
                     return s.cancelled.remove(key) == nil
                 }
-                send(answer ? JSONRPCMessage.result(id: id, CallToolResultMaker.result(command: name, outcome, protocolVersion: version)) : nil)
+                send(answer ? reply : nil)
             }
         }
     }
