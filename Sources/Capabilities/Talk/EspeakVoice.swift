@@ -23,8 +23,12 @@ enum EspeakVoice {
         return 0
     }
 
+    /// espeak-ng's own speaking rate (words per minute), restored after a call that set another.
+    static let normalRate: Int32 = 175
+
     /// Mono 16-bit samples of `text` spoken by `voice` ("en", "de", …), and their sample rate.
-    static func synthesize(_ text: String, voice: String) throws(NodeError) -> SpeechAudio {
+    /// `rate`: words per minute (80…450), nil for espeak-ng's normal 175.
+    static func synthesize(_ text: String, voice: String, rate: Int? = nil) throws(NodeError) -> SpeechAudio {
         try engine.withLock { (sampleRate: inout Int32) throws(NodeError) -> SpeechAudio in
             if sampleRate <= 0 {
                 sampleRate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0)
@@ -36,6 +40,9 @@ enum EspeakVoice {
             guard espeak_SetVoiceByName(voice) == EE_OK else {
                 throw NodeError.unavailable("espeak-ng has no voice \"\(voice)\" (espeak-ng --voices lists them); set capabilities.talk.voice")
             }
+            // The rate is espeak's global state: set for this call, back to normal after it.
+            espeak_SetParameter(espeakRATE, Int32(rate ?? Int(normalRate)), 0)
+            defer { if rate != nil { espeak_SetParameter(espeakRATE, normalRate, 0) } }
             let collected = Collected()
             let bytes = Array(text.utf8CString)
             let rc = withExtendedLifetime(collected) {

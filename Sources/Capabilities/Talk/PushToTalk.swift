@@ -411,6 +411,35 @@ final class PushToTalk: Sendable {
         return (capture.id, text)
     }
 
+    /// Recognises recorded speech (stt.transcribe): 16 kHz mono samples through the same decoder,
+    /// while no capture runs (PTT_BUSY while one does, and a capture waits for this one). Fed in
+    /// tenths of a second, so `cancel` ends it between two.
+    func transcribe(_ samples: [Int16], cancel: CancelFlag) throws(NodeError) -> String {
+        let id = "transcribe-" + SecureRandom.uuid()
+        try core.withLock { (core: inout Core) throws(NodeError) in
+            guard case .idle = core.state else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use; try again when it ends") }
+            if let t = core.releaseTimer { DeadlineTimer.shared.cancel(t); core.releaseTimer = nil }
+            core.state = .finishing(id)
+        }
+        defer { core.withLock { $0.state = .idle; scheduleRelease(&$0) } }
+        return try decoder.withConfined { (recognizer: inout any SpeechRecognizer) throws(NodeError) -> String in
+            try recognizer.begin()
+            var failure: NodeError?
+            samples.withUnsafeBufferPointer { all in
+                var at = 0
+                while at < all.count, failure == nil {
+                    if cancel.isCancelled { failure = NodeError(.cancelled, "transcription cancelled"); break }
+                    let end = min(all.count, at + 1_600)
+                    do throws(NodeError) { try recognizer.feed(UnsafeBufferPointer(rebasing: all[at..<end])) } catch { failure = error }
+                    at = end
+                }
+            }
+            let text = try recognizer.finish()
+            if let failure { throw failure }
+            return text
+        }
+    }
+
     /// Drops the capture (nothing is recognised or sent); the id, or nil when none was active.
     func cancel() -> String? {
         guard let capture = takeCapture() else { return nil }

@@ -22,8 +22,8 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     }
     private let state = Locked(State())
     private let replies = ReplyTracker()
-    private let voice: ReplySpeaker
-    private let wake: VoiceWake
+    let voice: ReplySpeaker
+    let wake: VoiceWake
     let conversations: Conversations
     /// Replies being spoken now (the loop's barge-in listens only then).
     private let speaking = Locked(0)
@@ -205,7 +205,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         _ = state.withLock { $0.ptt }?.cancel()
     }
 
-    private func session() throws(NodeError) -> PushToTalk {
+    func session() throws(NodeError) -> PushToTalk {
         try state.withLock { (s: inout State) throws(NodeError) -> PushToTalk in
             if let ptt = s.ptt { return ptt }
             let started = ContinuousClock.now
@@ -249,16 +249,29 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
         try refuseDuringConversation()
         let ptt = try session()
         if let active = ptt.activeCaptureId { return TalkPttResult(captureId: active, status: "busy") }
+        guard let done = try await listenOnce(ptt, cap: PushToTalk.onceCap) else { return .idle() }
+        // Cancelled while it listened: the words go nowhere.
+        if Task.isCancelled { return TalkPttResult(captureId: done.id, status: "cancelled") }
+        return await submit(done.id, done.transcript)
+    }
+
+    /// One capture that ends on speech then silence, or at `cap` (`endOnSilence` false: only at
+    /// `cap`, a recording of fixed length): what was said, nil when no capture was made.
+    func listenOnce(_ ptt: PushToTalk, cap: Duration, endOnSilence: Bool = true) async throws(NodeError) -> (id: String, transcript: String)? {
         voice.interrupt()
         wake.pause()
         defer { wake.resume() }
         let endpoint = Endpoint()
-        _ = try await TalkWork.blocking { () throws(NodeError) in try ptt.start(onEndpoint: { endpoint.fire() }) }
-        let timer = DeadlineTimer.shared.schedule(at: .now + PushToTalk.onceCap) { endpoint.fire() }
-        await endpoint.wait()
+        var onEndpoint: (@Sendable () -> Void)?
+        if endOnSilence { onEndpoint = { endpoint.fire() } }
+        let handler = onEndpoint
+        let started = try await TalkWork.blocking { () throws(NodeError) in try ptt.start(onEndpoint: handler) }
+        // Not one's own: someone else's capture is running, which this must not end.
+        guard started.new else { throw NodeError(TalkError.pttBusy, "push-to-talk is in use; try again when it ends") }
+        let timer = DeadlineTimer.shared.schedule(at: .now + cap) { endpoint.fire() }
+        await withTaskCancellationHandler { await endpoint.wait() } onCancel: { endpoint.fire() }
         DeadlineTimer.shared.cancel(timer)
-        guard let done = try await TalkWork.blocking({ () throws(NodeError) in try ptt.stop() }) else { return .idle() }
-        return await submit(done.id, done.transcript)
+        return try await TalkWork.blocking { () throws(NodeError) in try ptt.stop() }
     }
 
     /// `queued` when the transcript went to the gateway as voice.transcript, `offline` when there
@@ -316,7 +329,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
 
     // MARK: conversations
 
-    private func refuseDuringConversation() throws(NodeError) {
+    func refuseDuringConversation() throws(NodeError) {
         if conversations.isActive { throw NodeError(TalkError.micBusy, "a conversation holds the microphone; talk.stop ends it") }
     }
 

@@ -13,6 +13,11 @@ public enum TalkCommands {
         CommandHandler("chat.push", params: ChatPushParams.self, handler: t.push),
         CommandHandler("talk.start", params: NoParams.self, handler: t.talkStart),
         CommandHandler("talk.stop", params: NoParams.self, handler: t.talkStop),
+        CommandHandler("stt.transcribe", params: SttTranscribeParams.self, handler: t.sttTranscribe),
+        CommandHandler("stt.listen", params: SttListenParams.self, handler: t.sttListen),
+        CommandHandler("stt.status", params: NoParams.self, handler: t.sttStatus),
+        CommandHandler("tts.speak", params: TtsSpeakParams.self, handler: t.ttsSpeak),
+        CommandHandler("tts.status", params: NoParams.self, handler: t.ttsStatus),
     ] }
 
     public static func capability(context: CapabilityContext) -> any Capability {

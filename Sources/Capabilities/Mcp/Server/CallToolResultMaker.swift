@@ -33,9 +33,11 @@ enum CallToolResultMaker {
         case .success(let payload):
             var content: [JSONValue] = []
             var rest = payload
-            if case .object(var o) = payload, let data = o["base64"]?.stringValue, let format = o["format"]?.stringValue {
+            // `base64` (camera, screen, canvas) or `audioBase64` (tts.speak), with its `format`.
+            let fileKey = ["base64", "audioBase64"].first { payload[$0]?.stringValue != nil }
+            if case .object(var o) = payload, let fileKey, let data = o[fileKey]?.stringValue, let format = o["format"]?.stringValue {
                 let mime = mimeTypes[format.lowercased()] ?? "application/octet-stream"
-                o["base64"] = nil
+                o[fileKey] = nil
                 o["mimeType"] = .string(mime)
                 rest = .object(o)
                 content.append(block(data: data, mime: mime, command: command, format: format, protocolVersion: protocolVersion))

@@ -57,6 +57,17 @@ final class ReplySpeaker: Sendable {
         }
     }
 
+    /// Plays speech made elsewhere (tts.speak) and returns once it was played: false when a newer
+    /// reply or push-to-talk interrupted it. `interrupting`: stop what is playing first.
+    func play(_ audio: SpeechAudio, interrupting: Bool) async throws(NodeError) -> Bool {
+        if interrupting { speaker.interrupt() }
+        let speaker = speaker
+        return try await TalkWork.blocking { () throws(NodeError) -> Bool in
+            do throws(AudioPlayback.Failure) { return try speaker.play(audio.samples, sampleRate: audio.sampleRate) }
+            catch { throw NodeError.unavailable("\(error.description); set capabilities.talk.playbackDevice to a playback device (aplay -L)") }
+        }
+    }
+
     /// Speaks `text` with espeak-ng only (chat.push: the node's own voice, as iOS uses its system voice).
     func speakLocally(_ text: String) async throws(NodeError) {
         let (settings, speaker) = (settings, speaker)
