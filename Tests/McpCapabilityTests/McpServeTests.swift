@@ -131,6 +131,19 @@ import Testing
         #expect(s[4]["tools"]?["system.run"] == nil && s[4]["tools"]?["device.info"] != nil, "\(s[4])")
     }
 
+    /// location.get from a real gpsd (fed NMEA by the test): offered with no include (a gateway
+    /// allows it unasked), and the fix arrives as structured content.
+    @Test(.enabled(if: GpsdHarness.available, "needs gpsd"))
+    func locationComesFromGpsd() throws {
+        let h = try GpsdHarness(fix: ["lat": 52.5216, "lon": 13.4066, "alt": 34.0, "hdop": 0.9]); defer { h.stop() }
+        let node = NodeUnderTest(gatewayURL: "ws://127.0.0.1:9", extra: "capabilities: { location: { enabled: true, gpsd: '127.0.0.1:\(h.port)' } },")
+        defer { node.cleanup() }
+        let s = try Self.session(node, [["do": "list"], ["do": "call", "tool": "location.get", "arguments": ["timeoutMs": 10000]]])
+        #expect(s[1]["tools"]?["location.get"] != nil && s[1]["tools"]?["system.run"] == nil, "\(s[1])")
+        let fix = try #require(s[2]["structured"], "\(s[2])")
+        #expect(abs((fix["lat"]?.doubleValue ?? 0) - 52.5216) < 1e-4 && abs((fix["lon"]?.doubleValue ?? 0) - 13.4066) < 1e-4, "\(fix)")
+    }
+
     @Test func withoutADaemonTheCommandsRunInTheServe() throws {
         let x = try Xvfb(screens: ["320x240x24"])
         defer { x.stop() }

@@ -18,9 +18,11 @@ struct McpServeUnitTests {
         return blocks[i]
     }
 
-    @Test func withoutIncludeOnlyWhatAGatewayAllowsUnasked() {
+    static let location = BundleManifest.Command(name: "location.get", summary: "s")  // the gateway's allowlist
+
+    @Test func withoutIncludeNeitherDangerousNorOperatorApprovedCommands() {
         let list = NodeToolList()
-        #expect(list.offers(Self.info))
+        #expect(list.offers(Self.info) && list.offers(Self.location))
         #expect(!list.offers(Self.snapshot) && !list.offers(Self.run), "an operator's approval is needed over a gateway")
         #expect(!list.offers(Self.record), "dangerous")
     }

@@ -6,12 +6,14 @@ import Support
 /// `inputSchema` — the rows the node checks every call against, so a schema and the checks cannot
 /// drift.
 ///
-/// Which commands are offered (`capabilities.mcp.serve`): with no `include`, what a gateway allows
-/// without anyone's say — commands in its default policy that are not in its dangerous set
-/// (device.*, location.get, computer.act, talk …). `include` (names or globs such as `screen.*`,
-/// as `toolFilter`'s) offers exactly what it matches instead: a glob any command that is not
-/// dangerous (screen.snapshot, system.run, canvas …), a full name any command at all (camera.snap,
-/// screen.record, the file commands). `exclude` then takes commands away.
+/// Which commands are offered (`capabilities.mcp.serve`): with no `include`, every command but
+/// those in the gateway's dangerous set (camera, screen recording, the file transfer commands,
+/// speech) and those a gateway runs only once an operator approved the node's command surface
+/// (system.run and the rest of system.*, screen.snapshot, fs.listDir, terminal.upload,
+/// desktop.stream, mcp.tools.call.v1) — device.*, location.get, the canvas, computer.act, talk.
+/// `include` (names or globs such as `screen.*`, as `toolFilter`'s) offers exactly what it matches
+/// instead: a glob any command outside the dangerous set, a full name any command at all.
+/// `exclude` then takes commands away.
 struct NodeToolList: Sendable {
     let include: [String]
     let exclude: [String]
@@ -27,10 +29,9 @@ struct NodeToolList: Sendable {
         return include.contains { Glob.matches($0, row.name) }
     }
 
-    /// In the gateway's default policy: a gateway lets an agent call it
-    /// with no operator approval and no allowlist entry.
+    /// Not one a gateway runs only after an operator approved the node's command surface.
     static func allowedWithoutApproval(_ row: BundleManifest.Command) -> Bool {
-        row.gateway == .default
+        row.gateway != .surfaceApproval
     }
 
     /// The `tools/list` entries for these rows.
