@@ -169,5 +169,11 @@ import Testing
         #expect(status["effectiveProvider"] == "espeak" && status["providers"]?.arrayValue?.first?["isReady"] == true, "\(status)")
         let stt = try #require(try r.call("stt.status")["payload"])
         #expect(stt["readiness"] == "ready" && stt["engine"] == "pocketsphinx", "\(stt)")
+        // In the gateway's dangerous set: doctor's allowlist snippet names every one of them.
+        let doctor = try r.node.cli(["doctor"]).stdout
+        let snippet = doctor.split(separator: "\n").first { $0.contains("commands: { allow:") } ?? ""
+        for command in ["stt.transcribe", "stt.listen", "stt.status", "tts.speak", "tts.status"] {
+            #expect(snippet.contains("\"\(command)\""), "\(command) not in \(snippet)\n\(doctor)")
+        }
     }
 }
