@@ -213,6 +213,23 @@ import Testing
         #expect(try curl(["Authorization: Bearer \(token)", "Origin: http://localhost:3000"]) == "200")
         #expect(try curl(["Authorization: Bearer \(token)"]) == "200")
         #expect(serve.log.contains("refused a request from the web origin http://evil.example"), "\(serve.log)")
+        // 40 connections that send nothing (another account could open them without the token)
+        // do not lock the agent out: the idle ones make room.
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<40 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = in_port_t(UInt16(port).bigEndian)
+            let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            #expect(rc == 0)
+            held.append(fd)
+        }
+        let despite = try Self.session(node, [["do": "call", "tool": "device.info"]], extra: ["--http", "http://\(address)/mcp", "--token", token])
+        #expect(despite[1]["structured"]?["systemName"] != nil, "\(despite[1])\n\(serve.log.suffix(1500))")
+        #expect(serve.log.contains("dropped the one idle longest"), "\(serve.log.suffix(1500))")
         _ = serve.stop()
 
         // A Unix socket: 0600, so another account cannot even connect.

@@ -37,7 +37,7 @@ public final class ControlServer: Sendable {
     static let maxClients = 64
     /// OPENCLAW_NODE_CONTROL_IDLE_SECONDS overrides it (tests).
     let idleSeconds = Int(ProcessEnvironment.current["OPENCLAW_NODE_CONTROL_IDLE_SECONDS"] ?? "") ?? 30
-    private let clients = ClientTable()
+    private let clients = ConnectionSlots()
 
     /// Commands go to `dispatcher`; `presence` answers and takes `presence` requests (its
     /// configured `presenceMode` is reported beside it).
@@ -178,40 +178,4 @@ public final class ControlServer: Sendable {
             return ControlProtocol.errorReply(.invalidRequest("unknown op \(req["op"]?.jsonString() ?? "null")"))
         }
     }
-}
-
-
-/// The control clients being served: whether each is running a command, and since when it has
-/// been idle, so that a full table makes room by dropping the client idle longest.
-private final class ClientTable: Sendable {
-    private struct Entry { let fd: Int32; var busy: Bool; var idleSince: ContinuousClock.Instant }
-    private struct Table { var entries: [Int: Entry] = [:]; var nextId = 0 }
-    private let table = Locked(Table())
-
-    /// A slot for the client on `fd`, or nil when every slot is running a command. The dropped
-    /// client's socket is shut down here (under the lock, so its descriptor cannot have been
-    /// closed and reused yet: its thread leaves the table before closing it).
-    func admit(_ fd: Int32, limit: Int) -> (id: Int, evicted: Bool)? {
-        table.withLock { t in
-            var evicted = false
-            if t.entries.count >= limit {
-                guard let idle = t.entries.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince }) else { return nil }
-                shutdown(idle.value.fd, Int32(SHUT_RDWR))
-                t.entries[idle.key] = nil
-                evicted = true
-            }
-            t.nextId += 1
-            t.entries[t.nextId] = Entry(fd: fd, busy: false, idleSince: .now)
-            return (t.nextId, evicted)
-        }
-    }
-
-    func setBusy(_ id: Int, _ busy: Bool) {
-        table.withLock { t in
-            t.entries[id]?.busy = busy
-            if !busy { t.entries[id]?.idleSince = .now }
-        }
-    }
-
-    func leave(_ id: Int) { table.withLock { $0.entries[id] = nil } }
 }

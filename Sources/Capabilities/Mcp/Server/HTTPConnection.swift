@@ -10,6 +10,8 @@ extension McpHTTPServe {
         let token: String
         let sessions: Sessions
         let log: Logger
+        /// Marks the connection busy while a request it sent is being answered (ConnectionSlots).
+        let busy: @Sendable (Bool) -> Void
 
         func serve() {
             var pending: [UInt8] = []
@@ -23,6 +25,8 @@ extension McpHTTPServe {
                     }
                     return
                 }
+                busy(true)
+                defer { busy(false) }
                 guard let reply = handle(request) else { return }  // a cancelled call: nothing to answer
                 guard send(reply.bytes), !reply.close else { return }
             }

@@ -65,7 +65,7 @@ enum McpHTTPServe {
         }
         log.info("serving MCP on http \(address) (\(address.url)); bearer token in the serve-token file (openclaw-node mcp config --http \(address) prints it)")
         let sessions = Sessions(makeServer: makeServer)
-        let connections = Locked(0)
+        let slots = ConnectionSlots()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             BlockingExecutor.startLoop(name: "mcp-http-accept") {
                 while true {
@@ -85,20 +85,19 @@ enum McpHTTPServe {
                         Glibc.close(fd)
                         continue
                     }
-                    let admitted = connections.withLock { n -> Bool in
-                        guard n < maxConnections else { return false }
-                        n += 1
-                        return true
-                    }
-                    guard admitted else {
+                    // Idle clients (between requests, or still sending one) make room for a new
+                    // one: a local account without the token cannot lock the agent out.
+                    guard let slot = slots.admit(fd, limit: maxConnections) else {
                         _ = try? SystemIO.live.writeAll(fd, HTTPRequestReader.response(503, "Service Unavailable", close: true), socket: true, timeoutMs: 1000)
                         Glibc.close(fd)
                         continue
                     }
+                    if slot.evicted { log.info("\(maxConnections) clients connected: dropped the one idle longest") }
                     BlockingExecutor.startLoop(name: "mcp-http-client") {
-                        Connection(fd: fd, token: token, sessions: sessions, log: log).serve()
+                        Connection(fd: fd, token: token, sessions: sessions, log: log,
+                                   busy: { slots.setBusy(slot.id, $0) }).serve()
+                        slots.leave(slot.id)
                         Glibc.close(fd)
-                        connections.withLock { $0 -= 1 }
                     }
                 }
                 done.resume()
