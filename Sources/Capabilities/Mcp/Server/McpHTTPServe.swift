@@ -24,17 +24,17 @@ enum McpHTTPServe {
         static func parse(_ text: String) -> Result<Address, ServeFailure> {
             if text.hasPrefix("unix:") {
                 let path = String(text.dropFirst(5))
-                guard path.hasPrefix("/") else { return .failure(ServeFailure("unix: needs an absolute path, such as unix:/run/user/1000/openclaw-mcp.sock")) }
+                guard path.hasPrefix("/") else { return .failure(ServeFailure("unix: needs an absolute path, such as unix:/run/user/1000/openclaw-mcp.sock", usage: true)) }
                 return .success(.unix(path))
             }
             guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
-                return .failure(ServeFailure("\(text): give HOST:PORT (127.0.0.1:8765) or unix:PATH"))
+                return .failure(ServeFailure("\(text): give HOST:PORT (127.0.0.1:8765) or unix:PATH", usage: true))
             }
             var host = String(text[..<colon])
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             if host == "localhost" { host = "127.0.0.1" }
             guard host == "::1" || host.hasPrefix("127.") else {
-                return .failure(ServeFailure("\(host) is not a loopback address: mcp serve listens on this machine only (it serves no TLS); reach it from elsewhere through an SSH tunnel"))
+                return .failure(ServeFailure("\(host) is not a loopback address: mcp serve listens on this machine only (it serves no TLS); reach it from elsewhere through an SSH tunnel", usage: true))
             }
             return .success(.tcp(host: host, port: port))
         }

@@ -45,14 +45,18 @@ enum McpServeCommand {
         let makeServer: @Sendable () -> McpToolServer = {
             McpToolServer(invoke: invoke, commands: commands, toolList: toolList, via: via, notifies: false, log: log)
         }
-        let address: McpHTTPServe.Address
-        switch McpHTTPServe.Address.parse(http) {
-        case .success(let a): address = a
-        case .failure(let why): context.printError("openclaw-node mcp serve: \(why)"); return 2
+        switch httpEndpoint(context, http) {
+        case .failure(let why): context.printError("openclaw-node mcp serve: \(why)"); return why.usage ? 2 : 1
+        case .success(let (address, token)): return await McpHTTPServe.run(address: address, token: token, makeServer: makeServer, log: log)
         }
-        switch ServeToken.load(stateDirectory: context.stateDirectory) {
-        case .failure(let why): context.printError("openclaw-node mcp serve: the bearer token: \(why)"); return 1
-        case .success(let token): return await McpHTTPServe.run(address: address, token: token, makeServer: makeServer, log: log)
+    }
+
+    /// The address `--http` names and the bearer token its clients must send (made on first use).
+    static func httpEndpoint(_ context: BundleCLIContext, _ http: String) -> Result<(McpHTTPServe.Address, String), ServeFailure> {
+        McpHTTPServe.Address.parse(http).flatMap { address in
+            ServeToken.load(stateDirectory: context.stateDirectory)
+                .map { (address, $0) }
+                .mapError { ServeFailure("the bearer token: \($0)") }
         }
     }
 
@@ -61,13 +65,9 @@ enum McpServeCommand {
     static func clientEntry(_ context: BundleCLIContext, configFile: String?, http: String?) -> Result<JSONValue, ServeFailure> {
         if let http {
             let address: McpHTTPServe.Address, token: String
-            switch McpHTTPServe.Address.parse(http) {
+            switch httpEndpoint(context, http) {
             case .failure(let why): return .failure(why)
-            case .success(let a): address = a
-            }
-            switch ServeToken.load(stateDirectory: context.stateDirectory) {
-            case .failure(let why): return .failure(ServeFailure("the bearer token: \(why)"))
-            case .success(let t): token = t
+            case .success(let endpoint): (address, token) = endpoint
             }
             var entry: [String: JSONValue] = ["type": "http", "url": .string(address.url),
                                               "headers": ["Authorization": .string("Bearer " + token)]]
@@ -92,5 +92,7 @@ enum McpServeCommand {
 /// Why `mcp serve` cannot serve as asked (an address, the listener, the token), in words for the user.
 struct ServeFailure: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    /// The command line asked for something impossible (exit 2) rather than the system failing (1).
+    let usage: Bool
+    init(_ description: String, usage: Bool = false) { self.description = description; self.usage = usage }
 }

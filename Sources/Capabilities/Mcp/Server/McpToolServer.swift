@@ -34,8 +34,9 @@ final class McpToolServer: Sendable {
         var calls: [String: Task<Void, Never>] = [:]
         /// Calls the client cancelled: their answers are not sent (the specification says so).
         var cancelled: Set<String> = []
-        /// The tool names the client was last sent (nil before its first tools/list).
-        var listed: [String]?
+        /// The commands whose tools the client was last sent (nil before its first tools/list):
+        /// a call is checked against them, without asking the daemon for its table again.
+        var listed: [BundleManifest.Command]?
     }
     private let state = Locked(State())
 
@@ -43,19 +44,17 @@ final class McpToolServer: Sendable {
         self.invoke = invoke; self.commands = commands; self.toolList = toolList; self.via = via; self.notifies = notifies; self.log = log
     }
 
-    /// The names of the tools offered now.
-    func toolNames() async -> [String] { await commands().filter(toolList.offers).map(\.name) }
-
     /// Until cancelled: every `every`, the tools offered are compared with the last list the
     /// client was sent, and `notifications/tools/list_changed` goes out when they differ (the
     /// daemon's capabilities come and go with a config reload or a device that appears).
     func watchTools(every: Duration, send: @escaping @Sendable (JSONValue) -> Void) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: every)
-            guard let listed = state.withLock({ $0.listed }) else { continue }  // no tools/list yet
-            let now = await toolNames()
+            guard let listed = state.withLock({ $0.listed?.map(\.name) }) else { continue }  // no tools/list yet
+            let rows = await commands().filter(toolList.offers)
+            let now = rows.map(\.name)
             if now != listed {
-                state.withLock { $0.listed = now }
+                state.withLock { $0.listed = rows }
                 log.info("the tools changed (\(Set(now).subtracting(listed).sorted().map { "+" + $0 } + Set(listed).subtracting(now).sorted().map { "-" + $0 }); telling the client")
                 send(JSONRPCMessage.notification("notifications/tools/list_changed"))
             }
@@ -121,7 +120,7 @@ final class McpToolServer: Sendable {
             let (commands, toolList) = (self.commands, self.toolList)
             Task {
                 let rows = await commands().filter(toolList.offers)
-                self.state.withLock { $0.listed = rows.map(\.name) }
+                self.state.withLock { $0.listed = rows }
                 send(JSONRPCMessage.result(id: id, ["tools": .array(rows.map(NodeToolList.tool))]))
             }
         case "tools/call":
@@ -145,7 +144,10 @@ final class McpToolServer: Sendable {
         // Registered before it can finish, under the lock its end takes.
         state.withLock { s in
             s.calls[key] = Task {
-                let offered = await commands().contains { $0.name == name && toolList.offers($0) }
+                let cached = self.state.withLock { $0.listed }
+                let rows: [BundleManifest.Command]
+                if let cached { rows = cached } else { rows = await commands() }
+                let offered = rows.contains { $0.name == name && toolList.offers($0) }
                 let reply: JSONValue
                 if offered {
                     let outcome = await invoke(name, arguments)
@@ -176,3 +178,4 @@ final class McpToolServer: Sendable {
         task.cancel()
     }
 }
+

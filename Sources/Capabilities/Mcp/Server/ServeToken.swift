@@ -15,10 +15,7 @@ enum ServeToken {
             if token.count >= 32 { return .success(token) }
         }
         if let why = PrivateDirectory.create(stateDirectory) { return .failure(ServeFailure(why)) }
-        let token = SecureRandom.bytes(32).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }.joined()
+        let token = SecureRandom.bytes(32).map { $0.hex() }.joined()
         do throws(FileSystem.Failure) { try FileSystem.write(Array(token.utf8), to: file, mode: 0o600) }
         catch { return .failure(ServeFailure("cannot write \(file): \(error)")) }
         return .success(token)
