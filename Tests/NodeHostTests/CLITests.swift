@@ -134,6 +134,38 @@ import Testing
         #expect(try e.run(["config", "check", e.dir + "/missing.json5"]).code == 1)
     }
 
+    /// Drop-ins through the real binary: `config check` names them, `config show --origin` says
+    /// which file set each key (secrets shown as "(set)"), a bad drop-in fails with its position,
+    /// and doctor names each drop-in's keys and a drop-in that leaks the token to other accounts.
+    @Test func dropInsInCheckShowAndDoctor() throws {
+        let e = CLIEnv("gateway: { url: 'ws://127.0.0.1:9' }"); defer { e.cleanup() }
+        let d = e.dir + "/config.d"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        try "{ gateway: { url: 'ws://127.0.0.1:10', token: 'tok-123' } }".write(toFile: d + "/10-gw.json5", atomically: true, encoding: .utf8)
+        chmod(d + "/10-gw.json5", 0o644)
+        try "{ node: { displayName: 'Shelf' } }".write(toFile: d + "/20-name.json5", atomically: true, encoding: .utf8)
+        let check = try e.run(["config", "check", e.config])
+        #expect(check.code == 0 && check.stdout.contains("with 2 drop-ins (10-gw.json5, 20-name.json5): OK (gateway: ws://127.0.0.1:10"), "\(check.stdout)\(check.stderr)")
+        let show = try e.run(["config", "show", "--origin", "--config", e.config])
+        #expect(show.code == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("gateway.url = \"ws://127.0.0.1:10\"  # \(d)/10-gw.json5:1:19"), "\(show.stdout)")
+        #expect(show.stdout.contains("gateway.token = (set)  # \(d)/10-gw.json5:1:"), "\(show.stdout)")
+        #expect(show.stdout.contains("node.displayName = \"Shelf\"  # \(d)/20-name.json5:1:"), "\(show.stdout)")
+        #expect(show.stdout.contains("presence.mode = \"manual\"  # \(e.config):1:"), "\(show.stdout)")
+        #expect(!show.stdout.contains("tok-123"))
+        let doctor = try e.run(["doctor", "--config", e.config])
+        #expect(doctor.stdout.contains("drop-in \(d)/10-gw.json5 sets gateway.url, gateway.token"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("drop-in \(d)/20-name.json5 sets node.displayName"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("\(d)/10-gw.json5 holds the gateway's token and is readable by every account"), "\(doctor.stdout)")
+
+        try "{ node: { displayName: 7 } }".write(toFile: d + "/30-bad.json5", atomically: true, encoding: .utf8)
+        let bad = try e.run(["config", "show", "--config", e.config])
+        #expect(bad.code == 3 && bad.stderr.contains("\(d)/30-bad.json5:1:24: node.displayName: expected a string"), "\(bad.stderr)")
+        #expect(bad.stdout.isEmpty)
+        let run = try e.run(["status", "--config", e.config])
+        #expect(run.code == 1 && run.stderr.contains("30-bad.json5:1:24"), "\(run.stderr)")
+    }
+
     @Test func helpOnEveryCommand() throws {
         let e = CLIEnv(); defer { e.cleanup() }
         for cmd in [["--help"], ["run", "--help"], ["invoke", "--help"], ["caps", "--help"], ["status", "--help"],

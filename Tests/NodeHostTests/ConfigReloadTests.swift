@@ -61,6 +61,14 @@ import Testing
         let third = try #require(gw.waitFor("connect", timeout: 10) { $0["commands"]?.arrayValue?.contains("sensors.read") == false }, "\(n.log)")
         #expect(third["auth"]?.arrayValue?.contains("deviceToken") == true)
         #expect(n.log.contains("config reloaded: stopped sensors"), "\(n.log)")
+
+        // 5. A drop-in (config.d/ beside the file) enables it again: read on reload like the main file.
+        let dropIns = PathName.directory(n.configPath) + "/config.d"
+        try FileManager.default.createDirectory(atPath: dropIns, withIntermediateDirectories: true)
+        try "{ plugins: { entries: { sensors: { enabled: true } } } }".write(toFile: dropIns + "/50-sensors.json5", atomically: true, encoding: .utf8)
+        hup()
+        _ = try #require(gw.waitFor("connect", timeout: 10) { $0["commands"]?.arrayValue?.contains("sensors.read") == true }, "\(n.log)")
+        #expect(n.log.contains("config reloaded: started sensors"), "\(n.log)")
         #expect(gw.schemaErrors.isEmpty)
         #expect(n.stop() == 0)
     }

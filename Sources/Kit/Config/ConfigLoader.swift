@@ -34,13 +34,37 @@ public enum ConfigLoader {
     }
 
     /// `catalog`: the capabilities whose sections the file may have (the installed bundles).
+    /// The file's drop-ins (`config.d/*.json5` beside it, ConfigDropIns) are merged over it.
     public static func load(path: String?, environment env: [String: String] = NodeSecrets.environment,
                             catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
         guard let path else { return defaults(env, catalog) }
+        let doc = try document(path)
+        // What the files' values name as ${NAME} is a secret from now on: out of the environment children get.
+        NodeSecrets.withhold(NodeSecrets.references(in: doc.plain))
+        return try build(doc, file: path, environment: env.merging(NodeSecrets.secrets) { _, held in held }, catalog: catalog)
+    }
+
+    /// The main file with its drop-ins merged over it, every value knowing its file; not validated.
+    /// The first file that cannot be read or parsed stops it (its error names the file).
+    public static func document(_ path: String) throws(Failure) -> JSON5Node {
+        var doc = try parsed(path)
+        for dropIn in ConfigDropIns.files(for: path) {
+            let next = try parsed(dropIn)
+            guard case .object = next.kind else {
+                throw .invalid([ConfigError(file: dropIn, location: next.location, keyPath: "",
+                                            reason: "a drop-in must be an object ({ … }) like the main file, found \(next.typeName)")])
+            }
+            doc = ConfigDropIns.merge(doc, next)
+        }
+        return doc
+    }
+
+    /// Every file `load(path:)` reads, main file first.
+    public static func files(_ path: String) -> [String] { [path] + ConfigDropIns.files(for: path) }
+
+    private static func parsed(_ path: String) throws(Failure) -> JSON5Node {
         let text = try text(path)
-        // What the file's values name as ${NAME} is a secret from now on: out of the environment children get.
-        if let doc = try? JSON5Parser.parse(text, file: path) { NodeSecrets.withhold(NodeSecrets.references(in: doc.plain)) }
-        return try parse(text, file: path, environment: env.merging(NodeSecrets.secrets) { _, held in held }, catalog: catalog)
+        do { return try JSON5Parser.parse(text, file: path) } catch { throw .syntax(error) }
     }
 
     /// The built-in config with the environment's overrides (no file).
@@ -69,7 +93,7 @@ public enum ConfigLoader {
     public static func stateDir(path: String?, environment env: [String: String] = NodeSecrets.environment) -> String? {
         let none = BundleCatalog(manifests: [])
         guard let path else { return defaults(env, none).stateDir }
-        guard let text = try? text(path), let doc = try? JSON5Parser.parse(text, file: path) else { return nil }
+        guard let doc = try? document(path) else { return nil }
         return NodeConfig(document: doc.plain, sourceFile: path, environment: env, catalog: none).stateDir
     }
 
@@ -77,6 +101,11 @@ public enum ConfigLoader {
                              catalog: BundleCatalog = .current) throws(Failure) -> NodeConfig {
         let doc: JSON5Node
         do { doc = try JSON5Parser.parse(text, file: file) } catch { throw .syntax(error) }
+        return try build(doc, file: file, environment: env, catalog: catalog)
+    }
+
+    private static func build(_ doc: JSON5Node, file: String, environment env: [String: String],
+                              catalog: BundleCatalog) throws(Failure) -> NodeConfig {
         let errors = ConfigValidator.validate(doc, file: file, bundles: catalog.manifests, refused: catalog.refused.map(\.name))
         if !errors.isEmpty { throw .invalid(errors) }
         return NodeConfig(document: doc.plain, sourceFile: file, environment: env, catalog: catalog)

@@ -30,6 +30,9 @@ enum ConfigValidator {
 
     private static func check(_ node: JSON5Node, against type: ConfigType, path: String, file: String,
                               into errors: inout [ConfigError]) {
+        // A merged document (the main file and its drop-ins) holds values of several files: each
+        // error names the file of the value it is about.
+        let file = Self.file(of: node, else: file)
         func fail(_ reason: String, at loc: SourceLocation? = nil) {
             errors.append(ConfigError(file: file, location: loc ?? node.location, keyPath: path, reason: reason))
         }
@@ -67,7 +70,7 @@ enum ConfigValidator {
         case (.stringArray, .array(let items)):
             for (i, item) in items.enumerated() {
                 if case .string = item.kind { continue }
-                errors.append(ConfigError(file: file, location: item.location, keyPath: "\(path)[\(i)]",
+                errors.append(ConfigError(file: Self.file(of: item, else: file), location: item.location, keyPath: "\(path)[\(i)]",
                                           reason: "expected a string, found \(item.typeName)"))
             }
         case (.object(let fields), .object(let members)):
@@ -77,7 +80,7 @@ enum ConfigValidator {
                 guard let field = known[m.key] else {
                     let hint = Suggest.closest(to: m.key, in: fields.map(\.key)).map { " Did you mean \"\($0)\"?" } ?? ""
                     let valid = " Known keys here: \(fields.map(\.key).joined(separator: ", "))."
-                    errors.append(ConfigError(file: file, location: m.keyLocation, keyPath: sub,
+                    errors.append(ConfigError(file: Self.file(of: m.value, else: file), location: m.keyLocation, keyPath: sub,
                                               reason: "unknown key.\(hint)\(hint.isEmpty ? valid : "")"))
                     continue
                 }
@@ -94,5 +97,9 @@ enum ConfigValidator {
         default:
             fail("expected \(type.noun), found \(node.typeName)")
         }
+    }
+
+    private static func file(of node: JSON5Node, else fallback: String) -> String {
+        node.file.isEmpty ? fallback : node.file
     }
 }

@@ -31,8 +31,13 @@ public struct JSON5Node: Sendable, Equatable {
 
     public let kind: Kind
     public let location: SourceLocation
+    /// The file the value was read from: config drop-ins merge values of several files into one
+    /// tree, and an error or `config show --origin` names the file each value came from.
+    public let file: String
 
-    public init(_ kind: Kind, at location: SourceLocation) { self.kind = kind; self.location = location }
+    public init(_ kind: Kind, at location: SourceLocation, file: String = "") {
+        self.kind = kind; self.location = location; self.file = file
+    }
 
     /// The value without locations.
     public var plain: JSONValue {

@@ -25,7 +25,7 @@ public enum JSON5Parser {
     /// The default limit on nested arrays/objects.
     public static let defaultMaxDepth = 512
 
-    /// Parses a whole JSON5 document. `file` is only used in error messages.
+    /// Parses a whole JSON5 document. `file` is named in error messages and kept in every node.
     public static func parse(_ text: String, file: String = "<input>") throws(JSON5SyntaxError) -> JSON5Node {
         try parse(text, file: file, maxDepth: defaultMaxDepth)
     }
@@ -44,15 +44,16 @@ extension JSON5Parser {
     fileprivate final class Frame {
         let isObject: Bool
         let start: SourceLocation
+        let file: String
         var items: [JSON5Node] = []
         var members: [JSON5Node.Member] = []
         var key = ""
         var keyLocation = SourceLocation(line: 0, column: 0)
 
-        init(isObject: Bool, start: SourceLocation) { self.isObject = isObject; self.start = start }
+        init(isObject: Bool, start: SourceLocation, file: String) { self.isObject = isObject; self.start = start; self.file = file }
 
         var node: JSON5Node {
-            JSON5Node(isObject ? .object(members) : .array(items), at: start)
+            JSON5Node(isObject ? .object(members) : .array(items), at: start, file: file)
         }
         var kindName: String { isObject ? "object" : "array" }
         var closer: Unicode.Scalar { isObject ? "}" : "]" }
@@ -251,7 +252,7 @@ extension JSON5Parser {
                     if stack.count >= maxDepth {
                         throw error("nesting too deep: more than \(maxDepth) nested arrays/objects")
                     }
-                    let frame = Frame(isObject: c == "{", start: loc)
+                    let frame = Frame(isObject: c == "{", start: loc, file: file)
                     advance()
                     try skipTrivia()
                     if current == frame.closer {
@@ -263,7 +264,7 @@ extension JSON5Parser {
                         continue nextValue
                     }
                 case "\"", "'":
-                    value = JSON5Node(.string(try parseString()), at: loc)
+                    value = JSON5Node(.string(try parseString()), at: loc, file: file)
                 default:
                     value = try parsePrimitive()
                 }
@@ -480,17 +481,17 @@ extension JSON5Parser {
             let loc = location
             let c = s[pos]
             if c == "+" || c == "-" || c == "." || Parser.isDigit(c) {
-                return JSON5Node(.number(try parseNumber()), at: loc)
+                return JSON5Node(.number(try parseNumber()), at: loc, file: file)
             }
             if c == "\\" || Parser.isIdentifierStart(c) {
                 let (word, escaped) = try parseIdentifierName()
                 if !escaped {
                     switch word {
-                    case "null": return JSON5Node(.null, at: loc)
-                    case "true": return JSON5Node(.bool(true), at: loc)
-                    case "false": return JSON5Node(.bool(false), at: loc)
-                    case "Infinity": return JSON5Node(.number(.infinity), at: loc)
-                    case "NaN": return JSON5Node(.number(.nan), at: loc)
+                    case "null": return JSON5Node(.null, at: loc, file: file)
+                    case "true": return JSON5Node(.bool(true), at: loc, file: file)
+                    case "false": return JSON5Node(.bool(false), at: loc, file: file)
+                    case "Infinity": return JSON5Node(.number(.infinity), at: loc, file: file)
+                    case "NaN": return JSON5Node(.number(.nan), at: loc, file: file)
                     case "undefined": throw error("'undefined' is not a JSON5 value", at: loc)
                     default: break
                     }

@@ -129,6 +129,7 @@ public enum CLI {
         Every command takes --config FILE and --help. Without --config: the first that exists of
         $XDG_CONFIG_HOME/openclaw-node/config.json5 (~/.config/…) and /etc/openclaw-node/config.json5,
         else built-in defaults (never ./config.json5: pass --config config.json5 for the repo's).
+        Drop-ins: config.d/*.json5 beside that file, merged over it in name order (config --help).
 
         Environment: OPENCLAW_GATEWAY_URL, OPENCLAW_GATEWAY_TOKEN, OPENCLAW_GATEWAY_PASSWORD override the
         config file; OPENCLAW_WIDE_AREA_DOMAIN is used when gateway.discovery.wideAreaDomain is not set;

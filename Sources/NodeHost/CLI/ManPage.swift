@@ -56,7 +56,11 @@ enum ManPage {
                 command uses the first that exists of $XDG_CONFIG_HOME/openclaw-node/config.json5 \
                 (~/.config/...) and /etc/openclaw-node/config.json5, else built-in defaults; never a file in \
                 the working directory. The packaged /etc/openclaw-node/config.json5 lists every key \
-                with its default. `openclaw-node config check` prints each problem with file:line:col.
+                with its default. Every *.json5 in the config.d folder beside the file in use \
+                (/etc/openclaw-node/config.d/, ~/.config/openclaw-node/config.d/) is merged over it in \
+                name order: objects key by key, any other value replaced whole; hidden files and editor \
+                backups are skipped. `openclaw-node config check` prints each problem with \
+                file:line:col; `config show --origin` names the file that set each key.
                 """),
             ".SH SIGNALS",
             ".TP", ".B SIGHUP",
@@ -80,6 +84,8 @@ enum ManPage {
             ".SH FILES",
             ".TP", ".I /etc/openclaw-node/config.json5",
             paragraph("The system service's config (a conffile of the Debian package)."),
+            ".TP", ".I /etc/openclaw-node/config.d/*.json5",
+            paragraph("Drop-ins merged over it in name order (a fleet's settings, one per file)."),
             ".TP", ".I /var/lib/openclaw-node/",
             paragraph("""
                 The system service's state: state.sqlite (the device key, gateway tokens and pins, exec \

@@ -32,7 +32,10 @@ public enum Daemon {
                                             presence: presence)
         let identity = try runtime.store.identity()
         log.info("openclaw-node \(NodeVersion.version) starting: device \(identity.deviceId), state \(runtime.store.path)")
-        if let f = config.sourceFile { log.info("config \(f)") } else { log.info("no config file; using defaults") }
+        if let f = config.sourceFile {
+            let dropIns = ConfigDropIns.files(for: f)
+            log.info("config \(f)\(dropIns.isEmpty ? "" : " with drop-ins \(dropIns.joined(separator: ", "))")")
+        } else { log.info("no config file; using defaults") }
         logManifest(runtime.registry, log: log)
 
         await runtime.presence.startPolling()
@@ -198,7 +201,7 @@ public enum Daemon {
             log.warn("SIGHUP: the node was started without a config file; nothing to reload")
             return (nil, nil)
         }
-        log.info("SIGHUP: reloading \(path)")
+        log.info("SIGHUP: reloading \(ConfigLoader.files(path).joined(separator: ", "))")
         let next: NodeConfig
         let fresh: [any Capability]
         do {

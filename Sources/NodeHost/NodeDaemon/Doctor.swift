@@ -35,14 +35,30 @@ public enum Doctor {
         public var failed: Bool { findings.contains { $0.level == .fail } }
     }
 
-    /// A config that holds the gateway token or password must be readable by its owner alone.
-    static func secretsReadableByOthers(_ path: String?, _ config: NodeConfig) -> String? {
-        guard let path, let text = FileSystem.readText(path),
-              let v = try? JSON5Parser.parse(text, file: path).plain,
-              v["gateway"]?["token"]?.stringValue != nil || v["gateway"]?["password"]?.stringValue != nil,
-              let mode = PathName.permissions(path), mode & 0o044 != 0 else { return nil }
-        return "\(path) holds the gateway's \(v["gateway"]?["token"] != nil ? "token" : "password") and is readable by " +
-            "\(mode & 0o004 != 0 ? "every account" : "its group") (mode \(mode.octal())): run chmod 600 \(path), or pass it in OPENCLAW_GATEWAY_TOKEN"
+    /// A config file (the main one or a drop-in) that holds the gateway token or password must be
+    /// readable by its owner alone.
+    static func secretsReadableByOthers(_ path: String?) -> [String] {
+        guard let path else { return [] }
+        return ConfigLoader.files(path).compactMap { file in
+            guard let text = FileSystem.readText(file),
+                  let v = try? JSON5Parser.parse(text, file: file).plain,
+                  v["gateway"]?["token"]?.stringValue != nil || v["gateway"]?["password"]?.stringValue != nil,
+                  let mode = PathName.permissions(file), mode & 0o044 != 0 else { return nil }
+            return "\(file) holds the gateway's \(v["gateway"]?["token"] != nil ? "token" : "password") and is readable by " +
+                "\(mode & 0o004 != 0 ? "every account" : "its group") (mode \(mode.octal())): run chmod 600 \(file), or pass it in OPENCLAW_GATEWAY_TOKEN"
+        }
+    }
+
+    /// Which keys each drop-in sets (the last file to set a key wins; `config show --origin` has
+    /// every key's file and position).
+    static func dropInFindings(_ path: String?) -> [Finding] {
+        guard let path, !ConfigDropIns.files(for: path).isEmpty, let doc = try? ConfigLoader.document(path) else { return [] }
+        let leaves = ConfigOrigin.leaves(of: doc)
+        return ConfigDropIns.files(for: path).map { file in
+            let keys = leaves.filter { $0.file == file }.map(\.keyPath)
+            return Finding(level: .ok, area: "config",
+                           text: "drop-in \(file) sets \(keys.isEmpty ? "nothing the later files do not override" : keys.joined(separator: ", "))")
+        }
     }
 
     public static func check(configPath path: String?, capabilities: NodeRuntime.CapabilityFactory) async -> Report {
@@ -55,7 +71,8 @@ public enum Doctor {
             findings.append(.init(level: .fail, area: "config", text: error.description))
             return Report(findings: findings, manifest: nil)
         }
-        if let why = secretsReadableByOthers(path, config) { findings.append(.init(level: .warn, area: "config", text: why)) }
+        findings += dropInFindings(path)
+        for why in secretsReadableByOthers(path) { findings.append(.init(level: .warn, area: "config", text: why)) }
         findings += stateFindings(config)
         findings += await presenceFindings(config)
         let loaded: [any Capability]

@@ -6,7 +6,7 @@ import Support
 /// sandbox's hidden paths): the state directory, the config file — and what would give the config
 /// away beside it (an editor's backup `config.json5~`, `.config.json5.swp`, `config.json5.bak`, the
 /// other of the user and system config files, the whole directory when it is the node's own
-/// `openclaw-node` folder; ConfigSiblings) — and files the manifests mark hidden (the desktop's VNC
+/// `openclaw-node` folder; ConfigSiblings; the drop-ins' config.d) — and files the manifests mark hidden (the desktop's VNC
 /// password file). Only existing
 /// files are listed (bwrap can hide only what exists); directories are hidden whole.
 enum PrivatePaths {
@@ -19,6 +19,8 @@ enum PrivatePaths {
             let dir = PathName.directory(file)
             if PathName.lastComponent(dir) == "openclaw-node" { dirs.append(dir); continue }
             files.append(file)  // its siblings are covered where it is used (ConfigSiblings)
+            // Its drop-ins may hold the gateway token as well.
+            if FileSystem.isDirectory(ConfigDropIns.directory(for: file)) { dirs.append(ConfigDropIns.directory(for: file)) }
         }
         // Keys the bundles' manifests mark `hidden: true` (a VNC password file): named by the
         // manifests, not here.
