@@ -21,7 +21,7 @@ extension McpHTTPServe {
                     request = try HTTPRequestReader.read(fd, pending: &pending, maxBody: McpHTTPServe.maxBody, timeoutMs: McpHTTPServe.idleMs)
                 } catch {
                     if case .refused(let status, let why) = error {
-                        send(HTTPRequestReader.response(status, Self.reason(status), headers: [("Content-Type", "text/plain")], body: Array((why + "\n").utf8), close: true))
+                        send(HTTPRequestReader.response(status, HTTPRequestReader.reason(status), headers: [("Content-Type", "text/plain")], body: Array((why + "\n").utf8), close: true))
                     }
                     return
                 }
@@ -38,7 +38,7 @@ extension McpHTTPServe {
         }
 
         private func plain(_ status: Int, _ text: String, headers: [(String, String)] = [], close: Bool = false) -> (bytes: [UInt8], close: Bool) {
-            (HTTPRequestReader.response(status, Self.reason(status), headers: [("Content-Type", "text/plain")] + headers,
+            (HTTPRequestReader.response(status, HTTPRequestReader.reason(status), headers: [("Content-Type", "text/plain")] + headers,
                                         body: Array((text + "\n").utf8), close: close), close)
         }
 
@@ -50,8 +50,7 @@ extension McpHTTPServe {
 
         /// The answer to one request; nil when the connection is to be closed without one.
         private func handle(_ r: HTTPRequest) -> (bytes: [UInt8], close: Bool)? {
-            let path = r.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? r.path
-            guard path == "/mcp" else { return plain(404, "the MCP endpoint is /mcp") }
+            guard r.route == "/mcp" else { return plain(404, "the MCP endpoint is /mcp") }
             // A web page in the agent's browser must not reach the node (DNS rebinding): a
             // browser names the page's origin, and only a loopback one is served.
             if let origin = r.headers["origin"], !Self.isLoopbackOrigin(origin) {
@@ -115,12 +114,6 @@ extension McpHTTPServe {
         static func isLoopbackOrigin(_ origin: String) -> Bool {
             guard let url = URLParts(string: origin), let host = url.host else { return false }
             return host == "localhost" || host == "127.0.0.1" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-        }
-
-        static func reason(_ status: Int) -> String {
-            [200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-             405: "Method Not Allowed", 408: "Request Timeout", 411: "Length Required", 413: "Content Too Large",
-             431: "Request Header Fields Too Large", 503: "Service Unavailable"][status] ?? "Error"
         }
     }
 }

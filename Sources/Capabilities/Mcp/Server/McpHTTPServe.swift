@@ -59,7 +59,12 @@ enum McpHTTPServe {
     /// over by the next start when nothing answers on it); nonzero when it cannot listen.
     static func run(address: Address, token: String, makeServer: @escaping @Sendable () -> McpToolServer, log: Logger) async -> Int32 {
         let listener: Int32
-        switch Listener.open(address) {
+        let opened: Result<Int32, ListenFailure>
+        switch address {
+        case .tcp(let host, let port): opened = ListeningSocket.tcp(host: host, port: port)
+        case .unix(let path): opened = ListeningSocket.unix(path)
+        }
+        switch opened {
         case .failure(let why): log.error(why.description); return 1
         case .success(let fd): listener = fd
         }
@@ -80,7 +85,7 @@ enum McpHTTPServe {
                         log.error("the listener failed: \(String(cString: strerror(errno)))")
                         break
                     }
-                    if case .unix = address, let why = Listener.foreignPeer(fd) {
+                    if case .unix = address, let why = ListeningSocket.foreignPeer(fd) {
                         log.warn("refused a client on the socket: \(why)")
                         Glibc.close(fd)
                         continue

@@ -1,30 +1,33 @@
 import Glibc
-import Support
 
-/// One HTTP/1.1 request read from a client of `mcp serve --http`, within bounds: a head of at most
+/// One HTTP/1.1 request read from a client of a small local server (`mcp serve --http`, the
+/// metrics endpoint), within bounds: a head of at most
 /// 64 KiB, a body of at most `maxBody` bytes sized by Content-Length (chunked bodies are refused:
 /// MCP clients send a length), every read bounded by `timeoutMs` so a client that stalls gives up
 /// its thread.
-struct HTTPRequest {
-    let method: String
-    let path: String
+public struct HTTPRequest: Sendable {
+    public let method: String
+    public let path: String
     /// Header names lower-cased.
-    let headers: [String: String]
-    let body: [UInt8]
+    public let headers: [String: String]
+    public let body: [UInt8]
+
+    /// The path without its query string.
+    public var route: String { path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path }
 }
 
-enum HTTPRequestReader {
-    enum Failure: Error, Equatable {
+public enum HTTPRequestReader {
+    public enum Failure: Error, Equatable {
         /// The client closed (or sent nothing) before a request began: no answer is due.
         case closed
         /// A request that cannot be served: answered with this status and reason, then closed.
         case refused(Int, String)
     }
 
-    static let maxHead = 64 * 1024
+    public static let maxHead = 64 * 1024
 
     /// Reads the next request; `pending` holds bytes read past the previous one (keep-alive).
-    static func read(_ fd: Int32, pending: inout [UInt8], maxBody: Int, timeoutMs: Int32) throws(Failure) -> HTTPRequest {
+    public static func read(_ fd: Int32, pending: inout [UInt8], maxBody: Int, timeoutMs: Int32) throws(Failure) -> HTTPRequest {
         var buffer = pending
         pending = []
         var headEnd: Int?
@@ -67,7 +70,7 @@ enum HTTPRequestReader {
         return n > 0 ? Array(chunk[..<n]) : nil
     }
 
-    static func find(_ haystack: [UInt8], _ needle: [UInt8]) -> Int? {
+    public static func find(_ haystack: [UInt8], _ needle: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] && Array(haystack[i..<(i + needle.count)]) == needle {
             return i
@@ -76,10 +79,17 @@ enum HTTPRequestReader {
     }
 
     /// A response with a body (`Connection: close` when `close`).
-    static func response(_ status: Int, _ reason: String, headers: [(String, String)] = [], body: [UInt8] = [], close: Bool = false) -> [UInt8] {
+    public static func response(_ status: Int, _ reason: String, headers: [(String, String)] = [], body: [UInt8] = [], close: Bool = false) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(reason)\r\nContent-Length: \(body.count)\r\n"
         for (k, v) in headers { text += "\(k): \(v)\r\n" }
         if close { text += "Connection: close\r\n" }
         return Array((text + "\r\n").utf8) + body
+    }
+
+    /// The reason phrase of the statuses these servers answer with.
+    public static func reason(_ status: Int) -> String {
+        [200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+         405: "Method Not Allowed", 408: "Request Timeout", 411: "Length Required", 413: "Content Too Large",
+         431: "Request Header Fields Too Large", 503: "Service Unavailable"][status] ?? "Error"
     }
 }
