@@ -13,6 +13,7 @@
 //   GatewaySession one gateway session: handshake, device auth, pairing, invoke frames, reconnects
 //   Discovery      finding gateways: Avahi mDNS, wide-area DNS-SD, the selection and pin rules
 //   ControlSocket  the local control socket (`invoke`, `presence`, `status`) and its client
+//   Metrics        the Prometheus endpoint and textfile: what the other parts count, as exposition text
 //   NodeDaemon     the daemon and doctor assembled in one place: config reload, signals, service
 //   NodeCLI        parses arguments and prints
 //
@@ -30,7 +31,7 @@ let package = Package(
     products: [
         .library(name: "openclaw-node-core", type: .dynamic,
                  targets: ["Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills", "Plugins",
-                           "GatewaySession", "Discovery", "ControlSocket", "NodeDaemon", "NodeCLI"]),
+                           "GatewaySession", "Discovery", "ControlSocket", "Metrics", "NodeDaemon", "NodeCLI"]),
     ],
     dependencies: [.package(path: "../Kit")],
     targets: [
@@ -61,13 +62,14 @@ let package = Package(
                 dependencies: [kit, "Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills"], path: "GatewaySession"),
         .target(name: "Discovery", dependencies: [kit, "Store", "Transport", "GatewaySession", "CAvahi", "CResolv"], path: "Discovery"),
         .target(name: "ControlSocket", dependencies: [kit, "HostPresence", "Registry", "GatewaySession"], path: "ControlSocket"),
+        .target(name: "Metrics", dependencies: [kit, "HostPresence", "Registry", "GatewaySession"], path: "Metrics"),
         .target(name: "NodeDaemon",
                 dependencies: [kit, "Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills", "Plugins",
-                               "GatewaySession", "Discovery", "ControlSocket", "CMalloc", "CSignals", "CSystemd"],
+                               "GatewaySession", "Discovery", "ControlSocket", "Metrics", "CMalloc", "CSignals", "CSystemd"],
                 path: "NodeDaemon"),
         .target(name: "NodeCLI",
                 dependencies: [kit, "Store", "HostPresence", "Registry", "Transport", "DeviceInfo", "Skills", "Plugins", "GatewaySession",
-                               "Discovery", "ControlSocket", "NodeDaemon"],
+                               "Discovery", "ControlSocket", "Metrics", "NodeDaemon"],
                 path: "CLI"),
     ]
 )

@@ -32,13 +32,13 @@ import Testing
     }
 
     /// `servers`: the inside of `servers: { … }`.
-    static func rig(servers: (String) -> String, gatewayArgs: [String] = [], nodeEnv: [String: String] = [:]) throws -> Rig {
+    static func rig(servers: (String) -> String, gatewayArgs: [String] = [], nodeEnv: [String: String] = [:], nodeExtra: String = "") throws -> Rig {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestFailure("no MCP test environment at \(venv): run scripts/mcp-venv (scripts/test does)")
         }
         let dir = TestPaths.tempDir("mcp")
         let gw = try TestGateway(stateFile: dir + "/gw.json", args: ["--auto-approve"] + gatewayArgs)
-        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { mcp: { servers: { \(servers(dir)) } } },")
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { mcp: { servers: { \(servers(dir)) } } }, \(nodeExtra)")
         node.extraEnv = nodeEnv
         try node.start()
         guard gw.waitFor("hello") != nil else { node.cleanup(); gw.stop(); throw TestFailure("no hello: \(node.log)") }
@@ -111,7 +111,8 @@ import Testing
     }
 
     @Test func aCrashedServerIsWithdrawnRestartedAndRepublished() throws {
-        let r = try Self.rig { _ in Self.testServer("t") }
+        let metricsPort = try freeLoopbackPort()
+        let r = try Self.rig(servers: { _ in Self.testServer("t") }, nodeExtra: "metrics: { listen: '127.0.0.1:\(metricsPort)' },")
         defer { r.cleanup() }
         #expect(r.catalogue { $0.contains("t_echo") } != nil, "\(r.node.log.suffix(3000))")
         let crash = try #require(r.call("t", "crash"))
@@ -122,6 +123,11 @@ import Testing
         #expect(r.node.log.contains("crashing on request"), "its stderr goes to the log")
         let again = try #require(r.call("t", "echo", #"{"text":"back"}"#))
         #expect(again["payload"]?.firstText == "back", "\(again)")
+        // The metrics endpoint says it: running again, after one restart.
+        let metrics = try httpGet(port: metricsPort, path: "/metrics").body
+        #expect(metrics.contains("openclaw_node_mcp_servers{state=\"ready\"} 1\n"), "\(metrics)")
+        #expect(metrics.contains("openclaw_node_mcp_server_restarts_total{server=\"t\"} 1\n"), "\(metrics)")
+        #expect(metrics.contains("openclaw_node_mcp_tools_published "), "\(metrics)")
         // A tool-list change is republished; nothing unchanged is sent again.
         _ = r.call("t", "grow", #"{"name":"late"}"#)
         #expect(r.catalogue { $0.contains("t_late") } != nil)

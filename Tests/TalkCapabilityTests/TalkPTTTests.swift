@@ -22,15 +22,16 @@ import Testing
         /// given the test gateway's URL; `talk`: further `capabilities.talk` keys.
         init(infile: String = TalkPTTTests.goForward, device: String = "fakemic", wake: Bool = false,
              gatewayArgs: [String] = ["--auto-approve"], gateway: (String) -> String = { "url: '\($0)'" }, talk: String = "",
-             asound: String = "") throws {
+             asound: String = "", nodeExtra: String = "", nodeEnv: [String: String] = [:]) throws {
             gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: gatewayArgs)
             node = NodeUnderTest(gatewaySection: gateway(gw.url),
                                  extra: "capabilities: { talk: { enabled: true, captureDevice: '\(device)', " +
                                  "playbackDevice: 'fakespeaker', voiceWake: { enabled: \(wake) }, \(talk) }, camera: { enabled: false }, " +
-                                 "screen: { enabled: false }, canvas: { enabled: false } }")
+                                 "screen: { enabled: false }, canvas: { enabled: false } }, \(nodeExtra)")
             let asoundrc = "pcm.fakemic {\n type file\n slave.pcm \"null\"\n file \"/dev/null\"\n infile \"\(infile)\"\n format \"raw\"\n}\n" +
                 "pcm.fakespeaker {\n type file\n slave.pcm \"null\"\n file \"\(node.dir)/spoken.raw\"\n format \"raw\"\n}\n" + asound
             _ = FileManager.default.createFile(atPath: node.dir + "/.asoundrc", contents: Data(asoundrc.utf8))
+            node.extraEnv = nodeEnv
             try node.start()
             guard gw.waitFor("hello") != nil else { throw TestFailure("no hello: \(node.log)") }
         }

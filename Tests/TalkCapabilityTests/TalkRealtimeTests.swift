@@ -273,7 +273,12 @@ import Testing
     /// Without a realtime provider (talk.catalog not ready), `auto` holds the conversation with the
     /// offline recognizer: the words go out with chat.send and the reply is spoken.
     @Test func withoutARealtimeProviderTheLoopTalks() throws {
-        let r = try Rig(gatewayArgs: ["--auto-approve", "--auto-approve-operator"], talk: "operator: true")
+        let metricsPort = try freeLoopbackPort()
+        // A stand-in logind on a private system bus: the conversation keeps the device awake.
+        let bus = try PrivateBus(); defer { bus.stop() }
+        let logind = try PythonServer(script: "fake_logind.py", args: [bus.address]); defer { logind.stop() }
+        let r = try Rig(gatewayArgs: ["--auto-approve", "--auto-approve-operator"], talk: "operator: true",
+                        nodeExtra: "metrics: { listen: '127.0.0.1:\(metricsPort)' }", nodeEnv: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         defer { r.stop() }
         r.gw.command(["cmd": "relay", "catalogReady": false])
         // (Rig's own wait may have taken the operator's hello: the node's log says it.)
@@ -284,8 +289,17 @@ import Testing
         #expect(waitUntil(timeout: 20) { r.node.log.contains("spoke the agent's reply") }, "\(r.node.log.suffix(1500))")
         #expect(r.gw.all("relay_create").isEmpty, "no realtime session without a ready provider")
         #expect(r.node.log.contains("starting a conversation: listen and reply (the gateway has no realtime provider ready"), "\(r.node.log.suffix(1500))")
+        let inhibit = try #require(JSONValue.parse(logind.nextLine() ?? ""), "\(r.node.log.suffix(1500))")
+        #expect(inhibit["inhibit"]?["why"] == "talk conversation" && inhibit["inhibit"]?["what"] == "idle:sleep", "\(inhibit)")
+        let during = try httpGet(port: metricsPort, path: "/metrics").body
+        #expect(during.contains("openclaw_node_talk_conversation_active{kind=\"loop\"} 1\n"), "\(during)")
         #expect(try r.call("talk.stop", "{}")["payload"] == ["stopped": true])
         #expect(waitUntil(timeout: 10) { r.node.log.contains("conversation ended: stopped") }, "\(r.node.log.suffix(1500))")
+        let released = try #require(JSONValue.parse(logind.nextLine() ?? ""), "the lock outlived the conversation")
+        #expect(released["released"] == inhibit["inhibit"]?["id"], "\(released)")
+        let after = try httpGet(port: metricsPort, path: "/metrics").body
+        #expect(after.contains("openclaw_node_talk_conversation_active{kind=\"loop\"} 0\n"), "\(after)")
+        #expect(after.contains("openclaw_node_talk_conversations_total{kind=\"loop\"} 1\n"), "\(after)")
     }
 
     /// The loop ends by itself when nobody speaks for `endAfterSilence`.

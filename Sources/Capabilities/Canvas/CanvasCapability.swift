@@ -17,14 +17,15 @@ public struct CanvasCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     public init(context: CapabilityContext) {
         self.init(manifest: context.manifest,
-                  settings: CanvasSettings(context.section, stateDirectory: context.stateDirectory, environment: context.environment))
+                  settings: CanvasSettings(context.section, stateDirectory: context.stateDirectory, environment: context.environment),
+                  keepAwake: context.keepAwake)
         // FFmpeg's libraries (scaling, video) are Media's, shared by every bundle: one node-wide period.
         IdleLibraryRelease.after = context.releaseIdleLibrariesAfter
     }
 
-    init(manifest: BundleManifest, settings: CanvasSettings) {
+    init(manifest: BundleManifest, settings: CanvasSettings, keepAwake: any KeepAwake = NoKeepAwake()) {
         self.manifest = manifest
-        session = CanvasSession(settings: settings, log: log)
+        session = CanvasSession(settings: settings, log: log, keepAwake: keepAwake)
     }
 
     public func availability() async -> Availability {

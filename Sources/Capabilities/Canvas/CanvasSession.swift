@@ -31,10 +31,15 @@ actor CanvasSession {
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var actions = ActionRateLimit()
     private var supervisor: Task<Void, Never>?
+    /// A kiosk's screen must not blank while the canvas window is shown: held from
+    /// canvas.present until canvas.hide (or the node stops).
+    private let keepAwake: any KeepAwake
+    private var shown: KeepAwakeHold?
 
-    init(settings: CanvasSettings, log: Logger) {
+    init(settings: CanvasSettings, log: Logger, keepAwake: any KeepAwake = NoKeepAwake()) {
         self.settings = settings
         self.log = log
+        self.keepAwake = keepAwake
     }
 
     /// A canvas host URL the gateway handed out on refresh (capability tokens expire).
@@ -140,11 +145,14 @@ actor CanvasSession {
             let px = { (d: Double) in Int(clamping: d, to: -32768...32767) }
             let bounds = placement.map { p in (x: p.x.map(px), y: p.y.map(px), width: p.width.map(px), height: p.height.map(px)) }
             try await b.setWindow(visible: true, bounds: bounds)
+            if shown == nil { shown = keepAwake.hold("canvas window shown") }
         }
     }
 
     func hide() async throws(NodeError) {
         try await serially { () throws(NodeError) in
+            shown?.release()
+            shown = nil
             guard let browser, await browser.isRunning else { return }
             try await browser.setWindow(visible: false, bounds: nil)
         }
@@ -326,6 +334,8 @@ actor CanvasSession {
     }
 
     func shutdown() async {
+        shown?.release()
+        shown = nil
         supervisor?.cancel()
         supervisor = nil
         await browser?.stop()

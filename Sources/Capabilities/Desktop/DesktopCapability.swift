@@ -11,10 +11,12 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
     private let stateDirectory: String
     private let link = Locked<GatewayLink?>(nil)
     private let streams = ActiveStreams()
+    private let keepAwake: any KeepAwake
     private let log = Logger(component: "desktop")
 
     init(context: CapabilityContext) {
         manifest = context.manifest
+        keepAwake = context.keepAwake
         settings = DesktopSettings(context.section, environment: context.environment)
         stateDirectory = context.stateDirectory
     }
@@ -22,6 +24,9 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
     var handlers: [CommandHandler] { [
         CommandHandler("desktop.stream", params: DesktopStreamParams.self) { [self] (p: DesktopStreamParams, c: InvocationContext) async throws(NodeError) -> DesktopStream.Result in
             let cancel = streams.add(c.invokeId)
+            // The screen an operator is watching must not blank or the machine sleep under them.
+            let awake = keepAwake.hold("desktop stream")
+            defer { awake.release() }
             let outcome = await withTaskCancellationHandler { () async -> Result<DesktopStream.Result, NodeError> in
                 do throws(NodeError) {
                     return .success(try await DesktopStream.run(p, settings: settings, stateDirectory: stateDirectory, link: link.withLock { $0 },

@@ -4,7 +4,7 @@ import Support
 
 /// `mcp`: the tools of the device's MCP servers for agents. Declared even with no servers, so
 /// that servers added later need no new approval of the node's commands.
-struct McpCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, ControlQueryable {
+struct McpCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, ControlQueryable, ReportsMetrics {
     let manifest: BundleManifest
     let hub: McpHub
     let context: CapabilityContext
@@ -30,6 +30,7 @@ struct McpCapability: Capability, CapabilityLifecycle, GatewaySessionAware, Self
     }
 
     func shutdown() async { await hub.stopAll() }
+    func metrics() async -> [MetricFamily] { await hub.metrics() }
 
     func gatewayConnected(_ link: GatewayLink) async { await hub.publisher.connected(link) }
     func gatewayDisconnected() async { await hub.publisher.disconnected() }

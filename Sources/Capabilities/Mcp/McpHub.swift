@@ -61,6 +61,23 @@ actor McpHub {
         await publisher.update(descriptors)
     }
 
+    /// The metrics of `ReportsMetrics`: servers by state, each server's restarts, tools published.
+    func metrics() async -> [MetricFamily] {
+        var byState = Dictionary(uniqueKeysWithValues: McpServerRunner.State.allCases.map { ($0.rawValue, 0) })
+        var restarts: [MetricFamily.Sample] = []
+        for s in settings.servers {
+            guard let r = runners[s.name] else { byState["idle", default: 0] += 1; continue }
+            byState[await r.state.rawValue, default: 0] += 1
+            restarts.append(.init([("server", s.name)], Double(await r.restarts)))
+        }
+        return [
+            MetricFamily("mcp_servers", .gauge, "Configured MCP servers, by state (ready: its tools are offered).",
+                         byState.keys.sorted().map { .init([("state", $0)], Double(byState[$0]!)) }),
+            MetricFamily("mcp_server_restarts_total", .counter, "Times an MCP server was started again after it ended or failed.", restarts),
+            MetricFamily("mcp_tools_published", .gauge, "MCP tools in the catalogue published to the gateway.", value: Double(catalogue.count)),
+        ]
+    }
+
     /// `mcp list`: each server with its state and tools and their published names. Outside the
     /// daemon, the servers are started first.
     func list() async -> JSONValue {

@@ -7,7 +7,7 @@ import Support
 /// tools again. Stopped with the daemon. Calls never wait on the runner: a hanging tool holds
 /// only its own call.
 actor McpServerRunner {
-    enum State: String, Sendable { case idle, starting, ready, restarting, failed, stopped }
+    enum State: String, Sendable, CaseIterable { case idle, starting, ready, restarting, failed, stopped }
 
     let config: McpServerConfig
     private let context: CapabilityContext

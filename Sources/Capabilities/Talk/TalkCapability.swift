@@ -10,7 +10,7 @@ import Support
 /// do), else with `voice.transcript` on the node session. Results are shaped as the iOS and
 /// Android nodes return them.
 final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, AdvertisesExtraCaps,
-                            ReportsStatus, Sendable {
+                            ReportsStatus, ReportsMetrics, Sendable {
     let manifest: BundleManifest
     let settings: TalkSettings
     private let log = Logger(component: "talk")
@@ -28,11 +28,11 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     /// Replies being spoken now (the loop's barge-in listens only then).
     private let speaking = Locked(0)
 
-    init(manifest: BundleManifest, settings: TalkSettings, stateDirectory: String) {
+    init(manifest: BundleManifest, settings: TalkSettings, stateDirectory: String, keepAwake: any KeepAwake = NoKeepAwake()) {
         self.manifest = manifest
         self.settings = settings
         voice = ReplySpeaker(settings: settings, speaker: AudioPlayback(device: settings.playbackDevice))
-        conversations = Conversations(settings: settings.conversation)
+        conversations = Conversations(settings: settings.conversation, keepAwake: keepAwake)
         // The wake's handler needs a weak self, which exists only once every stored property
         // is set: it reaches this object through a relay filled in last.
         let relay = WakeRelay()
@@ -328,6 +328,8 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     }
 
     // MARK: conversations
+
+    func metrics() async -> [MetricFamily] { conversations.metrics }
 
     func refuseDuringConversation() throws(NodeError) {
         if conversations.isActive { throw NodeError(TalkError.micBusy, "a conversation holds the microphone; talk.stop ends it") }

@@ -23,7 +23,7 @@ public enum TalkCommands {
     public static func capability(context: CapabilityContext) -> any Capability {
         var settings = TalkSettings(context.section)
         settings.libraryDirectory = context.manifest.library.flatMap(BundleCatalog.directory(holding:))
-        return TalkCapability(manifest: context.manifest, settings: settings, stateDirectory: context.stateDirectory)
+        return TalkCapability(manifest: context.manifest, settings: settings, stateDirectory: context.stateDirectory, keepAwake: context.keepAwake)
     }
 }
 

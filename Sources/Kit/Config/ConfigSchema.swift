@@ -145,11 +145,17 @@ public enum ConfigSchema {
             ConfigField("releaseIdleLibrariesAfter", .integer(0...86_400), default: "600",
                         "seconds after the last clip, recording or scaled image before FFmpeg's libraries (libavcodec, libavformat, libswscale) are unloaded to give their memory back; loaded again on next use. 0 keeps them loaded"),
         ]), "this node"),
+        ConfigField("metrics", .object([
+            ConfigField("listen", .string, "where a Prometheus server scrapes GET /metrics: a loopback HOST:PORT (\"127.0.0.1:9851\", \"[::1]:9851\") or unix:/path (mode 0600, this account and root only); unset = no endpoint"),
+            ConfigField("textfile", .string, "also write the same text to this file (atomically, removed when the node stops), for node_exporter's textfile collector: a path ending in .prom in its --collector.textfile.directory; unset = no file"),
+            ConfigField("textfileIntervalSeconds", .integer(1...3600), default: "15", "how often the textfile is rewritten"),
+        ]), "Prometheus metrics of this node: connection, invokes by command and outcome with durations, capabilities, presence, memory and descriptors (off unless listen or textfile is set)"),
         ConfigField("presence", .object([
             ConfigField("mode", .enumeration(PresenceMode.allCases.map(\.rawValue)), default: "\"auto\"",
                         "auto (logind session) | x11 (screensaver) | wayland (compositor idle) | gnome (GNOME's idle monitor) | always | never | manual (openclaw-node presence …)"),
             ConfigField("display", .string, default: "$DISPLAY / $WAYLAND_DISPLAY", "X display for mode x11, Wayland compositor socket for mode wayland"),
             ConfigField("idleSeconds", .integer(1...86_400), default: "300", "modes wayland and gnome: background after this long without input"),
+            ConfigField("keepAwake", .bool, default: "false", "hold logind's idle and sleep lock all the time the node runs (a kiosk); without it, only while the canvas window is shown, a desktop stream or a talk conversation runs"),
         ]), "when foreground-only commands (camera, screen, canvas) may run"),
         ConfigField("capabilities", .object(bundles.map { ConfigField($0.name, .object($0.section), $0.summary) }
                                             + refused.map { ConfigField($0, .any, "its bundle's manifest was refused") }),

@@ -23,6 +23,16 @@ public struct NodeConfig: Sendable {
         public var display: String?
         /// Modes wayland and gnome: how long without input counts as nobody at the device.
         public var idleSeconds = 300
+        /// presence.keepAwake: the idle and sleep lock for as long as the node runs.
+        public var keepAwake = false
+    }
+
+    /// `metrics.*`: the Prometheus endpoint and textfile (both off by default).
+    public struct Metrics: Sendable, Equatable {
+        public var listen: String?
+        public var textfile: String?
+        public var textfileInterval = 15
+        public var isOn: Bool { listen != nil || textfile != nil }
     }
 
     /// One `capabilities.<name>` section (what a bundle is handed).
@@ -47,6 +57,7 @@ public struct NodeConfig: Sendable {
     /// use (a clip, a scaled image); nil (0 in the file) keeps them loaded.
     public var releaseIdleLibrariesAfter: Duration? = .seconds(600)
     public var presence = Presence()
+    public var metrics = Metrics()
     public var capabilities: [String: CapabilitySection] = [:]
     public var pluginDirs: [String] = ["Plugins"]
     public var pluginEntries: [String: PluginEntry] = [:]
@@ -96,6 +107,10 @@ public struct NodeConfig: Sendable {
         if let m = v["presence"]?["mode"]?.stringValue, let mode = PresenceMode(rawValue: m) { presence.mode = mode }
         presence.display = v["presence"]?["display"]?.stringValue
         if let idle = v["presence"]?["idleSeconds"]?.intValue, idle > 0 { presence.idleSeconds = idle }
+        if let on = v["presence"]?["keepAwake"]?.boolValue { presence.keepAwake = on }
+        if let l = v["metrics"]?["listen"]?.stringValue, !l.isEmpty { metrics.listen = l }
+        if let f = v["metrics"]?["textfile"]?.stringValue, !f.isEmpty { metrics.textfile = NodeConfig.expandHome(f, env) }
+        if let n = v["metrics"]?["textfileIntervalSeconds"]?.intValue { metrics.textfileInterval = n }
         for m in catalog.manifests {
             var written = v["capabilities"]?[m.name]?.objectValue ?? [:]
             let enabled = written.removeValue(forKey: "enabled")?.boolValue ?? m.enabledByDefault

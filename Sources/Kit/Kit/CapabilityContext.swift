@@ -28,6 +28,8 @@ public struct CapabilityContext: Sendable {
     public let network: any NetworkStreams
     /// The node-hosted skills' `node://…/skills/<name>` cwd locators (system.run); set by the runtime.
     public var skills: SkillLocator = .none
+    /// Keeps the device awake while a use that needs it lasts (KeepAwake).
+    public var keepAwake: any KeepAwake = NoKeepAwake()
     /// node.releaseIdleLibrariesAfter: unload FFmpeg's libraries after this long unused (nil: never).
     public let releaseIdleLibrariesAfter: Duration?
 

@@ -3,7 +3,7 @@ import Glibc
 /// Why a listening socket could not be made, said for a person.
 public struct ListenFailure: Error, Sendable, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// The listening socket of a small local server (`mcp serve --http`, the metrics endpoint): a

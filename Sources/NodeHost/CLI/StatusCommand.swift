@@ -79,6 +79,7 @@ enum StatusCommand {
                 if let h = g["remediationHint"]?.stringValue { Out.line("Gateway says: \(h)") }
             }
             if let c = daemon["operatorConnection"]?.stringValue, c != "not used" { Out.line("Operator:     \(c)") }
+            if let k = daemon["keepAwake"], let line = keepAwakeLine(k) { Out.line("Keep awake:   \(line)") }
             for (name, line) in (daemon["capabilityStatus"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                 guard let text = line.stringValue else { continue }
                 let label = name.prefix(1).uppercased() + name.dropFirst() + ":"
@@ -86,5 +87,13 @@ enum StatusCommand {
             }
         }
         return ExitCode.ok.rawValue
+    }
+
+    /// "held (canvas window shown)", "wanted but not held: …", or nil when nothing asks for it.
+    static func keepAwakeLine(_ k: JSONValue) -> String? {
+        let reasons = k["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard !reasons.isEmpty else { return nil }
+        if k["held"]?.boolValue == true { return "held: logind's idle and sleep lock (\(reasons.joined(separator: ", ")))" }
+        return "wanted (\(reasons.joined(separator: ", "))) but not held: \(k["failure"]?.stringValue ?? "taking it")"
     }
 }

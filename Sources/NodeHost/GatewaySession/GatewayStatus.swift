@@ -27,6 +27,21 @@ public actor GatewayStatus {
         case paused(Pause)
         /// Ended for good (an operator token the gateway no longer takes).
         case stopped(String)
+
+        /// The state's name as `status --json` and the metrics say it.
+        public var name: String {
+            switch self {
+            case .idle: return "idle"
+            case .connecting: return "connecting"
+            case .connected: return "connected"
+            case .pendingApproval: return "pendingApproval"
+            case .waiting: return "waiting"
+            case .paused: return "paused"
+            case .stopped: return "stopped"
+            }
+        }
+
+        public static let names = ["idle", "connecting", "connected", "pendingApproval", "waiting", "paused", "stopped"]
     }
 
     public private(set) var state: State
@@ -34,9 +49,13 @@ public actor GatewayStatus {
     public private(set) var pluginSurfaceUrls: [String: String] = [:]
     public private(set) var mainSessionKey: String?
 
+    /// Sessions established since the daemon started (the first connect and every reconnect).
+    public private(set) var connects = 0
+
     public init(_ initial: State = .idle("not started")) { state = initial }
 
     package func set(_ s: State) {
+        if case .connected = s, state.name != "connected" { connects += 1 }
         state = s
         for id in waiters.keys.sorted() where waiters[id]?.wanted(s) == true {
             waiters.removeValue(forKey: id)?.resume.resume(returning: s)

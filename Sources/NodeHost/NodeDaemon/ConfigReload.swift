@@ -65,6 +65,7 @@ extension NodeRuntime {
         out.manifestChanged = before.manifest != after.manifest
         if old.stateDir != new.stateDir { out.needsRestart.append("node.stateDir") }
         if old.releaseIdleLibrariesAfter != new.releaseIdleLibrariesAfter { out.needsRestart.append("node.releaseIdleLibrariesAfter") }
+        if old.metrics != new.metrics { out.needsRestart.append("metrics") }
         // Keys a bundle's manifest marks as needing a restart of the node.
         for m in new.catalog.manifests {
             for key in m.restartKeys where old.capability(m.name).settings[key] != new.capability(m.name).settings[key] {
@@ -72,7 +73,7 @@ extension NodeRuntime {
             }
         }
         if old.presence.mode != new.presence.mode || old.presence.display != new.presence.display
-            || old.presence.idleSeconds != new.presence.idleSeconds { out.needsRestart.append("presence") }
+            || old.presence.idleSeconds != new.presence.idleSeconds || old.presence.keepAwake != new.presence.keepAwake { out.needsRestart.append("presence") }
         return out
     }
 

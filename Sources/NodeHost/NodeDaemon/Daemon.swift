@@ -6,6 +6,7 @@ import GatewaySession
 import Glibc
 import HostPresence
 import Kit
+import Metrics
 import Registry
 import Skills
 import Store
@@ -39,6 +40,9 @@ public enum Daemon {
         logManifest(runtime.registry, log: log)
 
         await runtime.presence.startPolling()
+        // A kiosk: the lock for as long as the node runs (released as the daemon ends).
+        let alwaysAwake = config.presence.keepAwake ? KeepAwakeKeeper.shared.hold("presence.keepAwake") : nil
+        defer { alwaysAwake?.release() }
         let started = ContinuousClock.now
         let gatewayStatus = GatewayStatus()
         let gateway = GatewayHandle()
@@ -124,9 +128,12 @@ public enum Daemon {
                     "operatorGateway": await connector.operatorStatus.json,
                     "connected": .bool(await gatewayStatus.isConnected),
                     "skillsPublished": NodeSkills.shared.publishedCount.map { .number(Double($0)) } ?? .null,
+                    "keepAwake": Self.keepAwakeStatus(KeepAwakeKeeper.shared.status),
                     "operatorConnection": .string(await connector.operatorStatus.text)]
         }
         try server.start()
+        let metrics = MetricsService.start(config.metrics, metrics: NodeMetrics(dispatcher: runtime.dispatcher, gateway: gatewayStatus,
+                                                                              presence: runtime.presence), log: Logger(component: "metrics"))
         // systemd (Type=notify): ready once the control socket serves; then what the node is doing.
         let service = ServiceManager()
         let statusLine: @Sendable () async -> String = {
@@ -189,6 +196,7 @@ public enum Daemon {
         sleep?.stop()
         await connector.stop()
         server.stop()
+        metrics.stop()
         await runtime.shutdown()
         log.info("stopped")
     }
@@ -219,6 +227,12 @@ public enum Daemon {
             log.warn("changed \(outcome.needsRestart.joined(separator: ", ")): takes effect after a restart (systemctl restart openclaw-node)")
         }
         return (next, outcome)
+    }
+
+    static func keepAwakeStatus(_ s: (held: Bool, reasons: [String], failure: String?)) -> JSONValue {
+        var o: [String: JSONValue] = ["held": .bool(s.held), "reasons": .array(s.reasons.map { .string($0) })]
+        if let f = s.failure, !s.reasons.isEmpty { o["failure"] = .string(f) }
+        return .object(o)
     }
 
     static func logManifest(_ registry: CommandRegistry, log: Logger) {

@@ -49,6 +49,28 @@ public enum Doctor {
         }
     }
 
+    /// Whether the metrics outputs the config asks for can start (the daemon logs the same and runs on).
+    static func metricsFindings(_ m: NodeConfig.Metrics) -> [Finding] {
+        var out: [Finding] = []
+        if let listen = m.listen {
+            switch LocalServerAddress.parse(listen, server: "the metrics endpoint") {
+            case .success(let a): out.append(.init(level: .ok, area: "metrics", text: "endpoint http \(a)/metrics"))
+            case .failure(let why): out.append(.init(level: .fail, area: "metrics", text: "metrics.listen \(listen): \(why)"))
+            }
+        }
+        if let file = m.textfile {
+            let dir = PathName.directory(file)
+            if !FileSystem.isDirectory(dir.isEmpty ? "." : dir) {
+                out.append(.init(level: .fail, area: "metrics", text: "metrics.textfile \(file): the folder \(dir) does not exist (node_exporter's --collector.textfile.directory)"))
+            } else if !file.hasSuffix(".prom") {
+                out.append(.init(level: .warn, area: "metrics", text: "metrics.textfile \(file): node_exporter reads only *.prom files"))
+            } else {
+                out.append(.init(level: .ok, area: "metrics", text: "textfile \(file) every \(m.textfileInterval) s"))
+            }
+        }
+        return out
+    }
+
     /// Which keys each drop-in sets (the last file to set a key wins; `config show --origin` has
     /// every key's file and position).
     static func dropInFindings(_ path: String?) -> [Finding] {
@@ -74,6 +96,7 @@ public enum Doctor {
         findings += dropInFindings(path)
         for why in secretsReadableByOthers(path) { findings.append(.init(level: .warn, area: "config", text: why)) }
         findings += stateFindings(config)
+        findings += metricsFindings(config.metrics)
         findings += await presenceFindings(config)
         let loaded: [any Capability]
         do { loaded = try capabilities(config, NodeRuntime.presenceMonitor(config)) } catch {

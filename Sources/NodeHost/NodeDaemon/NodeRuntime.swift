@@ -89,6 +89,7 @@ public final class NodeRuntime: Sendable {
             presence: presence, network: VerifiedNetworkStreams(),
             releaseIdleLibrariesAfter: config.releaseIdleLibrariesAfter)
         context.skills = NodeSkills.shared.locator
+        context.keepAwake = KeepAwakeKeeper.shared
         return context
     }
 

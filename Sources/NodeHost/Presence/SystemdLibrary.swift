@@ -29,6 +29,8 @@ public struct SystemdLibrary: Sendable {
     let getPropertyTrivial: UInt
     let errorFree: UInt
     let messageRead: UInt
+    let callMethod: UInt
+    let messageUnref: UInt
 
     /// Loaded once per process; the failure (no libsystemd) is kept and reported each time.
     public static let shared: Result<SystemdLibrary, DynamicLibrary.Failure> = Result { () throws(DynamicLibrary.Failure) in
@@ -53,6 +55,23 @@ public struct SystemdLibrary: Sendable {
         getPropertyTrivial = UInt(bitPattern: try lib.address("sd_bus_get_property_trivial"))
         errorFree = UInt(bitPattern: try lib.address("sd_bus_error_free"))
         messageRead = UInt(bitPattern: try lib.address("sd_bus_message_read"))
+        callMethod = UInt(bitPattern: try lib.address("sd_bus_call_method"))
+        messageUnref = UInt(bitPattern: try lib.address("sd_bus_message_unref"))
+    }
+
+    /// logind's `Inhibit(what, who, why, mode)`: the lock's descriptor (close it to end the lock),
+    /// or why there is none.
+    func inhibit(_ bus: Bus?, what: String, who: String, why: String, mode: String) -> Result<Int32, InhibitFailure> {
+        var fd: Int32 = -1
+        var message = [CChar](repeating: 0, count: 512)
+        let r = csystemd_inhibit(UnsafeMutableRawPointer(bitPattern: callMethod), UnsafeMutableRawPointer(bitPattern: messageRead),
+                                 UnsafeMutableRawPointer(bitPattern: messageUnref), UnsafeMutableRawPointer(bitPattern: errorFree),
+                                 bus, what, who, why, mode, &fd, &message, message.count)
+        guard r >= 0, fd >= 0 else {
+            let text = String(cBuffer: message)
+            return .failure(InhibitFailure(text.isEmpty ? String(cString: strerror(-r)) : text))
+        }
+        return .success(fd)
     }
 
     /// A boolean property over the bus (`sd_bus_get_property_trivial(…, 'b', …)`).

@@ -18,6 +18,8 @@ public actor Dispatcher {
     /// Used when the request carries no timeoutMs (the gateway's own default).
     public nonisolated let defaultTimeoutMs: Int
     private var inFlight: [String: (task: Task<Void, Never>, reply: ReplyOnce)] = [:]
+    /// Every answered invoke, counted for the metrics endpoint.
+    public nonisolated let stats = InvokeStats()
     /// Set by `cancelAll` (the node is stopping): invokes that arrive afterwards are refused with
     /// NODE_NOT_READY before anything of them runs, so the gateway may send them again elsewhere.
     private var stopping: String?
@@ -48,6 +50,20 @@ public actor Dispatcher {
     /// `duplex`: the invoke's progress and input channel (a gateway invoke's; detached otherwise).
     public func invoke(id: String, command: String, params: InvokeParams, timeoutMs: Int?,
                        maxPayloadBytes: Int, duplex: DuplexChannel = .detached()) async -> Result<JSONValue, NodeError> {
+        let started = ContinuousClock.now
+        let result = await run(id: id, command: command, params: params, timeoutMs: timeoutMs, maxPayloadBytes: maxPayloadBytes, duplex: duplex)
+        let outcome: String
+        switch result {
+        case .success: outcome = "ok"
+        case .failure(let e): outcome = e.code.rawValue
+        }
+        stats.record(command: registry.spec(command) == nil ? "other" : command, outcome: outcome,
+                     seconds: (ContinuousClock.now - started).seconds)
+        return result
+    }
+
+    private func run(id: String, command: String, params: InvokeParams, timeoutMs: Int?,
+                     maxPayloadBytes: Int, duplex: DuplexChannel) async -> Result<JSONValue, NodeError> {
         if let early = cancelledEarly.firstIndex(of: id) {
             cancelledEarly.remove(at: early)
             return .failure(NodeError(.cancelled, "cancelled by the gateway before it started"))

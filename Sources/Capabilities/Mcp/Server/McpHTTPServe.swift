@@ -16,55 +16,14 @@ enum McpHTTPServe {
     static let idleMs: Int32 = 60_000
     static let maxConnections = 32
 
-    enum Address: Equatable, CustomStringConvertible {
-        case tcp(host: String, port: Int)
-        case unix(String)
+    typealias Address = LocalServerAddress
 
-        /// A loopback address or a Unix socket; anything else is refused with why.
-        static func parse(_ text: String) -> Result<Address, ServeFailure> {
-            if text.hasPrefix("unix:") {
-                let path = String(text.dropFirst(5))
-                guard path.hasPrefix("/") else { return .failure(ServeFailure("unix: needs an absolute path, such as unix:/run/user/1000/openclaw-mcp.sock", usage: true)) }
-                return .success(.unix(path))
-            }
-            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
-                return .failure(ServeFailure("\(text): give HOST:PORT (127.0.0.1:8765) or unix:PATH", usage: true))
-            }
-            var host = String(text[..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            if host == "localhost" { host = "127.0.0.1" }
-            guard host == "::1" || host.hasPrefix("127.") else {
-                return .failure(ServeFailure("\(host) is not a loopback address: mcp serve listens on this machine only (it serves no TLS); reach it from elsewhere through an SSH tunnel", usage: true))
-            }
-            return .success(.tcp(host: host, port: port))
-        }
-
-        var description: String {
-            switch self {
-            case .tcp(let h, let p): return h.contains(":") ? "[\(h)]:\(p)" : "\(h):\(p)"
-            case .unix(let p): return "unix:\(p)"
-            }
-        }
-
-        /// The URL an agent is given (a Unix socket's clients name the socket beside it).
-        var url: String {
-            switch self {
-            case .tcp: return "http://\(description)/mcp"
-            case .unix: return "http://localhost/mcp"
-            }
-        }
-    }
 
     /// Listens until the process is stopped (SIGTERM ends it; a Unix socket left behind is taken
     /// over by the next start when nothing answers on it); nonzero when it cannot listen.
     static func run(address: Address, token: String, makeServer: @escaping @Sendable () -> McpToolServer, log: Logger) async -> Int32 {
         let listener: Int32
-        let opened: Result<Int32, ListenFailure>
-        switch address {
-        case .tcp(let host, let port): opened = ListeningSocket.tcp(host: host, port: port)
-        case .unix(let path): opened = ListeningSocket.unix(path)
-        }
-        switch opened {
+        switch address.listen() {
         case .failure(let why): log.error(why.description); return 1
         case .success(let fd): listener = fd
         }
@@ -143,5 +102,15 @@ enum McpHTTPServe {
         }
 
         func endAll() { for s in table.withLock({ t in defer { t = [:] }; return Array(t.values) }) { s.cancelAll() } }
+    }
+}
+
+extension LocalServerAddress {
+    /// The URL an agent is given (a Unix socket's clients name the socket beside it).
+    var url: String {
+        switch self {
+        case .tcp: return "http://\(description)/mcp"
+        case .unix: return "http://localhost/mcp"
+        }
     }
 }

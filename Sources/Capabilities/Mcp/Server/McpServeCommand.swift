@@ -53,7 +53,7 @@ enum McpServeCommand {
 
     /// The address `--http` names and the bearer token its clients must send (made on first use).
     static func httpEndpoint(_ context: BundleCLIContext, _ http: String) -> Result<(McpHTTPServe.Address, String), ServeFailure> {
-        McpHTTPServe.Address.parse(http).flatMap { address in
+        McpHTTPServe.Address.parse(http, server: "mcp serve").mapError { ServeFailure($0.description, usage: true) }.flatMap { address in
             ServeToken.load(stateDirectory: context.stateDirectory)
                 .map { (address, $0) }
                 .mapError { ServeFailure("the bearer token: \($0)") }

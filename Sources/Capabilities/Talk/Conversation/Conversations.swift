@@ -14,12 +14,25 @@ final class Conversations: Sendable {
         var starting = false
         /// talk.catalog's answer about realtime, while the same operator session lasts.
         var catalog: (ready: Bool, why: String, at: ContinuousClock.Instant)?
+        /// Conversations started since the daemon started, by kind (metrics).
+        var started: [String: Int] = ["realtime": 0, "loop": 0]
+        /// The device stays awake while a conversation lasts (a person is talking to it).
+        var awake: KeepAwakeHold?
+
+        mutating func setActive(_ a: Active?, keepAwake: any KeepAwake) {
+            active = a
+            if a == nil { awake?.release(); awake = nil } else if awake == nil { awake = keepAwake.hold("talk conversation") }
+        }
     }
     private let state = Locked(State())
     let settings: ConversationSettings
+    private let keepAwake: any KeepAwake
     private let log = Logger(component: "talk")
 
-    init(settings: ConversationSettings) { self.settings = settings }
+    init(settings: ConversationSettings, keepAwake: any KeepAwake = NoKeepAwake()) {
+        self.settings = settings
+        self.keepAwake = keepAwake
+    }
 
     var isActive: Bool { state.withLock { $0.active != nil || $0.starting } }
 
@@ -75,7 +88,11 @@ final class Conversations: Sendable {
             case .loop(let c): ended = c.isEnded
             }
             // One that ended already (a stop phrase at once, the session dropping) is not active.
-            state.withLock { $0.active = ended ? nil : a; $0.starting = false }
+            state.withLock {
+                $0.setActive(ended ? nil : a, keepAwake: keepAwake)
+                $0.starting = false
+                $0.started[Self.kind(a), default: 0] += 1
+            }
             pendingRealtime.withLock { $0 = nil }
             return true
         } catch {
@@ -85,8 +102,26 @@ final class Conversations: Sendable {
         }
     }
 
+    static func kind(_ a: Active) -> String {
+        switch a {
+        case .realtime: return "realtime"
+        case .loop: return "loop"
+        }
+    }
+
+    /// The metrics of `ReportsMetrics`: the conversation running now and those started so far.
+    var metrics: [MetricFamily] {
+        let (active, started) = state.withLock { ($0.active.map(Self.kind), $0.started) }
+        return [
+            MetricFamily("talk_conversation_active", .gauge, "1 while a spoken conversation of this kind holds the microphone.",
+                         ["realtime", "loop"].map { .init([("kind", $0)], active == $0 ? 1 : 0) }),
+            MetricFamily("talk_conversations_total", .counter, "Spoken conversations started (talk.start, voice wake), by kind.",
+                         started.keys.sorted().map { .init([("kind", $0)], Double(started[$0]!)) }),
+        ]
+    }
+
     /// Called by a conversation as it ends.
-    func ended() { state.withLock { $0.active = nil } }
+    func ended() { state.withLock { $0.setActive(nil, keepAwake: keepAwake) } }
 
     /// Ends the active one; false when there was none.
     func stop() async -> Bool {
@@ -95,7 +130,7 @@ final class Conversations: Sendable {
         case .realtime(let c): await c.stop()
         case .loop(let c): await c.stop()
         }
-        state.withLock { $0.active = nil }
+        state.withLock { $0.setActive(nil, keepAwake: keepAwake) }
         return true
     }
 

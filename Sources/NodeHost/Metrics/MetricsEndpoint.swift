@@ -1,0 +1,109 @@
+import Glibc
+import Kit
+import Support
+
+/// The metrics endpoint: `GET /metrics` on a loopback port or a Unix socket (LocalServerAddress),
+/// answered with the exposition text of the moment. No token: what it says (counts, states,
+/// memory) is no secret on this machine, and a scraper such as Prometheus sends none by default;
+/// a Unix socket is 0600 and serves only this account and root. A client gets 5 s to send its
+/// request and at most four are served at once (a fifth is answered 503), so a stalled one cannot
+/// pile up threads.
+public final class MetricsEndpoint: Sendable {
+    static let maxClients = 4
+    static let clientTimeoutMs: Int32 = 5000
+
+    public let address: LocalServerAddress
+    private let listener: Int32
+    private let metrics: NodeMetrics
+    private let log: Logger
+    private let clients = Locked(0)
+    private let stopped = Locked(false)
+
+    private init(address: LocalServerAddress, listener: Int32, metrics: NodeMetrics, log: Logger) {
+        self.address = address; self.listener = listener; self.metrics = metrics; self.log = log
+    }
+
+    /// Listens at `address`, or says why it cannot (the address is taken, not loopback, …).
+    public static func open(_ address: LocalServerAddress, metrics: NodeMetrics, log: Logger) -> Result<MetricsEndpoint, ListenFailure> {
+        address.listen().map { MetricsEndpoint(address: address, listener: $0, metrics: metrics, log: log) }
+    }
+
+    /// Accepts clients on a thread of its own until `stop()`.
+    public func start() {
+        log.info("serving metrics on http \(address)/metrics")
+        BlockingExecutor.startLoop(name: "metrics-accept") { [self] in
+            while true {
+                let fd = accept(listener, nil, nil)
+                if fd >= 0 {
+                    // Non-blocking, so every read and write is bounded by a timeout (SystemIO).
+                    // (Swift's Glibc has no accept4.)
+                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                }
+                if fd < 0 {
+                    if stopped.withLock({ $0 }) { break }
+                    if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
+                    log.error("the metrics listener failed: \(String(cString: strerror(errno)))")
+                    break
+                }
+                if case .unix = address, let why = ListeningSocket.foreignPeer(fd) {
+                    log.warn("refused a metrics client on the socket: \(why)")
+                    Glibc.close(fd)
+                    continue
+                }
+                let admitted = clients.withLock { n in n < Self.maxClients ? { n += 1; return true }() : false }
+                guard admitted else {
+                    _ = try? SystemIO.live.writeAll(fd, HTTPRequestReader.response(503, "Service Unavailable", close: true), socket: true, timeoutMs: 1000)
+                    Glibc.close(fd)
+                    continue
+                }
+                Task { [self] in
+                    await serve(fd)
+                    Glibc.close(fd)
+                    clients.withLock { $0 -= 1 }
+                }
+            }
+            Glibc.close(listener)
+            if case .unix(let path) = address { unlink(path) }
+        }
+    }
+
+    /// Stops accepting (a scrape being answered finishes).
+    public func stop() {
+        stopped.withLock { $0 = true }
+        // accept() returns EINVAL once the socket is shut down: the loop ends and closes it.
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    /// One request, one answer, then the connection closes (scrapers open one per scrape or
+    /// keep it alive; closing is always allowed).
+    private func serve(_ fd: Int32) async {
+        let read = await BlockingExecutor.run("metrics-client") { (_: CancelFlag) -> Result<HTTPRequest, HTTPRequestReader.Failure> in
+            var pending: [UInt8] = []
+            return Result { () throws(HTTPRequestReader.Failure) -> HTTPRequest in
+                try HTTPRequestReader.read(fd, pending: &pending, maxBody: 0, timeoutMs: Self.clientTimeoutMs)
+            }
+        }
+        let answer: [UInt8]
+        switch read {
+        case .failure(.closed): return
+        case .failure(.refused(let status, let why)): answer = Self.plain(status, why)
+        case .success(let r) where r.route != "/metrics": answer = Self.plain(404, "the metrics are at /metrics")
+        case .success(let r) where r.method != "GET" && r.method != "HEAD":
+            answer = HTTPRequestReader.response(405, "Method Not Allowed", headers: [("Allow", "GET, HEAD")], close: true)
+        case .success(let r):
+            let body = Array(await metrics.text().utf8)
+            var head = HTTPRequestReader.response(200, "OK", headers: [("Content-Type", MetricsText.contentType)], body: body, close: true)
+            if r.method == "HEAD" { head.removeLast(body.count) }
+            answer = head
+        }
+        _ = await BlockingExecutor.run("metrics-client") { (_: CancelFlag) in
+            (try? SystemIO.live.writeAll(fd, answer, socket: true, timeoutMs: Self.clientTimeoutMs)) != nil
+        }
+    }
+
+    private static func plain(_ status: Int, _ text: String) -> [UInt8] {
+        HTTPRequestReader.response(status, HTTPRequestReader.reason(status), headers: [("Content-Type", "text/plain")],
+                                   body: Array((text + "\n").utf8), close: true)
+    }
+}

@@ -1,0 +1,89 @@
+@testable import Config
+import Foundation
+@testable import HostPresence
+import Kit
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// Keep-awake against logind's D-Bus API on a private system bus (a stand-in logind that records
+/// each Inhibit call and when the lock's descriptor is closed): presence.keepAwake holds the lock
+/// for as long as the daemon runs and `status` says so; holds are counted, so the lock is taken
+/// once and ended with the last release; a daemon without logind says why in status and runs on.
+@Suite(.serialized) struct KeepAwakeTests {
+    struct Logind {
+        let bus: PrivateBus
+        let server: PythonServer
+        init() throws {
+            bus = try PrivateBus()
+            do { server = try PythonServer(script: "fake_logind.py", args: [bus.address]) } catch { bus.stop(); throw error }
+        }
+        /// The next line the stand-in printed that has `key`.
+        func next(_ key: String, timeout: TimeInterval = 10) -> JSONValue? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                guard let line = server.nextLine(timeout: deadline.timeIntervalSinceNow), let v = JSONValue.parse(line) else { continue }
+                if v[key] != nil { return v }
+            }
+            return nil
+        }
+        func stop() { server.stop(); bus.stop() }
+    }
+
+    @Test func presenceKeepAwakeHoldsTheLockWhileTheDaemonRuns() throws {
+        let logind = try Logind(); defer { logind.stop() }
+        let n = NodeUnderTest(gatewayURL: "ws://127.0.0.1:9", extra: "presence: { mode: 'manual', keepAwake: true }")
+        defer { n.cleanup() }
+        n.extraEnv = ["DBUS_SYSTEM_BUS_ADDRESS": logind.bus.address]
+        try n.start()
+        let call = try #require(logind.next("inhibit"), "\(n.log)")
+        #expect(call["inhibit"]?["what"] == "idle:sleep" && call["inhibit"]?["mode"] == "block", "\(call)")
+        #expect(call["inhibit"]?["who"] == "openclaw-node" && call["inhibit"]?["why"] == "presence.keepAwake", "\(call)")
+        #expect(waitUntil(timeout: 10) { (try? n.cli(["status"]).stdout.contains("Keep awake:   held: logind's idle and sleep lock (presence.keepAwake)")) == true },
+                "\((try? n.cli(["status"]).stdout) ?? "")")
+        // Still held a moment later: the node keeps the descriptor, not just the call.
+        #expect(logind.next("released", timeout: 1.5) == nil)
+        #expect(n.stop() == 0)
+        let released = try #require(logind.next("released"), "the lock outlived the daemon")
+        #expect(released["released"] == call["inhibit"]?["id"])
+    }
+
+    @Test func holdsAreCountedAndTheLockEndsWithTheLast() throws {
+        let logind = try Logind(); defer { logind.stop() }
+        let previous = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", logind.bus.address, 1)
+        defer { if let previous { setenv("DBUS_SYSTEM_BUS_ADDRESS", previous, 1) } else { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") } }
+        let keeper = KeepAwakeKeeper()
+        let canvas = keeper.hold("canvas window shown")
+        let call = try #require(logind.next("inhibit"))
+        #expect(call["inhibit"]?["why"] == "canvas window shown")
+        let talk = keeper.hold("talk conversation")
+        #expect(waitUntil(timeout: 5) { keeper.status.reasons == ["canvas window shown", "talk conversation"] && keeper.status.held })
+        canvas.release()
+        canvas.release()  // a second release does nothing
+        #expect(logind.next("released", timeout: 1.5) == nil, "ended while a hold remained")
+        #expect(logind.next("inhibit", timeout: 0.5) == nil, "taken twice")
+        talk.release()
+        #expect(try #require(logind.next("released"))["released"] == call["inhibit"]?["id"])
+        #expect(waitUntil(timeout: 5) { !keeper.status.held && keeper.status.reasons.isEmpty })
+        // A hold dropped without a release ends with its object.
+        var dropped: KeepAwakeHold? = keeper.hold("dropped")
+        _ = try #require(logind.next("inhibit"))
+        #expect(dropped != nil)
+        dropped = nil
+        _ = try #require(logind.next("released"))
+    }
+
+    @Test func withoutLogindStatusSaysWhyAndTheNodeRunsOn() throws {
+        let bus = try PrivateBus(); defer { bus.stop() }   // a system bus, but nobody owns org.freedesktop.login1
+        let n = NodeUnderTest(gatewayURL: "ws://127.0.0.1:9", extra: "presence: { mode: 'manual', keepAwake: true }")
+        defer { n.cleanup() }
+        n.extraEnv = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]
+        try n.start()
+        #expect(waitUntil(timeout: 10) { n.log.contains("cannot keep the device awake: logind refused the idle and sleep lock") }, "\(n.log)")
+        let status = try n.cli(["status"]).stdout
+        #expect(status.contains("Keep awake:   wanted (presence.keepAwake) but not held: logind refused"), "\(status)")
+        #expect(n.isRunning)
+        #expect(n.stop() == 0)
+    }
+}
