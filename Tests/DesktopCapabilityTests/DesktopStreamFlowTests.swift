@@ -25,6 +25,20 @@ import Testing
         #expect(try rig.view(port, pixels: [(10, 10)])["pixels"]?["10,10"] == [0x20, 0x40, 0x80])
     }
 
+    /// The node stopping (SIGTERM) during a stream ends the stream and stops its x11vnc before
+    /// the node exits: x11vnc runs in a process group of its own and ignores the end of its
+    /// parent, so a node that did not wait left it running (CI found one).
+    @Test func theNodesStopEndsTheStreamAndItsServer() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        _ = try rig.startStream("at-stop")
+        #expect(rig.gw.waitFor("desktop_auth", timeout: 30) { $0["id"] == "at-stop" }?["ok"] == true, "\(rig.node.log.suffix(2000))")
+        let pid = try #require(rig.serverPid("x11vnc"))
+        #expect(rig.node.stop() == 0)
+        #expect(!DesktopRig.isAlive(pid), "x11vnc (pid \(pid)) outlived the node")
+        #expect(rig.streamDirectories.isEmpty)
+    }
+
     /// A 3840x2160 screen sent raw is 32 MiB per update. The broker stops reading the node's
     /// attach socket for 3 s once the viewer asked for two: the node pauses reading x11vnc while
     /// over 4 MiB waits for the gateway, then resumes, and the viewer gets both updates intact.

@@ -27,4 +27,16 @@ final class ActiveStreams: Sendable {
         for f in flags { f.cancel() }
         return flags.count
     }
+
+    /// Waits until every stream has ended — its server stopped, its directory removed — at most
+    /// `limit`; false when some still run. (The node's stop waits here: an x11vnc started for a
+    /// stream lives in a process group of its own and would outlive a node that did not wait.)
+    func waitUntilEmpty(within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while entries.withLock({ !$0.isEmpty }) {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
 }

@@ -46,7 +46,8 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
 
     func shutdown() async {
         if streams.endAll(NodeError(.unavailable, "the node is stopping: the desktop stream ended")) > 0 {
-            log.info("the node is stopping: desktop streams ended")
+            if await streams.waitUntilEmpty(within: .seconds(5)) { log.info("the node is stopping: desktop streams ended") }
+            else { log.warn("the node is stopping: a desktop stream did not end within 5 s") }
         }
     }
 
