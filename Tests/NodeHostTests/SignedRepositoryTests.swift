@@ -1,0 +1,115 @@
+import Foundation
+@testable import Support
+@testable import TestSupport
+import Testing
+
+/// The signed apt repository (scripts/repo-key, scripts/repo --sign) in clean Debian roots: apt
+/// installs from it with a deb822 `Signed-By` entry (no trusted=yes), and refuses it when an index
+/// was changed after signing, when another key signed it, and when it is not signed at all. Each
+/// root is a throwaway copy of the one scripts/test made; apt runs with no network, the repository
+/// is a file: URI inside the root.
+@Suite(.serialized, .enabled(if: SignedRepositorySetup.reasonToSkip == nil, SignedRepositorySetup.skipComment))
+struct SignedRepositoryTests {
+    typealias Target = SignedRepositorySetup.Target
+
+    /// A signing key of its own (scripts/repo-key new) in a private folder.
+    struct Key {
+        let home: String
+        init(_ dir: String, _ name: String) throws {
+            home = dir + "/" + name
+            let r = try runProcess(TestPaths.repoRoot + "/scripts/repo-key", ["new", "--name", "test \(name)"], env: Key.env(home))
+            try #require(r.code == 0, "\(r.stdout)\(r.stderr)")
+        }
+        static func env(_ home: String) -> [String: String] { ["PATH": "/usr/bin:/bin", "HOME": "/root", "OPENCLAW_REPO_GNUPGHOME": home] }
+        /// scripts/repo --sign of `deb` into `out`.
+        func repo(_ deb: String, out: String) throws {
+            let r = try runProcess(TestPaths.repoRoot + "/scripts/repo", ["--out", out, "--sign", deb], env: Key.env(home), timeout: 120)
+            try #require(r.code == 0, "\(r.stdout)\(r.stderr)")
+        }
+    }
+
+    @Test(arguments: SignedRepositorySetup.targets)
+    func aptInstallsFromTheSignedRepositoryAndRefusesTamperingAndOtherKeys(_ t: Target) throws {
+        let dir = TestPaths.tempDir("signed-repo"); defer { try? FileManager.default.removeItem(atPath: dir) }
+        let ours = try Key(dir, "ours"), other = try Key(dir, "other")
+        try ours.repo(t.deb, out: dir + "/repo")
+        try other.repo(t.deb, out: dir + "/repo-other")
+        let unsigned = try runProcess(TestPaths.repoRoot + "/scripts/repo", ["--out", dir + "/repo-unsigned", t.deb], timeout: 120)
+        try #require(unsigned.code == 0, "\(unsigned.stderr)")
+        let fm = FileManager.default
+        #expect(fm.fileExists(atPath: dir + "/repo/dists/\(t.suite)/InRelease") && fm.fileExists(atPath: dir + "/repo/dists/\(t.suite)/Release.gpg"))
+
+        let root = try ReleaseRoot(tarball: t.tarball); defer { root.cleanup() }
+        // The node's side, as README says: the keyring and a deb822 source naming it.
+        try fm.createDirectory(atPath: root.path + "/etc/apt/keyrings", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: dir + "/repo/openclaw-node-archive-keyring.gpg", toPath: root.path + "/etc/apt/keyrings/openclaw-node.gpg")
+        let sources = """
+            Types: deb
+            URIs: file:/srv/openclaw-node
+            Suites: \(t.suite)
+            Components: main
+            Signed-By: /etc/apt/keyrings/openclaw-node.gpg
+
+            """
+        try sources.write(toFile: root.path + "/etc/apt/sources.list.d/openclaw-node.sources", atomically: true, encoding: .utf8)
+        /// Publishes `repo` as the root's /srv/openclaw-node and updates from that source alone (the
+        /// root's Debian sources would need a network), from empty lists every time.
+        func update(from repo: String) throws -> ProcessResult {
+            _ = try runProcess("/bin/rm", ["-rf", root.path + "/srv/openclaw-node"])
+            let cp = try runProcess("/bin/cp", ["-a", repo, root.path + "/srv/openclaw-node"])
+            try #require(cp.code == 0, "\(cp.stderr)")
+            return try root.run("rm -rf /var/lib/apt/lists/* && apt-get update -o Dir::Etc::sourcelist=/etc/apt/sources.list.d/openclaw-node.sources " +
+                                "-o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0 2>&1")
+        }
+
+        let good = try update(from: dir + "/repo")
+        #expect(good.code == 0 && !good.stdout.contains("W:") && !good.stdout.contains("E:"), "\(good.stdout)")
+        let install = try root.run("apt-get install -y --no-install-recommends openclaw-node 2>&1", timeout: 600)
+        #expect(install.code == 0, "\(install.stdout)")
+        let version = try root.run("openclaw-node --version")
+        #expect(version.code == 0 && version.stdout.contains("openclaw-node"), "\(version.stdout)\(version.stderr)")
+
+        // An index changed after signing (a package's checksum swapped, the .gz made again from it).
+        let tampered = dir + "/repo-tampered"
+        _ = try runProcess("/bin/cp", ["-a", dir + "/repo", tampered])
+        let index = try #require(try runProcess("/usr/bin/find", [tampered + "/dists", "-name", "Packages"]).stdout.split(separator: "\n").first.map(String.init))
+        var text = try String(contentsOfFile: index, encoding: .utf8)
+        text = text.replacingOccurrences(of: "SHA256: ", with: "SHA256: 00")
+        try text.write(toFile: index, atomically: true, encoding: .utf8)
+        _ = try runProcess("/bin/gzip", ["-9nkf", index])
+        let changed = try update(from: tampered)
+        #expect(changed.code != 0 && (changed.stdout.contains("Hash Sum mismatch") || changed.stdout.contains("unexpected size")), "\(changed.stdout)")
+
+        // Signed, but by a key this node does not trust.
+        let foreign = try update(from: dir + "/repo-other")
+        #expect(foreign.code != 0 && foreign.stdout.contains("is not signed"), "\(foreign.stdout)")
+        // Not signed at all.
+        let bare = try update(from: dir + "/repo-unsigned")
+        #expect(bare.code != 0 && bare.stdout.contains("not signed"), "\(bare.stdout)")
+        // And back to ours: accepted again.
+        #expect(try update(from: dir + "/repo").code == 0)
+    }
+}
+
+/// The packages and roots scripts/test prepared, or why the suite is skipped.
+enum SignedRepositorySetup {
+    struct Target: CustomTestStringConvertible, Sendable {
+        let suite: String
+        let deb: String
+        let tarball: String
+        var testDescription: String { suite }
+    }
+
+    static let env = ProcessInfo.processInfo.environment
+    static let targets: [Target] = [
+        env["OPENCLAW_TEST_DEB"].flatMap { d in env["OPENCLAW_TEST_ROOT_TARBALL"].map { Target(suite: d.contains("+deb13_") ? "trixie" : "bookworm", deb: d, tarball: $0) } },
+        env["OPENCLAW_TEST_DEB13_AMD64"].flatMap { d in env["OPENCLAW_TEST_ROOT13_AMD64"].map { Target(suite: "trixie", deb: d, tarball: $0) } },
+    ].compactMap { $0 }
+
+    static var reasonToSkip: String? {
+        if getuid() != 0 { return "not root: chroot and apt need root" }
+        if targets.isEmpty { return "no package and Debian root prepared: scripts/test builds them (OPENCLAW_TEST_DEB, OPENCLAW_TEST_ROOT_TARBALL, …)" }
+        return nil
+    }
+    static var skipComment: Comment { Comment(rawValue: reasonToSkip ?? "") }
+}
