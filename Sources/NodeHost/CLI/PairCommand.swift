@@ -11,8 +11,9 @@ import Support
 /// pairing link names, in one command (docs/PROTOCOL.md §3.9).
 enum PairCommand {
     static let help = """
-        Usage: openclaw-node pair <setup-code | oc-pair://CODE | https://GATEWAY/j/CODE> [--display-name NAME]
+        Usage: openclaw-node pair <setup-code | oc-pair://CODE | https://GATEWAY/j/CODE | -> [--display-name NAME]
                                   [--timeout SECONDS] [--json] [--config FILE]
+               openclaw-node pair --from-file FILE [options]
 
         Pairs this node with an OpenClaw gateway from what the gateway handed out:
           - a setup code (`openclaw qr`, or the operator API's device.pair.setupCode),
@@ -28,13 +29,32 @@ enum PairCommand {
         Exit 0 when paired; 1 when the link is refused (expired, already used, malformed) or the
         gateway refuses the pairing, with the reason.
         The config's gateway.setupCode accepts the same three forms.
+        `-` reads the code from standard input and --from-file from a file (its first line that is
+        not empty or a # comment), so that cloud-init, Ansible or a script need not put the secret
+        on a command line, where every account can read it in /proc.
         """
 
     static func main(_ args: [String], capabilities: @escaping CLI.CapabilityFactory) async throws -> Int32 {
-        let a = try Arguments(args, valued: ["config", "display-name", "timeout"], known: ["json"])
+        let a = try Arguments(args, valued: ["config", "display-name", "timeout", "from-file"], known: ["json"])
         if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
-        guard let link = a.positionals.first, a.positionals.count == 1 else {
-            throw Arguments.Failure(description: "expected one setup code, oc-pair:// link or join URL")
+        let link: String
+        if let file = a.option("from-file") {
+            guard a.positionals.isEmpty else { throw Arguments.Failure(description: "give the code either as an argument or with --from-file, not both") }
+            guard let text = FileSystem.readText(file) else { throw Arguments.Failure(description: "--from-file \(file): cannot read it") }
+            guard let first = firstCode(text) else { throw Arguments.Failure(description: "--from-file \(file): no setup code in it") }
+            link = first
+        } else {
+            guard let given = a.positionals.first, a.positionals.count == 1 else {
+                throw Arguments.Failure(description: "expected one setup code, oc-pair:// link or join URL (or - to read it from standard input)")
+            }
+            if given == "-" {
+                guard let first = firstCode(String(decoding: FileSystem.read(0, upTo: 64 * 1024), as: UTF8.self)) else {
+                    throw Arguments.Failure(description: "no setup code on standard input")
+                }
+                link = first
+            } else {
+                link = given
+            }
         }
         let timeout = try a.option("timeout").map { t -> Int in
             guard let n = Int(t), n > 0 else { throw Arguments.Failure(description: "--timeout must be a positive number of seconds") }
@@ -125,5 +145,10 @@ enum PairCommand {
     static func fail(_ why: String, json: Bool) -> Int32 {
         if json { Out.json(["ok": false, "error": .string(why)]) } else { Out.err("openclaw-node pair: \(why)") }
         return ExitCode.failure.rawValue
+    }
+
+    /// The first line of `text` that is not empty or a # comment.
+    static func firstCode(_ text: String) -> String? {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmed() }.first { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 }

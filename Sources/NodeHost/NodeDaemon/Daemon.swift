@@ -95,6 +95,7 @@ public enum Daemon {
                                    openStream: { await gateway.openStream($0) }) { event, payload in
                 await gateway.sendEventNow(event, payload: payload)
             }
+            if ProvisionedSetupCode.spent(stateDir: config.stateDir) { log.info("paired: the provisioned setup code is spent and removed") }
             Task {
                 await session.set(link)
                 for c in advertised() { await c.sessionAware?.gatewayConnected(link) }

@@ -48,6 +48,14 @@ actor GatewayConnector {
         await stopSearch()
         await handle.stopClient()
         await stopOperator()
+        var config = config
+        // A setup code from provisioning (the boot partition), until its session is up.
+        if config.gateway.setupCode == nil, let provisioned = ProvisionedSetupCode.read(stateDir: config.stateDir) {
+            log.info("using the setup code this node was provisioned with (\(ProvisionedSetupCode.path(stateDir: config.stateDir)))")
+            config.gateway.setupCode = provisioned
+            // Its gateway stays known after the code is spent, as after `openclaw-node pair`.
+            if let code = try? SetupCode(decoding: provisioned) { try? PairingLink.remember(code, store: runtime.store) }
+        }
         if config.gateway.url != nil || config.gateway.setupCode != nil {
             var c = config
             var code: SetupCode?
