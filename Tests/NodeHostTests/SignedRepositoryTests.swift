@@ -89,6 +89,65 @@ struct SignedRepositoryTests {
         // And back to ours: accepted again.
         #expect(try update(from: dir + "/repo").code == 0)
     }
+
+    /// node.autoUpdate: a newer version published to the signed repository is installed by the
+    /// update unit's command (`openclaw-node update --if-due`), from that source alone; a second
+    /// run within the interval does nothing; `status` shows the last check.
+    @Test(arguments: SignedRepositorySetup.targets)
+    func theUpdateCommandInstallsANewerVersionFromItsSource(_ t: Target) throws {
+        let dir = TestPaths.tempDir("update-repo"); defer { try? FileManager.default.removeItem(atPath: dir) }
+        let key = try Key(dir, "ours")
+        try key.repo(t.deb, out: dir + "/repo")
+        // The next version: the same package with a higher version (0.2.0+deb12 → 0.2.0.1+deb12).
+        let unpacked = dir + "/next"
+        #expect(try runProcess("/usr/bin/dpkg-deb", ["-R", t.deb, unpacked]).code == 0)
+        var control = try String(contentsOfFile: unpacked + "/DEBIAN/control", encoding: .utf8)
+        let version = try #require(control.split(separator: "\n").first { $0.hasPrefix("Version: ") }.map { String($0.dropFirst(9)) })
+        let plus = try #require(version.firstIndex(of: "+"))
+        let next = String(version[..<plus]) + ".1" + String(version[plus...])
+        control = control.replacingOccurrences(of: "Version: \(version)", with: "Version: \(next)")
+        try control.write(toFile: unpacked + "/DEBIAN/control", atomically: true, encoding: .utf8)
+        let nextDeb = dir + "/" + (t.deb as NSString).lastPathComponent.replacingOccurrences(of: version, with: next)
+        let built = try runProcess("/usr/bin/dpkg-deb", ["--root-owner-group", "-Zxz", "-b", unpacked, nextDeb], timeout: 300)
+        try #require(built.code == 0, "\(built.stderr)")
+
+        let root = try ReleaseRoot(tarball: t.tarball); defer { root.cleanup() }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root.path + "/etc/apt/keyrings", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: dir + "/repo/openclaw-node-archive-keyring.gpg", toPath: root.path + "/etc/apt/keyrings/openclaw-node.gpg")
+        try "Types: deb\nURIs: file:/srv/openclaw-node\nSuites: \(t.suite)\nComponents: main\nSigned-By: /etc/apt/keyrings/openclaw-node.gpg\n"
+            .write(toFile: root.path + "/etc/apt/sources.list.d/openclaw-node.sources", atomically: true, encoding: .utf8)
+        func publish() throws {
+            _ = try runProcess("/bin/rm", ["-rf", root.path + "/srv/openclaw-node"])
+            #expect(try runProcess("/bin/cp", ["-a", dir + "/repo", root.path + "/srv/openclaw-node"]).code == 0)
+        }
+        try publish()
+        let only = "-o Dir::Etc::sourcelist=/etc/apt/sources.list.d/openclaw-node.sources -o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0"
+        let install = try root.run("apt-get update \(only) >/dev/null && apt-get install -y --no-install-recommends openclaw-node 2>&1", timeout: 600)
+        try #require(install.code == 0, "\(install.stdout)")
+        try fm.createDirectory(atPath: root.path + "/etc/openclaw-node/config.d", withIntermediateDirectories: true)
+        try "{ node: { autoUpdate: { enabled: true } } }".write(toFile: root.path + "/etc/openclaw-node/config.d/50-update.json5", atomically: true, encoding: .utf8)
+
+        // Nothing newer yet: up to date.
+        let same = try root.run("openclaw-node update --if-due --config /etc/openclaw-node/config.json5 2>&1", timeout: 600)
+        #expect(same.code == 0 && same.stdout.contains("up to date (openclaw-node \(version))"), "\(same.stdout)")
+        // Published: the interval has not passed, so the timer's run waits …
+        try key.repo(nextDeb, out: dir + "/repo")
+        try publish()
+        let early = try root.run("openclaw-node update --if-due --config /etc/openclaw-node/config.json5 2>&1")
+        #expect(early.code == 0 && early.stdout.contains("next after 24 h"), "\(early.stdout)")
+        // … and an update asked for now installs it.
+        let up = try root.run("openclaw-node update --config /etc/openclaw-node/config.json5 2>&1", timeout: 600)
+        #expect(up.code == 0 && up.stdout.contains("upgraded openclaw-node \(version) → openclaw-node \(next)"), "\(up.stdout)")
+        let now = try root.run("dpkg-query -W -f='${Version}' openclaw-node")
+        #expect(now.stdout == next, "\(now.stdout)")
+        let status = try root.run("runuser -u openclaw-node -- openclaw-node status --config /etc/openclaw-node/config.json5 2>&1")
+        #expect(status.stdout.contains("Last update:  checked 0 min ago: upgraded openclaw-node \(version) → openclaw-node \(next)"), "\(status.stdout)")
+        // Off in the config: the timer's run does nothing.
+        try "{ node: { autoUpdate: { enabled: false } } }".write(toFile: root.path + "/etc/openclaw-node/config.d/50-update.json5", atomically: true, encoding: .utf8)
+        let off = try root.run("openclaw-node update --if-due --config /etc/openclaw-node/config.json5 2>&1")
+        #expect(off.code == 0 && off.stdout.contains("node.autoUpdate.enabled is false"), "\(off.stdout)")
+    }
 }
 
 /// The packages and roots scripts/test prepared, or why the suite is skipped.

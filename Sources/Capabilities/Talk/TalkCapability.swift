@@ -10,7 +10,7 @@ import Support
 /// do), else with `voice.transcript` on the node session. Results are shaped as the iOS and
 /// Android nodes return them.
 final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, AdvertisesExtraCaps,
-                            ReportsStatus, ReportsMetrics, Sendable {
+                            ReportsStatus, ReportsMetrics, ReportsActivity, Sendable {
     let manifest: BundleManifest
     let settings: TalkSettings
     private let log = Logger(component: "talk")
@@ -330,6 +330,13 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     // MARK: conversations
 
     func metrics() async -> [MetricFamily] { conversations.metrics }
+
+    /// What a restart waits for: a conversation, or a push-to-talk capture held open.
+    func activity() async -> String? {
+        if conversations.isActive { return "a talk conversation" }
+        if let capture = state.withLock({ $0.ptt })?.activeCaptureId { return "push-to-talk capture \(capture.prefix(8))" }
+        return nil
+    }
 
     func refuseDuringConversation() throws(NodeError) {
         if conversations.isActive { throw NodeError(TalkError.micBusy, "a conversation holds the microphone; talk.stop ends it") }

@@ -142,14 +142,15 @@ public enum ConfigSchema {
         ConfigField("node", .object([
             ConfigField("displayName", .string, default: "\"Linux Node (<hostname>)\"", "name shown in `openclaw nodes list`"),
             ConfigField("stateDir", .string, default: "\"~/.local/state/openclaw-node\"", "where the SQLite state (device key, tokens) and the control socket live; under systemd's StateDirectory= (the package's unit) $STATE_DIRECTORY"),
+            ConfigField("autoUpdate", .object([
+                ConfigField("enabled", .bool, default: "false", "let the package's update timer (openclaw-node-update.timer) upgrade this package from its apt source and restart the node once nothing runs"),
+                ConfigField("intervalHours", .integer(1...720), default: "24", "how often to check"),
+                ConfigField("window", .string, default: "\"00:00-24:00\"", "local time of day when checks may run, \"HH:MM-HH:MM\" (may pass midnight: \"22:00-05:00\")"),
+                ConfigField("source", .string, default: "\"/etc/apt/sources.list.d/openclaw-node.sources\"", "the apt source (deb822 .sources or one-line .list file) the package is upgraded from; no other source is read"),
+            ]), "updates of the Debian package (off by default)"),
             ConfigField("releaseIdleLibrariesAfter", .integer(0...86_400), default: "600",
                         "seconds after the last clip, recording or scaled image before FFmpeg's libraries (libavcodec, libavformat, libswscale) are unloaded to give their memory back; loaded again on next use. 0 keeps them loaded"),
         ]), "this node"),
-        ConfigField("metrics", .object([
-            ConfigField("listen", .string, "where a Prometheus server scrapes GET /metrics: a loopback HOST:PORT (\"127.0.0.1:9851\", \"[::1]:9851\") or unix:/path (mode 0600, this account and root only); unset = no endpoint"),
-            ConfigField("textfile", .string, "also write the same text to this file (atomically, removed when the node stops), for node_exporter's textfile collector: a path ending in .prom in its --collector.textfile.directory; unset = no file"),
-            ConfigField("textfileIntervalSeconds", .integer(1...3600), default: "15", "how often the textfile is rewritten"),
-        ]), "Prometheus metrics of this node: connection, invokes by command and outcome with durations, capabilities, presence, memory and descriptors (off unless listen or textfile is set)"),
         ConfigField("presence", .object([
             ConfigField("mode", .enumeration(PresenceMode.allCases.map(\.rawValue)), default: "\"auto\"",
                         "auto (logind session) | x11 (screensaver) | wayland (compositor idle) | gnome (GNOME's idle monitor) | always | never | manual (openclaw-node presence …)"),
@@ -171,6 +172,11 @@ public enum ConfigSchema {
             ConfigField("enabled", .bool, default: "true", "publish the node-hosted skills to the gateway (node.skills.update); false sends nothing"),
             ConfigField("dirs", .stringArray, default: "[]", "more skill directories (absolute or ~/…), each holding <name>/SKILL.md, read after <stateDir>/skills"),
         ]), "node-hosted skills: <stateDir>/skills/<name>/SKILL.md and the directories named here"),
+        ConfigField("metrics", .object([
+            ConfigField("listen", .string, "where a Prometheus server scrapes GET /metrics: a loopback HOST:PORT (\"127.0.0.1:9851\", \"[::1]:9851\") or unix:/path (mode 0600, this account and root only); unset = no endpoint"),
+            ConfigField("textfile", .string, "also write the same text to this file (atomically, removed when the node stops), for node_exporter's textfile collector: a path ending in .prom in its --collector.textfile.directory; unset = no file"),
+            ConfigField("textfileIntervalSeconds", .integer(1...3600), default: "15", "how often the textfile is rewritten"),
+        ]), "Prometheus metrics of this node: connection, invokes by command and outcome with durations, capabilities, presence, memory and descriptors (off unless listen or textfile is set)"),
     ] }
 
     /// Every key path in the schema ("gateway.discovery.lan", "plugins.entries.*.enabled", …).

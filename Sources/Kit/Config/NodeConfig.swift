@@ -27,6 +27,14 @@ public struct NodeConfig: Sendable {
         public var keepAwake = false
     }
 
+    /// `node.autoUpdate.*`: the package's update timer (off by default).
+    public struct AutoUpdate: Sendable, Equatable {
+        public var enabled = false
+        public var intervalHours = 24
+        public var window = "00:00-24:00"
+        public var source = "/etc/apt/sources.list.d/openclaw-node.sources"
+    }
+
     /// `metrics.*`: the Prometheus endpoint and textfile (both off by default).
     public struct Metrics: Sendable, Equatable {
         public var listen: String?
@@ -58,6 +66,7 @@ public struct NodeConfig: Sendable {
     public var releaseIdleLibrariesAfter: Duration? = .seconds(600)
     public var presence = Presence()
     public var metrics = Metrics()
+    public var autoUpdate = AutoUpdate()
     public var capabilities: [String: CapabilitySection] = [:]
     public var pluginDirs: [String] = ["Plugins"]
     public var pluginEntries: [String: PluginEntry] = [:]
@@ -108,6 +117,12 @@ public struct NodeConfig: Sendable {
         presence.display = v["presence"]?["display"]?.stringValue
         if let idle = v["presence"]?["idleSeconds"]?.intValue, idle > 0 { presence.idleSeconds = idle }
         if let on = v["presence"]?["keepAwake"]?.boolValue { presence.keepAwake = on }
+        if let u = v["node"]?["autoUpdate"] {
+            if let on = u["enabled"]?.boolValue { autoUpdate.enabled = on }
+            if let h = u["intervalHours"]?.intValue { autoUpdate.intervalHours = h }
+            if let w = u["window"]?.stringValue { autoUpdate.window = w }
+            if let src = u["source"]?.stringValue, !src.isEmpty { autoUpdate.source = src }
+        }
         if let l = v["metrics"]?["listen"]?.stringValue, !l.isEmpty { metrics.listen = l }
         if let f = v["metrics"]?["textfile"]?.stringValue, !f.isEmpty { metrics.textfile = NodeConfig.expandHome(f, env) }
         if let n = v["metrics"]?["textfileIntervalSeconds"]?.intValue { metrics.textfileInterval = n }

@@ -88,6 +88,7 @@ extension Capability {
     public var advertisedExtraCaps: [String] { (self as? any AdvertisesExtraCaps)?.extraCaps ?? [] }
     public var controlQueryable: (any ControlQueryable)? { self as? any ControlQueryable }
     public var reportsStatus: (any ReportsStatus)? { self as? any ReportsStatus }
+    public var reportsActivity: (any ReportsActivity)? { self as? any ReportsActivity }
 }
 
 /// Answers questions about the running daemon's own state from its bundle's CLI (`openclaw-node mcp
@@ -160,6 +161,13 @@ public protocol SelfDiagnosing: Capability {
 /// cannot, why (talk: whether a conversation can start, and what is missing for one).
 public protocol ReportsStatus: Capability {
     func statusLine() async -> String
+}
+
+/// Work a capability does outside any invoke that a restart (an update) must wait for: a talk
+/// conversation, a held push-to-talk capture. nil when there is none. Asked often while a restart
+/// waits; must answer at once.
+public protocol ReportsActivity: Capability {
+    func activity() async -> String?
 }
 
 /// Caps advertised besides `name` while the capability is advertised (talk: "voiceWake").

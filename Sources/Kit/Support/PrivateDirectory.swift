@@ -15,4 +15,13 @@ public enum PrivateDirectory {
         }
         return nil
     }
+
+    /// A new empty directory of its own under $TMPDIR (or /tmp), mode 0700 (mkdtemp); nil when
+    /// none can be made.
+    public static func makeTemporary(prefix: String) -> String? {
+        let base = ProcessEnvironment.value("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = Array((base + "/" + prefix + ".XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
+        return String(cString: made)
+    }
 }

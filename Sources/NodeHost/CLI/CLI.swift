@@ -33,6 +33,8 @@ public enum CLI {
         ("presence", "set foreground/background on the running daemon", PresenceCommand.help),
         ("pair", "pair with a gateway from a setup code, oc-pair:// link or one-time join URL", PairCommand.help),
         ("provision", "first-boot set-up from a file on the boot partition (gateway, name, setup code)", ProvisionCommand.help),
+        ("restart", "restart the running daemon once nothing runs (after an upgrade), same identity and token", RestartCommand.help),
+        ("update", "upgrade this package from its own apt source (the update timer runs it: node.autoUpdate)", UpdateCommand.help),
         ("reconnect", "make the running daemon connect again now (resumes a paused reconnect)", ReconnectCommand.help),
         ("doctor", "check config, state, capabilities and the gateway; say what the gateway allows", DoctorCommand.help),
         ("service", "install or remove a systemd unit that runs the node", ServiceCommand.help),
@@ -64,6 +66,8 @@ public enum CLI {
             case "presence": return try PresenceCommand.main(rest)
             case "reconnect": return try ReconnectCommand.main(rest)
             case "provision": return try ProvisionCommand.main(rest)
+            case "restart": return try RestartCommand.main(rest)
+            case "update": return try UpdateCommand.main(rest)
             case "pair": return try await PairCommand.main(rest, capabilities: capabilities)
             case "doctor": return try await DoctorCommand.main(rest, capabilities: capabilities)
             case "service": return try ServiceCommand.main(rest)

@@ -32,8 +32,13 @@ enum RunCommand {
     static func main(_ args: [String], capabilities: @escaping CLI.CapabilityFactory) async throws -> Int32 {
         let a = try Arguments(args, valued: ["config"], known: [])
         if a.flag("help") { Out.line(help); return ExitCode.ok.rawValue }
+        _ = SelfExec.program  // resolved now, before anything could change the working directory
         let config = try CLI.loadConfig(a)
-        try await Daemon.run(config: config, capabilities: capabilities)
+        if try await Daemon.run(config: config, capabilities: capabilities) == .restart {
+            let why = SelfExec.restart()
+            Out.err("openclaw-node run: could not start again: \(why); exiting for the service manager to restart it")
+            return ExitCode.failure.rawValue
+        }
         return ExitCode.ok.rawValue
     }
 }

@@ -53,6 +53,8 @@ enum StatusCommand {
             // What `openclaw-node pair` (or a gateway.setupCode join URL) stored.
             out["pairedGateway"] = ["url": .string(url), "urls": .array(PairingLink.rememberedURLs(store).map { .string($0) })]
         }
+        let lastCheck = UpdateCheck.read(stateDir: config.stateDir)
+        if let c = lastCheck { out["lastUpdateCheck"] = ["atMs": .number(Double(c.atMs)), "result": .string(c.result)] }
         if let mode { out["databaseMode"] = .string(mode) }
         if let aside = store.movedAside { out["movedAside"] = .string(aside) }
         if a.flag("json") { Out.json(.object(out)); return ExitCode.ok.rawValue }
@@ -68,6 +70,12 @@ enum StatusCommand {
             let more = PairingLink.rememberedURLs(store).filter { $0 != url }
             Out.line("Paired via:   a pairing link for \(url)\(more.isEmpty ? "" : " (also \(more.joined(separator: ", ")))") (used when the config has no gateway.url)")
         }
+        if let c = lastCheck {
+            let minutes = max(0, (WallClock.milliseconds - c.atMs) / 60_000)
+            Out.line("Last update:  checked \(minutes < 120 ? "\(minutes) min" : "\(minutes / 60) h") ago: \(c.result)")
+        } else if config.autoUpdate.enabled {
+            Out.line("Last update:  not checked yet (node.autoUpdate is on; openclaw-node-update.timer checks)")
+        }
         if daemon["running"]?.boolValue == false {
             Out.line("Daemon:       not running (start it with `openclaw-node run`)")
         } else {
@@ -80,6 +88,11 @@ enum StatusCommand {
             }
             if let c = daemon["operatorConnection"]?.stringValue, c != "not used" { Out.line("Operator:     \(c)") }
             if let k = daemon["keepAwake"], let line = keepAwakeLine(k) { Out.line("Keep awake:   \(line)") }
+            if let v = daemon["version"]?.stringValue { Out.line("Version:      \(v)") }
+            if let r = daemon["restartPending"], r != .null {
+                let waiting = r["waitingFor"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                Out.line("Restart:      pending (\(r["reason"]?.stringValue ?? "asked for"))\(waiting.isEmpty ? "" : "; waiting for \(waiting.joined(separator: ", "))")")
+            }
             for (name, line) in (daemon["capabilityStatus"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                 guard let text = line.stringValue else { continue }
                 let label = name.prefix(1).uppercased() + name.dropFirst() + ":"

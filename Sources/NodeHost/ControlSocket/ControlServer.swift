@@ -32,6 +32,8 @@ public final class ControlServer: Sendable {
     /// `{"op":"reconnect"}`: resumes a paused gateway reconnect; with `"fresh": true` starts a new
     /// session from the config and the stored gateway (after `openclaw-node pair`). nil: refused.
     private let reconnect: (@Sendable (_ fresh: Bool) async -> JSONValue)?
+    /// `{"op":"restart", "maxWaitSeconds": N}`: a restart at the first idle moment (GracefulRestart).
+    private let restart: (@Sendable (_ request: JSONValue) async -> JSONValue)?
     private let listener = Locked<UnixSocket?>(nil)
     private let log = Logger(component: "control")
     static let maxClients = 64
@@ -43,12 +45,14 @@ public final class ControlServer: Sendable {
     /// configured `presenceMode` is reported beside it).
     public init(path: String, dispatcher: Dispatcher, presence: PresenceMonitor, presenceMode: PresenceMode,
                 reconnect: (@Sendable (Bool) async -> JSONValue)? = nil,
+                restart: (@Sendable (JSONValue) async -> JSONValue)? = nil,
                 statusProvider: @escaping @Sendable () async -> JSONValue) {
         self.path = path
         self.dispatcher = dispatcher
         self.presence = presence
         self.presenceMode = presenceMode
         self.reconnect = reconnect
+        self.restart = restart
         self.statusProvider = statusProvider
     }
 
@@ -174,6 +178,9 @@ public final class ControlServer: Sendable {
         case "reconnect":
             guard let reconnect else { return ControlProtocol.errorReply(.invalidRequest("this process has no gateway session")) }
             return ["ok": true, "reconnect": await reconnect(req["fresh"]?.boolValue == true)]
+        case "restart":
+            guard let restart else { return ControlProtocol.errorReply(.invalidRequest("this process cannot restart itself")) }
+            return ["ok": true, "restart": await restart(req)]
         default:
             return ControlProtocol.errorReply(.invalidRequest("unknown op \(req["op"]?.jsonString() ?? "null")"))
         }

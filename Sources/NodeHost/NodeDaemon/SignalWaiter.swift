@@ -14,7 +14,8 @@ final class SignalLatch: Sendable {
         for s in signals { SignalRouter.route(s) { [weak self] in self?.fire($0) } }
     }
 
-    private func fire(_ s: Int32) {
+    /// Ends the wait as `s` would (0: a restart the daemon asked itself for).
+    func fire(_ s: Int32) {
         let w: CheckedContinuation<Int32, Never>? = state.withLock { st in
             guard st.fired == nil else { return nil }
             st.fired = s

@@ -17,7 +17,7 @@ public actor Dispatcher {
     public nonisolated let maxInFlight: Int
     /// Used when the request carries no timeoutMs (the gateway's own default).
     public nonisolated let defaultTimeoutMs: Int
-    private var inFlight: [String: (task: Task<Void, Never>, reply: ReplyOnce)] = [:]
+    private var inFlight: [String: (task: Task<Void, Never>, reply: ReplyOnce, command: String)] = [:]
     /// Every answered invoke, counted for the metrics endpoint.
     public nonisolated let stats = InvokeStats()
     /// Set by `cancelAll` (the node is stopping): invokes that arrive afterwards are refused with
@@ -38,6 +38,8 @@ public actor Dispatcher {
     }
 
     public var inFlightCount: Int { inFlight.count }
+    /// The commands running now, for a person ("system.run, camera.clip").
+    public var inFlightCommands: [String] { inFlight.values.map(\.command).sorted() }
 
     /// Puts a reloaded command table in force for the invokes that start from now on.
     public nonisolated func install(_ registry: CommandRegistry) { table.withLock { $0 = registry } }
@@ -104,7 +106,7 @@ public actor Dispatcher {
             catch { result = .failure(error) }
             reply.resolve(result)
         }
-        inFlight[id] = (work, reply)
+        inFlight[id] = (work, reply, command)
         // Disarmed as soon as the reply is in (DeadlineTimer explains why this is not a Task.sleep).
         let timer = deadline.map { deadline in
             DeadlineTimer.shared.schedule(at: deadline) {
@@ -147,6 +149,16 @@ public actor Dispatcher {
     /// Cancels every running invoke (the daemon is stopping): each answers CANCELLED, and its
     /// task's cancellation raises the CancelFlag its blocking job waits on, so a long system.run,
     /// a held key or a recording ends now instead of holding up the shutdown.
+    /// The node is about to restart (an update): when nothing runs, from now on every invoke is
+    /// refused with NODE_NOT_READY (retryable: the gateway sends it again after the reconnect) and
+    /// true is returned; when something runs, nothing changes and false is returned. One step, so
+    /// no invoke can slip in between the check and the refusal.
+    public func drain(_ why: String) -> Bool {
+        guard inFlight.isEmpty, stopping == nil else { return false }
+        stopping = why
+        return true
+    }
+
     public func cancelAll(_ why: String) {
         stopping = why
         for (_, running) in inFlight where running.reply.resolve(.failure(NodeError(.cancelled, why))) {
