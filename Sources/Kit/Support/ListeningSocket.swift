@@ -76,4 +76,28 @@ public enum ListeningSocket {
         if cred.uid == geteuid() || cred.uid == 0 { return nil }
         return "pid \(cred.pid) runs as \(AccountName.of(cred.uid)), not as this account"
     }
+
+    /// Accepts clients on `listener` until it fails or is shut down, each made non-blocking (every
+    /// read and write then has a timeout, SystemIO) and close-on-exec (Swift's Glibc has no
+    /// accept4). On a Unix socket (`unixPeersOnly`), a client of another account than this one or
+    /// root is refused before `serve` sees it. Returns why it ended (nil: `stopped` said so).
+    public static func acceptClients(_ listener: Int32, unixPeersOnly: Bool, log: Logger, stopped: () -> Bool,
+                                     _ serve: (Int32) -> Void) -> String? {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if stopped() { return nil }
+                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
+                return String(cString: strerror(errno))
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            if unixPeersOnly, let why = foreignPeer(fd) {
+                log.warn("refused a client on the socket: \(why)")
+                close(fd)
+                continue
+            }
+            serve(fd)
+        }
+    }
 }

@@ -32,30 +32,14 @@ public final class MetricsEndpoint: Sendable {
     public func start() {
         log.info("serving metrics on http \(address)/metrics")
         BlockingExecutor.startLoop(name: "metrics-accept") { [self] in
-            while true {
-                let fd = accept(listener, nil, nil)
-                if fd >= 0 {
-                    // Non-blocking, so every read and write is bounded by a timeout (SystemIO).
-                    // (Swift's Glibc has no accept4.)
-                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                }
-                if fd < 0 {
-                    if stopped.withLock({ $0 }) { break }
-                    if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
-                    log.error("the metrics listener failed: \(String(cString: strerror(errno)))")
-                    break
-                }
-                if case .unix = address, let why = ListeningSocket.foreignPeer(fd) {
-                    log.warn("refused a metrics client on the socket: \(why)")
-                    Glibc.close(fd)
-                    continue
-                }
+            let unix: Bool
+            if case .unix = address { unix = true } else { unix = false }
+            let failed = ListeningSocket.acceptClients(listener, unixPeersOnly: unix, log: log, stopped: { stopped.withLock { $0 } }) { fd in
                 let admitted = clients.withLock { n in n < Self.maxClients ? { n += 1; return true }() : false }
                 guard admitted else {
                     _ = try? SystemIO.live.writeAll(fd, HTTPRequestReader.response(503, "Service Unavailable", close: true), socket: true, timeoutMs: 1000)
                     Glibc.close(fd)
-                    continue
+                    return
                 }
                 Task { [self] in
                     await serve(fd)
@@ -63,6 +47,7 @@ public final class MetricsEndpoint: Sendable {
                     clients.withLock { $0 -= 1 }
                 }
             }
+            if let failed { log.error("the metrics listener failed: \(failed)") }
             Glibc.close(listener)
             if case .unix(let path) = address { unlink(path) }
         }

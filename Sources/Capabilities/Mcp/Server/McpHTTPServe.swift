@@ -32,29 +32,15 @@ enum McpHTTPServe {
         let slots = ConnectionSlots()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             BlockingExecutor.startLoop(name: "mcp-http-accept") {
-                while true {
-                    let fd = accept(listener, nil, nil)
-                    if fd >= 0 {
-                        // Non-blocking, so every read and write is bounded by a timeout (SystemIO).
-                        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                    }
-                    if fd < 0 {
-                        if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
-                        log.error("the listener failed: \(String(cString: strerror(errno)))")
-                        break
-                    }
-                    if case .unix = address, let why = ListeningSocket.foreignPeer(fd) {
-                        log.warn("refused a client on the socket: \(why)")
-                        Glibc.close(fd)
-                        continue
-                    }
+                let unix: Bool
+                if case .unix = address { unix = true } else { unix = false }
+                let failed = ListeningSocket.acceptClients(listener, unixPeersOnly: unix, log: log, stopped: { false }) { fd in
                     // Idle clients (between requests, or still sending one) make room for a new
                     // one: a local account without the token cannot lock the agent out.
                     guard let slot = slots.admit(fd, limit: maxConnections) else {
                         _ = try? SystemIO.live.writeAll(fd, HTTPRequestReader.response(503, "Service Unavailable", close: true), socket: true, timeoutMs: 1000)
                         Glibc.close(fd)
-                        continue
+                        return
                     }
                     if slot.evicted { log.info("\(maxConnections) clients connected: dropped the one idle longest") }
                     BlockingExecutor.startLoop(name: "mcp-http-client") {
@@ -64,6 +50,7 @@ enum McpHTTPServe {
                         Glibc.close(fd)
                     }
                 }
+                if let failed { log.error("the listener failed: \(failed)") }
                 done.resume()
             }
         }
