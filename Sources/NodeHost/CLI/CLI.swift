@@ -29,7 +29,7 @@ public enum CLI {
         ("caps", "show the capabilities and commands this node advertises", CapsCommand.help),
         ("status", "show device id, state directory, gateways and pairing state", StatusCommand.help),
         ("discover", "list the gateways found on the LAN (avahi) and by wide-area DNS-SD", DiscoverCommand.help),
-        ("config check", "validate a config file", ConfigCommand.help),
+        ("config check", "validate a config file and its drop-ins; config show --origin: which file set each key", ConfigCommand.help),
         ("presence", "set foreground/background on the running daemon", PresenceCommand.help),
         ("pair", "pair with a gateway from a setup code, oc-pair:// link or one-time join URL", PairCommand.help),
         ("provision", "first-boot set-up from a file on the boot partition (gateway, name, setup code)", ProvisionCommand.help),

@@ -86,6 +86,14 @@ enum ManPage {
             paragraph("The system service's config (a conffile of the Debian package)."),
             ".TP", ".I /etc/openclaw-node/config.d/*.json5",
             paragraph("Drop-ins merged over it in name order (a fleet's settings, one per file)."),
+            ".TP", ".I /boot/firmware/openclaw-node.json5, /boot/firmware/openclaw-node-setup.txt",
+            paragraph("""
+                First-boot provisioning: openclaw-node-provision.service (openclaw-node provision) moves the \
+                settings into config.d/10-provisioned.json5 and the setup code into the state directory, and \
+                deletes the file.
+                """),
+            ".TP", ".I openclaw-node-update.timer",
+            paragraph("Hourly; runs openclaw-node update --if-due, which does nothing unless node.autoUpdate.enabled."),
             ".TP", ".I /var/lib/openclaw-node/",
             paragraph("""
                 The system service's state: state.sqlite (the device key, gateway tokens and pins, exec \
