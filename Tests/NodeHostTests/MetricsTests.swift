@@ -30,6 +30,9 @@ import Testing
         let refused = try #require(gw.invoke("made.up.\(UUID().uuidString)"))
         let refusedCode = try #require(refused["error"]?["code"]?.stringValue, "\(refused)")
 
+        // The last update check (openclaw-node update writes it to the state directory).
+        try #"{"atMs": 1796000000000, "result": "up to date (openclaw-node 0.2.0+deb12)"}"#
+            .write(toFile: n.dir + "/state/update-check.json", atomically: true, encoding: .utf8)
         let scrape = try httpGet(port: port, path: "/metrics")
         #expect(scrape.status == 200 && scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8", "\(scrape.headers)")
         let text = scrape.body
@@ -44,6 +47,7 @@ import Testing
         #expect(text.contains("openclaw_node_capability_available{capability=\"device\"} 1\n"))
         #expect(text.contains("openclaw_node_presence_foreground "))
         #expect(text.contains("process_resident_memory_bytes ") && text.contains("process_open_fds "))
+        #expect(text.contains("openclaw_node_update_last_check_timestamp_seconds 1796000000\n") && text.contains("openclaw_node_update_last_check_success 1\n"), "\(text)")
         // Prometheus's own checker: the format parses and the names follow its conventions.
         let check = try runProcess("/bin/sh", ["-c", "promtool check metrics"], stdin: text)
         #expect(check.code == 0 && check.stdout.isEmpty && check.stderr.isEmpty, "\(check.stdout)\(check.stderr)")

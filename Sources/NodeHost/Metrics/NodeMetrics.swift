@@ -13,9 +13,12 @@ public struct NodeMetrics: Sendable {
     let dispatcher: Dispatcher
     let gateway: GatewayStatus
     let presence: PresenceMonitor
+    /// Families the daemon knows of besides these parts (the last update check), unprefixed.
+    let extra: @Sendable () -> [MetricFamily]
 
-    public init(dispatcher: Dispatcher, gateway: GatewayStatus, presence: PresenceMonitor) {
-        self.dispatcher = dispatcher; self.gateway = gateway; self.presence = presence
+    public init(dispatcher: Dispatcher, gateway: GatewayStatus, presence: PresenceMonitor,
+                extra: @escaping @Sendable () -> [MetricFamily] = { [] }) {
+        self.dispatcher = dispatcher; self.gateway = gateway; self.presence = presence; self.extra = extra
     }
 
     /// The exposition text of one scrape.
@@ -55,6 +58,7 @@ public struct NodeMetrics: Sendable {
         node.append(MetricFamily("presence_foreground", .gauge, "1 while someone is at the device (foreground-only commands may run).",
                                  value: await presence.current == .foreground ? 1 : 0))
 
+        node += extra()
         // What the capabilities report themselves; a name the core already uses is not taken twice.
         let taken = Set(node.map(\.name))
         for e in entries where e.advertised {

@@ -155,8 +155,10 @@ public enum Daemon {
                     "operatorConnection": .string(await connector.operatorStatus.text)]
         }
         try server.start()
+        let stateDir = config.stateDir
         let metrics = MetricsService.start(config.metrics, metrics: NodeMetrics(dispatcher: runtime.dispatcher, gateway: gatewayStatus,
-                                                                              presence: runtime.presence), log: Logger(component: "metrics"))
+                                                                              presence: runtime.presence, extra: { UpdateCheck.metrics(stateDir: stateDir) }),
+                                           log: Logger(component: "metrics"))
         // systemd (Type=notify): ready once the control socket serves; then what the node is doing.
         let service = ServiceManager()
         let statusLine: @Sendable () async -> String = {

@@ -1,4 +1,5 @@
 import Config
+import Kit
 import Glibc
 import Support
 
@@ -43,5 +44,16 @@ public struct UpdateCheck: Sendable {
         var parts = tm()
         localtime_r(&t, &parts)
         return Int(parts.tm_hour) * 60 + Int(parts.tm_min)
+    }
+
+    /// For the metrics endpoint: when the last check ran and whether it worked (none: no series).
+    public static func metrics(stateDir: String) -> [MetricFamily] {
+        guard let c = read(stateDir: stateDir) else { return [] }
+        return [
+            MetricFamily("update_last_check_timestamp_seconds", .gauge, "When openclaw-node update last checked for a new version.",
+                         value: Double(c.atMs) / 1000),
+            MetricFamily("update_last_check_success", .gauge, "1 when the last update check worked (up to date or upgraded).",
+                         value: c.result.hasPrefix("failed") ? 0 : 1),
+        ]
     }
 }
