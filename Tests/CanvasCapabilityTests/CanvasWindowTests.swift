@@ -38,8 +38,11 @@ struct CanvasWindowTests {
     @Test func kioskWindowShowsTheCanvasOnTheDisplay() async throws {
         let x = try Xvfb(screens: ["1024x768x24"]); defer { x.stop() }
         let host = try CanvasHostServer(); defer { host.stop() }
+        // A stand-in logind: a kiosk's screen must not blank while the canvas is shown.
+        let bus = try PrivateBus(); defer { bus.stop() }
+        let logind = try PythonServer(script: "fake_logind.py", args: [bus.address]); defer { logind.stop() }
         let c = try CanvasNode(canvas: "window: true, display: '\(x.display)'",
-                               otherCapabilities: "screen: { display: '\(x.display)' }"); defer { c.stop() }
+                               otherCapabilities: "screen: { display: '\(x.display)' }", env: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]); defer { c.stop() }
         // Up from the daemon's start, before any command: the scaffold's dark background fills the screen.
         #expect(try await Self.waitForScreen(c) { Self.isColour($0, 0.8, 0.8, 0x0d1117) }, "\(c.node.log.suffix(1500))")
         #expect(c.invoke("canvas.present", #"{"url":"\#(host.base)/__openclaw__/canvas/colors.html"}"#).ok, "\(c.node.log.suffix(2000))")
@@ -56,8 +59,16 @@ struct CanvasWindowTests {
         // canvas.snapshot in window mode captures the page too.
         let snap = try c.snapshot(#"{"format":"png"}"#)
         #expect(Self.isColour(snap, 0.75, 0.25, 0x00ff00))
-        // Hidden: the window is gone from the screen (Xvfb's root window is black).
+        // (Chromium takes locks of its own, "Saving browser state": only the node's count here.)
+        func next(where wanted: (JSONValue) -> Bool) -> JSONValue? {
+            while let line = logind.nextLine(timeout: 10) { if let v = JSONValue.parse(line), wanted(v) { return v } }
+            return nil
+        }
+        let held = try #require(next { $0["inhibit"]?["who"] == "openclaw-node" }, "\(c.node.log.suffix(1500))")
+        #expect(held["inhibit"]?["why"] == "canvas window shown", "\(held)")
+        // Hidden: the window is gone from the screen (Xvfb's root window is black), the lock ends.
         #expect(c.invoke("canvas.hide").ok, "\(c.node.log.suffix(1000))")
+        #expect(next { $0["released"] == held["inhibit"]?["id"] } != nil, "the lock outlived the window")
         #expect(try await Self.waitForScreen(c) { Self.isColour($0, 0.75, 0.75, 0x000000) && Self.isColour($0, 0.25, 0.25, 0x000000) })
         // Shown again at a placement: the page fills 400x300 at the top left, the rest is root window.
         #expect(c.invoke("canvas.present", #"{"placement":{"x":0,"y":0,"width":400,"height":300}}"#).ok, "\(c.node.log.suffix(1000))")

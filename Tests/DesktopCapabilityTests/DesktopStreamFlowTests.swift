@@ -11,15 +11,21 @@ import Testing
 
     @Test func theGatewaysCancelEndsTheStreamAndItsServer() throws {
         let screen = try Screen(); defer { screen.stop() }
-        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
+        // A stand-in logind: the stream keeps the device awake while it runs.
+        let bus = try PrivateBus(); defer { bus.stop() }
+        let logind = try PythonServer(script: "fake_logind.py", args: [bus.address]); defer { logind.stop() }
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'", env: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]); defer { rig.stop() }
         _ = try rig.startStream("cancel-me")
         #expect(rig.gw.waitFor("desktop_auth", timeout: 30) { $0["id"] == "cancel-me" }?["ok"] == true, "\(rig.node.log.suffix(2000))")
+        let inhibit = try #require(JSONValue.parse(logind.nextLine() ?? ""), "\(rig.node.log.suffix(1500))")
+        #expect(inhibit["inhibit"]?["why"] == "desktop stream", "\(inhibit)")
         let pid = try #require(rig.serverPid("x11vnc"))
         rig.gw.command(["cmd": "cancel", "id": "cancel-me"])
         #expect(rig.gw.waitFor("desktop_closed", timeout: 10) { $0["id"] == "cancel-me" } != nil, "the attach socket was not closed: \(rig.brokerEvents)")
         #expect(waitUntil(timeout: 5) { !DesktopRig.isAlive(pid) }, "x11vnc (pid \(pid)) outlived the cancel")
         #expect(waitUntil(timeout: 5) { rig.streamDirectories.isEmpty })
         #expect(rig.node.log.contains("desktop stream ended (cancelled)"), "\(rig.node.log.suffix(1500))")
+        #expect(JSONValue.parse(logind.nextLine() ?? "")?["released"] == inhibit["inhibit"]?["id"], "the lock outlived the stream")
         // The node takes the next stream as usual.
         let port = try rig.startStream("after")
         #expect(try rig.view(port, pixels: [(10, 10)])["pixels"]?["10,10"] == [0x20, 0x40, 0x80])

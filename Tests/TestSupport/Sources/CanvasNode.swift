@@ -36,11 +36,13 @@ final class CanvasNode: @unchecked Sendable {
     }
     static var windowBrowserInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/lib/chromium/chromium") }
 
-    init(canvasHost: String? = nil, canvas: String = "", otherCapabilities: String = "", gatewayArgs: [String] = []) throws {
+    init(canvasHost: String? = nil, canvas: String = "", otherCapabilities: String = "", gatewayArgs: [String] = [],
+         env: [String: String] = [:]) throws {
         let dir = TestPaths.tempDir("canvas-gw")
         gw = try TestGateway(stateFile: dir + "/gw.json",
                              args: ["--auto-approve"] + (canvasHost.map { ["--canvas-host", $0] } ?? []) + gatewayArgs)
         node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { canvas: { \(canvas) }, \(otherCapabilities) }")
+        node.extraEnv = env
         try node.start()
         guard gw.waitFor("hello") != nil else { throw TestFailure("node did not connect: \(node.log)") }
     }
