@@ -1,4 +1,5 @@
 @testable import Config
+import CX11
 import Foundation
 @testable import HostPresence
 @testable import Kit
@@ -66,9 +67,18 @@ struct CanvasWindowTests {
         }
         let held = try #require(next { $0["inhibit"]?["who"] == "openclaw-node" }, "\(c.node.log.suffix(1500))")
         #expect(held["inhibit"]?["why"] == "canvas window shown", "\(held)")
+        // The X screensaver (1 s without input) does not come on while the canvas is shown.
+        let saver = try #require(ScreenSaverProbe(x.display))
+        saver.setTimeout(1)
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(!saver.isOn, "the screensaver blanked the kiosk")
         // Hidden: the window is gone from the screen (Xvfb's root window is black), the lock ends.
         #expect(c.invoke("canvas.hide").ok, "\(c.node.log.suffix(1000))")
         #expect(next { $0["released"] == held["inhibit"]?["id"] } != nil, "the lock outlived the window")
+        // Hidden, the screensaver works again; then off, for the rest of the test's screens.
+        #expect(waitUntil(timeout: 5) { saver.isOn }, "the screensaver stayed suspended after canvas.hide")
+        saver.setTimeout(0)
+        saver.reset()
         #expect(try await Self.waitForScreen(c) { Self.isColour($0, 0.75, 0.75, 0x000000) && Self.isColour($0, 0.25, 0.25, 0x000000) })
         // Shown again at a placement: the page fills 400x300 at the top left, the rest is root window.
         #expect(c.invoke("canvas.present", #"{"placement":{"x":0,"y":0,"width":400,"height":300}}"#).ok, "\(c.node.log.suffix(1000))")
@@ -87,5 +97,26 @@ struct CanvasWindowTests {
         if let singleton {
             #expect(!FileManager.default.fileExists(atPath: (singleton as NSString).deletingLastPathComponent), "\(singleton) left behind")
         }
+    }
+}
+
+/// The test's own X client for the screensaver: its timeout and whether it is on now.
+final class ScreenSaverProbe {
+    private let display: OpaquePointer
+    init?(_ name: String) {
+        guard let d = XOpenDisplay(name) else { return nil }
+        display = d
+    }
+    deinit { XCloseDisplay(display) }
+    func setTimeout(_ seconds: Int32) {
+        XSetScreenSaver(display, seconds, 0, 0 /* DontPreferBlanking */, 1 /* AllowExposures */)
+        XSync(display, 0)
+    }
+    func reset() { XResetScreenSaver(display); XSync(display, 0) }
+    var isOn: Bool {
+        guard let info = XScreenSaverAllocInfo() else { return false }
+        defer { XFree(info) }
+        guard XScreenSaverQueryInfo(display, cx11_default_root_window(display), info) != 0 else { return false }
+        return info.pointee.state == ScreenSaverOn
     }
 }

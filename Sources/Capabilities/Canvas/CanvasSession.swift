@@ -2,6 +2,7 @@ import Config
 import Glibc
 import Kit
 import Media
+import X11Support
 import Support
 
 /// The canvas state behind the commands: the browser, what it shows, and the gateway session
@@ -35,6 +36,8 @@ actor CanvasSession {
     /// canvas.present until canvas.hide (or the node stops).
     private let keepAwake: any KeepAwake
     private var shown: KeepAwakeHold?
+    /// And the X screensaver (with DPMS) of the window's display off while it is shown.
+    private var screenOn: X11ScreenSaverSuspension?
 
     init(settings: CanvasSettings, log: Logger, keepAwake: any KeepAwake = NoKeepAwake()) {
         self.settings = settings
@@ -146,6 +149,9 @@ actor CanvasSession {
             let bounds = placement.map { p in (x: p.x.map(px), y: p.y.map(px), width: p.width.map(px), height: p.height.map(px)) }
             try await b.setWindow(visible: true, bounds: bounds)
             if shown == nil { shown = keepAwake.hold("canvas window shown") }
+            if screenOn == nil, settings.window, let display = settings.display, !display.hasPrefix("wayland") {
+                screenOn = X11ScreenSaverSuspension(display: display)
+            }
         }
     }
 
@@ -153,6 +159,8 @@ actor CanvasSession {
         try await serially { () throws(NodeError) in
             shown?.release()
             shown = nil
+            screenOn?.end()
+            screenOn = nil
             guard let browser, await browser.isRunning else { return }
             try await browser.setWindow(visible: false, bounds: nil)
         }
@@ -336,6 +344,8 @@ actor CanvasSession {
     func shutdown() async {
         shown?.release()
         shown = nil
+        screenOn?.end()
+        screenOn = nil
         supervisor?.cancel()
         supervisor = nil
         await browser?.stop()
