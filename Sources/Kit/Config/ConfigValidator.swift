@@ -99,7 +99,8 @@ enum ConfigValidator {
         }
     }
 
+    /// The file a value came from; the caller's name for a document parsed without one.
     private static func file(of node: JSON5Node, else fallback: String) -> String {
-        node.file.isEmpty ? fallback : node.file
+        node.file.isEmpty || node.file == JSON5Parser.unnamed ? fallback : node.file
     }
 }

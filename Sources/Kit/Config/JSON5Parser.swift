@@ -25,13 +25,16 @@ public enum JSON5Parser {
     /// The default limit on nested arrays/objects.
     public static let defaultMaxDepth = 512
 
+    /// The name of a document parsed without one (errors say "<input>:1:2").
+    public static let unnamed = "<input>"
+
     /// Parses a whole JSON5 document. `file` is named in error messages and kept in every node.
-    public static func parse(_ text: String, file: String = "<input>") throws(JSON5SyntaxError) -> JSON5Node {
+    public static func parse(_ text: String, file: String = unnamed) throws(JSON5SyntaxError) -> JSON5Node {
         try parse(text, file: file, maxDepth: defaultMaxDepth)
     }
 
     /// Parses a whole JSON5 document, allowing at most `maxDepth` nested arrays/objects.
-    public static func parse(_ text: String, file: String = "<input>", maxDepth: Int) throws(JSON5SyntaxError) -> JSON5Node {
+    public static func parse(_ text: String, file: String = unnamed, maxDepth: Int) throws(JSON5SyntaxError) -> JSON5Node {
         var parser = Parser(scalars: Array(text.unicodeScalars), file: file, maxDepth: maxDepth)
         return try parser.parseDocument()
     }
