@@ -49,7 +49,8 @@ public final class MetricsEndpoint: Sendable {
             }
             if let failed { log.error("the metrics listener failed: \(failed)") }
             Glibc.close(listener)
-            if case .unix(let path) = address { unlink(path) }
+            // After a failure; a stop removed the socket file itself, at once.
+            if case .unix(let path) = address, !stopped.withLock({ $0 }) { unlink(path) }
         }
     }
 
@@ -58,6 +59,8 @@ public final class MetricsEndpoint: Sendable {
         stopped.withLock { $0 = true }
         // accept() returns EINVAL once the socket is shut down: the loop ends and closes it.
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        // The socket file goes now, not when that thread next runs: the daemon may exit first.
+        if case .unix(let path) = address { unlink(path) }
     }
 
     /// One request, one answer, then the connection closes (scrapers open one per scrape or
