@@ -70,7 +70,8 @@ struct CanvasWindowTests {
         // The X screensaver (1 s without input) does not come on while the canvas is shown.
         let saver = try #require(ScreenSaverProbe(x.display))
         saver.setTimeout(1)
-        try await Task.sleep(for: .milliseconds(2500))
+        // Until the server itself counts 2 s without input: an unsuspended saver is on by then.
+        #expect(waitUntil(timeout: 15) { saver.idleMilliseconds >= 2000 }, "the X server never went idle")
         #expect(!saver.isOn, "the screensaver blanked the kiosk")
         // Hidden: the window is gone from the screen (Xvfb's root window is black), the lock ends.
         #expect(c.invoke("canvas.hide").ok, "\(c.node.log.suffix(1000))")
@@ -113,10 +114,13 @@ final class ScreenSaverProbe {
         XSync(display, 0)
     }
     func reset() { XResetScreenSaver(display); XSync(display, 0) }
-    var isOn: Bool {
-        guard let info = XScreenSaverAllocInfo() else { return false }
+    var isOn: Bool { query()?.state == ScreenSaverOn }
+    /// How long the server has seen no input, by its own count.
+    var idleMilliseconds: UInt { query()?.idle ?? 0 }
+    private func query() -> XScreenSaverInfo? {
+        guard let info = XScreenSaverAllocInfo() else { return nil }
         defer { XFree(info) }
-        guard XScreenSaverQueryInfo(display, cx11_default_root_window(display), info) != 0 else { return false }
-        return info.pointee.state == ScreenSaverOn
+        guard XScreenSaverQueryInfo(display, cx11_default_root_window(display), info) != 0 else { return nil }
+        return info.pointee
     }
 }

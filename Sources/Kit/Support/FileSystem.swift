@@ -139,6 +139,14 @@ public enum FileSystem {
         }
     }
 
+    /// Gives `file` to the owner of `directory` when this runs as root and another account owns the
+    /// folder (root writing into a service account's state directory: the service must keep using it).
+    public static func matchOwner(_ file: String, of directory: String) {
+        var st = stat()
+        guard geteuid() == 0, stat(directory, &st) == 0, st.st_uid != 0 else { return }
+        _ = chown(file, st.st_uid, st.st_gid)
+    }
+
     public static func setPermissions(_ path: String, _ mode: mode_t) throws(Failure) {
         if chmod(path, mode) != 0 { throw Failure(path, errno: errno) }
     }

@@ -147,8 +147,11 @@ enum PairCommand {
         return ExitCode.failure.rawValue
     }
 
-    /// The first line of `text` that is not empty or a # comment.
-    static func firstCode(_ text: String) -> String? {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmed() }.first { !$0.isEmpty && !$0.hasPrefix("#") }
+    /// The lines of `text` that are not empty or a # comment, trimmed (a code file, standard input,
+    /// a provisioning .txt).
+    static func codeLines(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmed() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
+
+    static func firstCode(_ text: String) -> String? { codeLines(text).first }
 }

@@ -51,17 +51,11 @@ enum ProvisionCommand {
             Out.err("provision: \(why.description)\nprovision: \(source) was left in place and nothing was changed; fix it and run `openclaw-node provision` again")
             return why.exitCode
         }
-        // The settings as a drop-in; the whole merged config is checked before anything is written.
+        // The settings (checked by `read`) as a drop-in; the merged config is checked once written.
         let dropIns = ConfigDropIns.directory(for: configPath)
         let target = dropIns + "/" + dropInName
         var text = "// Written by `openclaw-node provision` from \(source) (removed from there).\n"
         text += provided.settings.jsonString(pretty: true) + "\n"
-        do {
-            _ = try ConfigLoader.parse(text, file: target)  // the file's own keys
-        } catch {
-            Out.err("provision: \(error.description)")
-            return ExitCode.configInvalid.rawValue
-        }
         do {
             try FileSystem.createDirectory(dropIns, intermediates: true, mode: 0o755)
             // 0640: it may hold a shared gateway token; the service account's group reads it.
@@ -125,7 +119,7 @@ enum ProvisionCommand {
             return .failure(ReadFailure(description: "\(path): cannot read it as UTF-8 text", exitCode: ExitCode.failure.rawValue))
         }
         if !path.hasSuffix(".json5") && !path.hasSuffix(".json") {
-            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmed() }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            let lines = PairCommand.codeLines(text)
             guard lines.count == 1, (try? SetupCode.form(of: lines[0])) != nil else {
                 return .failure(ReadFailure(description: "\(path): expected one line with a setup code, oc-pair:// link or join URL", exitCode: ExitCode.configInvalid.rawValue))
             }

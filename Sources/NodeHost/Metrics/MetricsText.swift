@@ -1,4 +1,5 @@
 import Kit
+import Support
 
 /// Prometheus's text exposition format (version 0.0.4, what every scraper reads): per family a
 /// `# HELP` and a `# TYPE` line, then one `name{label="value"} number` line per sample. Label
@@ -23,28 +24,23 @@ enum MetricsText {
     static func number(_ v: Double) -> String {
         if v.isNaN { return "NaN" }
         if v.isInfinite { return v > 0 ? "+Inf" : "-Inf" }
-        if v.rounded() == v && abs(v) < 1e15 { return String(Int64(v)) }
-        return String(v)
+        return NumberText.plain(v)
     }
 
-    static func escapeLabel(_ s: String) -> String {
+    static func escapeLabel(_ s: String) -> String { escape(s, quotes: true) }
+    static func escapeHelp(_ s: String) -> String { escape(s, quotes: false) }
+
+    /// Backslash and newline escaped (both places); a double quote too in a label value.
+    private static func escape(_ s: String, quotes: Bool) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {
             case "\\": out += "\\\\"
-            case "\"": out += "\\\""
+            case "\"" where quotes: out += "\\\""
             case "\n": out += "\\n"
             default: out.unicodeScalars.append(c)
             }
         }
         return out
     }
-
-    static func escapeHelp(_ s: String) -> String {
-        s.replacingAll("\\", with: "\\\\").replacingAll("\n", with: "\\n")
-    }
-}
-
-private extension String {
-    func replacingAll(_ a: String, with b: String) -> String { split(separator: a, omittingEmptySubsequences: false).joined(separator: b) }
 }

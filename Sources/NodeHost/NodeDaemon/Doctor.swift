@@ -74,9 +74,11 @@ public enum Doctor {
     /// Which keys each drop-in sets (the last file to set a key wins; `config show --origin` has
     /// every key's file and position).
     static func dropInFindings(_ path: String?) -> [Finding] {
-        guard let path, !ConfigDropIns.files(for: path).isEmpty, let doc = try? ConfigLoader.document(path) else { return [] }
+        guard let path else { return [] }
+        let dropIns = ConfigDropIns.files(for: path)
+        guard !dropIns.isEmpty, let doc = try? ConfigLoader.document(path) else { return [] }
         let leaves = ConfigOrigin.leaves(of: doc)
-        return ConfigDropIns.files(for: path).map { file in
+        return dropIns.map { file in
             let keys = leaves.filter { $0.file == file }.map(\.keyPath)
             return Finding(level: .ok, area: "config",
                            text: "drop-in \(file) sets \(keys.isEmpty ? "nothing the later files do not override" : keys.joined(separator: ", "))")

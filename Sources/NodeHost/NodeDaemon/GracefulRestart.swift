@@ -18,6 +18,8 @@ public final class GracefulRestart: Sendable {
     }
 
     private let pending = Locked<Pending?>(nil)
+    /// Wakes the watcher when a restart is asked for: until then it sleeps without polling.
+    private let asked = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     private let log = Logger(component: "restart")
 
     public init() {}
@@ -34,6 +36,7 @@ public final class GracefulRestart: Sendable {
             }
         }
         log.info("restart asked for (\(reason)): at the first moment nothing runs, within \(maxWait)")
+        asked.continuation.yield()
     }
 
     /// For `status`: null, or what the restart waits for.
@@ -55,6 +58,7 @@ public final class GracefulRestart: Sendable {
     /// `busy`: what runs outside invokes (capabilities' activities).
     public func watch(dispatcher: Dispatcher, busy: @escaping @Sendable () async -> [String], fire: @escaping @Sendable () -> Void) async {
         var said: [String] = []
+        for await _ in asked.stream { break }  // nothing to do (and no wake-ups) until asked
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(200))
             guard let p = pending.withLock({ $0 }) else { continue }

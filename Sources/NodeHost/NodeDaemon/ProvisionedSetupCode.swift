@@ -22,8 +22,7 @@ public enum ProvisionedSetupCode {
     public static func store(_ code: String, stateDir: String) throws(FileSystem.Failure) {
         let file = path(stateDir: stateDir)
         try FileSystem.write(Array((code + "\n").utf8), to: file, mode: 0o600)
-        var st = stat()
-        if geteuid() == 0, stat(stateDir, &st) == 0, st.st_uid != 0 { _ = chown(file, st.st_uid, st.st_gid) }
+        FileSystem.matchOwner(file, of: stateDir)
     }
 
     /// The session it opened is up: the code is spent (a bootstrap token works once).

@@ -20,8 +20,7 @@ public struct UpdateCheck: Sendable {
         let file = stateDir + "/" + fileName
         let v: JSONValue = ["atMs": .number(Double(WallClock.milliseconds)), "result": .string(result)]
         guard (try? FileSystem.write(v.jsonBytes, to: file, mode: 0o644)) != nil else { return }
-        var st = stat()
-        if geteuid() == 0, stat(stateDir, &st) == 0, st.st_uid != 0 { _ = chown(file, st.st_uid, st.st_gid) }
+        FileSystem.matchOwner(file, of: stateDir)
     }
 
     /// Whether `now` (minutes since local midnight) is inside "HH:MM-HH:MM" (which may pass
