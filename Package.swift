@@ -65,8 +65,8 @@ let package = Package(
                    .package(path: "Tests/TestSupport")],
     targets: [
         // Shims only the bundles use (the core's and Media's live in their packages' Shims folders).
-        .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes",
-                       providers: [.apt(["libx11-dev", "libxext-dev", "libxrandr-dev", "libxfixes-dev"])]),
+        .systemLibrary(name: "CX11Capture", path: "Sources/CX11Capture", pkgConfig: "x11 xext xrandr xfixes xdamage",
+                       providers: [.apt(["libx11-dev", "libxext-dev", "libxrandr-dev", "libxfixes-dev", "libxdamage-dev"])]),
         .systemLibrary(name: "CLinuxFB", path: "Sources/CLinuxFB"),
         // XTest input injection for computer.act; XInput2 to notice a person at the desk.
         .systemLibrary(name: "CXTest", path: "Sources/CXTest", pkgConfig: "x11 xtst xi",

@@ -1,4 +1,4 @@
-// Xlib + MIT-SHM + XRandR + XFixes for screen capture. Wrappers for Xlib's function-like macros,
+// Xlib + MIT-SHM + XRandR + XFixes + DAMAGE for screen capture. Wrappers for Xlib's function-like macros,
 // for shmget's IPC_PRIVATE key, and the lost-connection survival hook: Xlib's default I/O error
 // handler exits the whole process when the server goes away. (Protocol errors, whose default
 // handler also exits, are trapped on the Swift side: X11ErrorTrap.)
@@ -7,6 +7,7 @@
 #include <X11/extensions/XShm.h>
 #include <X11/extensions/Xrandr.h>
 #include <X11/extensions/Xfixes.h>
+#include <X11/extensions/Xdamage.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 

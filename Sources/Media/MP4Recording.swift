@@ -11,12 +11,17 @@ public protocol MP4Recording: AnyObject {
     /// Encoders tried before it and why each was passed over ("h264_v4l2m2m: does not open: …").
     var rejectedEncoders: [String] { get }
     var framesEncoded: Int { get }
+    /// Of `framesEncoded`, the repeats written as skip frames without the encoder.
+    var framesRepeated: Int { get }
     /// Bytes of MP4 written so far.
     var byteCount: Int { get }
     var hasAudioTrack: Bool { get }
     var audioPacketsWritten: Int { get }
     /// Encodes one frame stamped `timestampMs` after the clip's start.
     func append(_ image: PixelView, timestampMs: Int64) throws(MediaError)
+    /// Encodes the previous frame's picture again, shown from `timestampMs`: for a screen that did
+    /// not change, without capturing or converting it. Before any frame, does nothing.
+    func repeatPrevious(timestampMs: Int64) throws(MediaError)
     /// Adds microphone audio stamped on the same monotonic clock as the clip's start.
     func appendAudio(_ chunk: AudioChunk, clipStartNs: UInt64) throws(MediaError)
     /// Flushes the encoders and returns the whole MP4.

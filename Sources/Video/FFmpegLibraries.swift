@@ -36,6 +36,8 @@ struct FFmpegLibraries: @unchecked Sendable {  // function addresses and the han
     let av_packet_alloc: cff_fn_av_packet_alloc
     let av_packet_free: cff_fn_av_packet_free
     let av_packet_move_ref: cff_fn_av_packet_move_ref
+    let av_packet_unref: cff_fn_av_packet_unref
+    let av_new_packet: cff_fn_av_new_packet
     let av_packet_rescale_ts: cff_fn_av_packet_rescale_ts
     let avformat_alloc_output_context2: cff_fn_avformat_alloc_output_context2
     let avformat_new_stream: cff_fn_avformat_new_stream
@@ -91,6 +93,8 @@ struct FFmpegLibraries: @unchecked Sendable {  // function addresses and the han
         av_packet_alloc = try codec.function("av_packet_alloc")
         av_packet_free = try codec.function("av_packet_free")
         av_packet_move_ref = try codec.function("av_packet_move_ref")
+        av_packet_unref = try codec.function("av_packet_unref")
+        av_new_packet = try codec.function("av_new_packet")
         av_packet_rescale_ts = try codec.function("av_packet_rescale_ts")
         avformat_alloc_output_context2 = try format.function("avformat_alloc_output_context2")
         avformat_new_stream = try format.function("avformat_new_stream")

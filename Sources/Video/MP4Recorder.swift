@@ -17,6 +17,8 @@ final class MP4Recorder: MP4Recording {
     /// Encoders tried before it and why they were passed over ("h264_v4l2m2m: does not open: …").
     public private(set) var rejectedEncoders: [String] = []
     public private(set) var framesEncoded = 0
+    /// Frames that repeat the previous picture without the encoder (H264FrameRepeater).
+    public private(set) var framesRepeated = 0
 
     private let lease: IdleReleased<FFmpegLibraries, DynamicLibrary.Failure>.Lease
     private let ff: FFmpegLibraries
@@ -30,12 +32,18 @@ final class MP4Recorder: MP4Recording {
     private var packet: UnsafeMutablePointer<AVPacket>?
     /// The newest packet, written once the next one tells its duration (or at finish).
     private var held: UnsafeMutablePointer<AVPacket>?
+    /// A repeat's packet while it is made (the encoder's stays in `packet`).
+    private var repeatPacket: UnsafeMutablePointer<AVPacket>?
     private var holding = false
     private let scaler = ImageScaler(filter: .bilinear)
     private var lastTimestampMs: Int64 = -1
     private var finished = false
     /// The audio track, when one was asked for.
     private var audio: AACTrack?
+    /// Writes repeated pictures itself when the encoder's stream allows it (libx264 does).
+    private var repeater: H264FrameRepeater?
+    /// Timestamps of repeats waiting for the encoder's packet of the frame before them.
+    private var pendingRepeats: [Int64] = []
 
     /// `encoders` are tried in order (H264Encoders); the first that opens is used.
     public init(settings: VideoSettings, audio audioSettings: AudioSettings? = nil,
@@ -66,6 +74,7 @@ final class MP4Recorder: MP4Recording {
         let ctx = chosen.context
         var open = ff.avcodec_parameters_from_context(st.pointee.codecpar, ctx)
         guard open >= 0 else { throw ff.error("stream parameters", open) }
+        try addRepeater(st.pointee.codecpar)
         st.pointee.time_base = ctx.pointee.time_base
         // Every stream must exist (with its codec parameters) before the header is written.
         if let audioSettings { audio = try AACTrack(format: fmt, settings: audioSettings, ff) }
@@ -84,7 +93,8 @@ final class MP4Recorder: MP4Recording {
         guard open >= 0 else { throw ff.error("frame buffer", open) }
         packet = ff.av_packet_alloc()
         held = ff.av_packet_alloc()
-        guard packet != nil, held != nil else { throw MediaError(.codec, "out of memory") }
+        repeatPacket = ff.av_packet_alloc()
+        guard packet != nil, held != nil, repeatPacket != nil else { throw MediaError(.codec, "out of memory") }
     }
 
     /// The encoder options, set before it opens (again for each encoder tried).
@@ -115,6 +125,7 @@ final class MP4Recorder: MP4Recording {
     deinit {
         ff.av_packet_free(&packet)
         ff.av_packet_free(&held)
+        ff.av_packet_free(&repeatPacket)
         ff.av_frame_free(&frame)
         ff.avcodec_free_context(&codec)
         // Custom I/O: freeing the format context leaves the sink's AVIOContext to the sink.
@@ -147,11 +158,32 @@ final class MP4Recorder: MP4Recording {
         guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
         lastTimestampMs = timestampMs
         // The encoder may still reference the previous picture; get a private buffer if so.
-        var rc = ff.av_frame_make_writable(frame)
+        let rc = ff.av_frame_make_writable(frame)
         guard rc >= 0 else { throw ff.error("frame buffer", rc) }
         try scaler.convert(image, into: frame!)
+        try send(timestampMs: timestampMs)
+    }
+
+    /// A skip frame written without the encoder where the stream allows it (it waits for the
+    /// encoder's packet of the frame before it); otherwise the frame buffer sent again as it is
+    /// (nothing writes to it until the next `append` makes it writable).
+    public func repeatPrevious(timestampMs: Int64) throws(MediaError) {
+        precondition(!finished, "append after finish")
+        guard framesEncoded > 0 else { return }
+        guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
+        lastTimestampMs = timestampMs
+        if repeater != nil {
+            pendingRepeats.append(timestampMs)
+            framesRepeated += 1
+            framesEncoded += 1
+        } else {
+            try send(timestampMs: timestampMs)
+        }
+    }
+
+    private func send(timestampMs: Int64) throws(MediaError) {
         frame!.pointee.pts = timestampMs
-        rc = ff.avcodec_send_frame(codec, frame)
+        let rc = ff.avcodec_send_frame(codec, frame)
         guard rc >= 0 else { throw ff.error("encoding a frame", rc) }
         framesEncoded += 1
         try drain()
@@ -164,6 +196,7 @@ final class MP4Recorder: MP4Recording {
         let rc = ff.avcodec_send_frame(codec, nil)
         guard rc >= 0 else { throw ff.error("flushing the encoder", rc) }
         try drain()
+        try writeRepeats(before: .max)
         if holding {
             held!.pointee.duration = max(1, durationMs - held!.pointee.pts)
             try write(held!)
@@ -180,13 +213,69 @@ final class MP4Recorder: MP4Recording {
             let rc = ff.avcodec_receive_packet(codec, packet)
             if rc == cff_averror_eagain() || rc == cff_averror_eof() { return }
             guard rc >= 0 else { throw ff.error("encoding", rc) }
-            if holding {
-                held!.pointee.duration = max(1, packet!.pointee.pts - held!.pointee.pts)
-                try write(held!)
+            try writeRepeats(before: packet!.pointee.pts)
+            if let repeater, let data = packet!.pointee.data {
+                if let renumbered = repeater.follow(UnsafeBufferPointer(start: data, count: Int(packet!.pointee.size))) {
+                    try replaceData(of: packet!, with: renumbered)
+                }
             }
-            ff.av_packet_move_ref(held, packet)
-            holding = true
+            try hold(packet!)
         }
+    }
+
+    /// Writes the held packet, now that `next` tells its duration, and holds `next` (its data moves).
+    private func hold(_ next: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
+        if holding {
+            held!.pointee.duration = max(1, next.pointee.pts - held!.pointee.pts)
+            try write(held!)
+        }
+        ff.av_packet_move_ref(held, next)
+        holding = true
+    }
+
+    /// The repeats stamped before `pts`, which follow the encoder's packet written last.
+    private func writeRepeats(before pts: Int64) throws(MediaError) {
+        guard let repeater, !pendingRepeats.isEmpty else { return }
+        while let ts = pendingRepeats.first, ts < pts {
+            pendingRepeats.removeFirst()
+            let p = repeatPacket!
+            try replaceData(of: p, with: repeater.repeatFrame())
+            p.pointee.pts = ts
+            p.pointee.dts = ts
+            p.pointee.flags = 0
+            try hold(p)
+        }
+    }
+
+    /// Gives `p` new data, keeping its timestamps and flags.
+    private func replaceData(of p: UnsafeMutablePointer<AVPacket>, with bytes: [UInt8]) throws(MediaError) {
+        let (pts, dts, flags) = (p.pointee.pts, p.pointee.dts, p.pointee.flags)
+        ff.av_packet_unref(p)
+        let rc = ff.av_new_packet(p, Int32(bytes.count))
+        guard rc >= 0 else { throw ff.error("packet", rc) }
+        bytes.withUnsafeBufferPointer { p.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
+        p.pointee.pts = pts; p.pointee.dts = dts; p.pointee.flags = flags
+    }
+
+    /// Sets up the repeater when the encoder's header is Annex B parameter sets it can follow, and
+    /// adds its parameter set to the stream's header (which avformat_write_header turns into avcC).
+    private func addRepeater(_ par: UnsafeMutablePointer<AVCodecParameters>) throws(MediaError) {
+        guard let data = par.pointee.extradata, par.pointee.extradata_size > 4 else { return }
+        let header = Array(UnsafeBufferPointer(start: data, count: Int(par.pointee.extradata_size)))
+        guard header.starts(with: [0, 0, 1]) || header.starts(with: [0, 0, 0, 1]),
+              let r = H264FrameRepeater(extradata: header) else { return }
+        let combined = header + r.parameterSet
+        // FFmpeg reads past the end of headers: they carry AV_INPUT_BUFFER_PADDING_SIZE zero bytes.
+        let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard let buffer = ff.av_malloc(combined.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
+            throw MediaError(.codec, "out of memory")
+        }
+        buffer.initialize(repeating: 0, count: combined.count + padding)
+        combined.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: combined.count) }
+        ff.av_free(par.pointee.extradata)
+        par.pointee.extradata = buffer
+        par.pointee.extradata_size = Int32(combined.count)
+        repeater = r
     }
 
     /// Hands one packet (timestamps in ms) to the muxer, which takes its data.

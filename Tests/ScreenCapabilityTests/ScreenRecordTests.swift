@@ -65,6 +65,76 @@ import Testing
         #expect(ImageChecks.near(try ImageChecks.frame(of: file, at: -0.2).pixel(x: 60, y: 60), 0x0000ff, tolerance: 40))
     }
 
+    /// The X server's damage tells the recorder what changed: drawing inside the monitor, a moved
+    /// pointer over it, but not drawing on the other monitor or nothing at all.
+    @Test func theDamageWatchSeesChangesOnItsMonitorOnly() throws {
+        let x = try Xvfb(screens: ["640x480x24"])
+        defer { x.stop() }
+        let painter = try XPainter(x.display)
+        painter.setMonitor("LEFT", x: 0, y: 0, width: 400, height: 480)
+        painter.setMonitor("RIGHT", x: 400, y: 0, width: 240, height: 480)
+        painter.warpPointer(x: 600, y: 400)
+        let grabber = try ScreenTest.capability(display: x.display).sources.open(screenIndex: 0)
+        let watch = try #require(grabber.watchChanges(includePointer: true))
+        #expect(watch.changedSinceLastLook(), "the first look")
+        #expect(!watch.changedSinceLastLook(), "nothing happened")
+        painter.fill(x: 450, y: 100, width: 100, height: 100, rgb: 0x00ff00)
+        painter.warpPointer(x: 610, y: 410)
+        #expect(!watch.changedSinceLastLook(), "drawing and the pointer on the other monitor")
+        painter.fill(x: 390, y: 10, width: 20, height: 20, rgb: 0xff0000)
+        #expect(watch.changedSinceLastLook(), "drawing that reaches into the monitor")
+        #expect(!watch.changedSinceLastLook(), "a change is seen once")
+        painter.warpPointer(x: 100, y: 100)
+        #expect(watch.changedSinceLastLook(), "the pointer came over the monitor")
+        painter.warpPointer(x: 120, y: 100)
+        #expect(watch.changedSinceLastLook(), "the pointer moved on it")
+        #expect(!watch.changedSinceLastLook())
+        let withoutPointer = try #require(grabber.watchChanges(includePointer: false))
+        _ = withoutPointer.changedSinceLastLook()
+        painter.warpPointer(x: 200, y: 200)
+        #expect(!withoutPointer.changedSinceLastLook(), "the pointer is not part of a capture without it")
+    }
+
+    /// A still screen costs no capture and no encoding: its slots are skip frames of a few bytes,
+    /// yet the clip has every frame at the constant rate, showing exactly the screen; a change
+    /// shows up, and the clip decodes without a single error.
+    @Test func aStillScreenIsRepeatedAsSkipFrames() async throws {
+        let x = try Xvfb(screens: ["320x240x24"])
+        defer { x.stop() }
+        let painter = try XPainter(x.display)
+        painter.fill(x: 0, y: 0, width: 160, height: 240, rgb: 0xff0000)
+        painter.fill(x: 160, y: 0, width: 160, height: 240, rgb: 0x0000ff)
+        painter.warpPointer(x: 319, y: 239)
+        let display = x.display
+        let changer = Thread {
+            guard let p = try? XPainter(display) else { return }
+            usleep(1_300_000)
+            p.fill(x: 0, y: 0, width: 160, height: 240, rgb: 0x00ff00)
+        }
+        changer.start()
+        let payload = try await ScreenTest.invoke(ScreenTest.capability(display: x.display), .record,
+                                                  #"{"durationMs": 3000, "fps": 10}"#, timeoutMs: 30_000)
+        let file = try Self.write(payload)
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        let decode = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-err_detect", "+crccheck+bitstream+buffer+explode",
+                                                        "-i", file, "-f", "framemd5", "-"])
+        #expect(decode.code == 0 && decode.stderr.isEmpty, "FFmpeg: \(decode.stderr)")
+        let probe = try ImageChecks.ffprobe(file)
+        #expect(probe["streams"]?.arrayValue?.first?["nb_read_frames"] == "30", "a frame in every slot")
+        #expect(abs((Double(probe["format"]?["duration"]?.stringValue ?? "") ?? 0) - 3.0) < 0.05)
+        let sizes = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=size",
+                                                        "-of", "csv=p=0", file])
+        let skips = sizes.stdout.split(separator: "\n").compactMap { Int($0) }.filter { $0 < 32 }.count
+        // Two changes (the start and the green half), a capture each second: the rest are skip frames.
+        #expect(skips >= 22, "\(skips) of 30 frames are skip frames")
+        let first = try ImageChecks.frame(of: file, at: 0)
+        #expect(ImageChecks.near(first.pixel(x: 80, y: 120), 0xff0000, tolerance: 40))
+        #expect(ImageChecks.near(first.pixel(x: 240, y: 120), 0x0000ff, tolerance: 40))
+        let last = try ImageChecks.frame(of: file, at: -0.15)
+        #expect(ImageChecks.near(last.pixel(x: 80, y: 120), 0x00ff00, tolerance: 40))
+        #expect(ImageChecks.near(last.pixel(x: 240, y: 120), 0x0000ff, tolerance: 40))
+    }
+
     @Test func recordingFitsASmallPayload() async throws {
         let x = try Xvfb(screens: ["640x480x24"])
         defer { x.stop() }

@@ -21,8 +21,19 @@ protocol ScreenGrabber: AnyObject {
     /// What the display is now, for displayFrameId (`X11Target.identity`, or the framebuffer's
     /// device and mode); nil when it cannot be read.
     func liveIdentity(screenIndex: Int) -> String?
+    /// Starts noticing what changes on this screen, for a recording that captures only the frames
+    /// that differ; nil when this grabber cannot tell (every frame is then captured).
+    func watchChanges(includePointer: Bool) -> (any ScreenChangeWatch)?
+}
+
+/// What changed since the last look, for one recording on the grabber's thread.
+protocol ScreenChangeWatch: AnyObject {
+    /// Whether the next capture would differ from the previous one; the first call answers true.
+    /// Must not miss a change: when unsure, true.
+    func changedSinceLastLook() -> Bool
 }
 
 extension ScreenGrabber {
     func prepare(includePointer: Bool) throws(NodeError) {}
+    func watchChanges(includePointer: Bool) -> (any ScreenChangeWatch)? { nil }
 }

@@ -219,6 +219,9 @@ public final class PipeWireStream: @unchecked Sendable {  // the PipeWire object
     /// Why the stream stopped delivering, once it has.
     public var failure: String? { latest.withLock { $0.failure } }
 
+    /// The number of the latest frame (0 before the first); it grows with each frame that comes.
+    public var latestSequence: UInt64 { latest.withLock { $0.sequence } }
+
     /// The size of the frames, once negotiated.
     public var size: (width: Int, height: Int)? { latest.withLock { $0.sequence > 0 ? ($0.width, $0.height) : nil } }
 }

@@ -63,6 +63,10 @@ final class GnomeGrabber: ScreenGrabber {
         return cast
     }
 
+    func watchChanges(includePointer: Bool) -> (any ScreenChangeWatch)? {
+        GnomeFrameWatch { [weak self] in self?.cast.map { (ObjectIdentifier($0), $0.stream.latestSequence) } }
+    }
+
     func isStillValid(screenIndex: Int) -> Bool {
         guard let monitors = try? MutterDisplays.monitors(bus), monitors.indices.contains(screenIndex) else { return false }
         return monitors[screenIndex] == monitor

@@ -46,6 +46,10 @@ final class X11Grabber: ScreenGrabber {
         return try deliver(image, includePointer: includePointer, body)
     }
 
+    func watchChanges(includePointer: Bool) -> (any ScreenChangeWatch)? {
+        X11DamageWatch(connection: connection, target: target, includePointer: includePointer)
+    }
+
     func isStillValid(screenIndex: Int) -> Bool {
         guard !connection.isDead, let now = try? X11Targets.target(screenIndex, on: connection.display, name: connection.name) else { return false }
         return now == target && !connection.isDead

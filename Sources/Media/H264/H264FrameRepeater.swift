@@ -1,0 +1,129 @@
+/// Repeats the previous picture of an H.264 stream without the encoder. A P frame whose every
+/// macroblock is skipped (with no motion, its neighbours having none) decodes as an exact copy
+/// of the frame before it, and it is a few bytes that need no encoding: a recording of a still
+/// screen keeps its constant frame rate for the cost of writing them.
+///
+/// The repeats are CAVLC slices (a skip run is one Exp-Golomb number) that use a picture
+/// parameter set of their own, added to the stream's header beside the encoder's. Each repeat is
+/// a reference frame, so it takes the next frame_num; the encoder's own frames after it are
+/// renumbered to follow (frame_num is a fixed-width field of the slice header, rewritten in
+/// place). Only streams whose pictures are ordered by frame_num (picture order count type 2, what
+/// libx264 writes without B-frames) and are whole frames are handled: `init` is nil for the rest.
+public final class H264FrameRepeater {
+    private let sps: H264SequenceParameters
+    private let repeatPPSId: UInt32
+    /// frame_num of the last reference frame written (PrevRefFrameNum).
+    private var lastReferenceFrameNum: UInt32 = 0
+    private var maxFrameNum: UInt32 { 1 << UInt32(sps.log2MaxFrameNum) }
+
+    /// The picture parameter set the repeats use, as an Annex B NAL unit: add it to the header.
+    public let parameterSet: [UInt8]
+    /// Encoder frames whose frame_num was rewritten (for logs and tests).
+    public private(set) var renumbered = 0
+
+    /// `extradata`: the encoder's sequence and picture parameter sets, Annex B.
+    public init?(extradata: [UInt8]) {
+        var sps: H264SequenceParameters?
+        var ppsIds: [UInt32] = []
+        for unit in H264NALUnits.split(annexB: extradata) where !unit.isEmpty {
+            let rbsp = H264NALUnits.unescape(unit.dropFirst())
+            switch unit.first! & 0x1f {
+            case 7: if sps == nil { sps = H264SequenceParameters(rbsp: rbsp) }
+            case 8:
+                var r = BitstreamReader(rbsp)
+                guard let id = try? r.ue() else { return nil }
+                ppsIds.append(id)
+            default: break
+            }
+        }
+        guard let sps, !ppsIds.isEmpty, sps.pictureOrderCountType == 2, sps.frameMbsOnly, !sps.separateColourPlane,
+              let top = ppsIds.max(), top < 255 else { return nil }
+        self.sps = sps
+        repeatPPSId = top + 1
+        parameterSet = [0, 0, 0, 1] + [0x68] + H264NALUnits.escape(Self.repeatParameterSet(id: repeatPPSId, spsId: sps.id))
+    }
+
+    /// A frame showing the previous one again, Annex B.
+    public func repeatFrame() -> [UInt8] {
+        let frameNum = (lastReferenceFrameNum + 1) % maxFrameNum
+        lastReferenceFrameNum = frameNum
+        var w = BitstreamWriter()
+        w.ue(0)                  // first_mb_in_slice
+        w.ue(0)                  // slice_type: P
+        w.ue(repeatPPSId)
+        w.bits(frameNum, sps.log2MaxFrameNum)
+        w.flag(false)            // num_ref_idx_active_override_flag (the set's default: one)
+        w.flag(false)            // ref_pic_list_modification_flag_l0
+        w.flag(false)            // adaptive_ref_pic_marking_mode_flag: sliding window
+        w.se(0)                  // slice_qp_delta
+        w.ue(1)                  // disable_deblocking_filter_idc: nothing to filter
+        w.ue(UInt32(sps.frameSizeInMbs))  // mb_skip_run: every macroblock
+        // nal_ref_idc 2, nal_unit_type 1 (a non-IDR slice)
+        return [0, 0, 0, 1, 0x41] + H264NALUnits.escape(w.finish())
+    }
+
+    /// The encoder's frame (Annex B) renumbered to follow the repeats written before it; nil when
+    /// its numbers are already right (no repeat since its last keyframe) or it has no slice.
+    public func follow(_ packet: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let units = H264NALUnits.split(annexB: Array(packet))
+        var replaced: [Int: [UInt8]] = [:]
+        var isReference = false
+        var frameNum: UInt32?
+        for (index, unit) in units.enumerated() {
+            guard let header = unit.first, header & 0x1f == 1 || header & 0x1f == 5 else { continue }
+            isReference = isReference || header & 0x60 != 0
+            let wanted: UInt32 = header & 0x1f == 5 ? 0 : (lastReferenceFrameNum + 1) % maxFrameNum
+            frameNum = wanted
+            // The header's first bytes tell whether it needs rewriting; the whole slice only if so.
+            let head = H264NALUnits.unescape(unit.dropFirst().prefix(32))
+            guard let at = frameNumPosition(head) else { continue }
+            var reader = BitstreamReader(head)
+            reader.skip(to: at)
+            guard let current = try? reader.bits(sps.log2MaxFrameNum), current != wanted else { continue }
+            var rbsp = H264NALUnits.unescape(unit.dropFirst())
+            Self.overwrite(&rbsp, at: at, value: wanted, width: sps.log2MaxFrameNum)
+            replaced[index] = [header] + H264NALUnits.escape(rbsp)
+        }
+        if isReference, let frameNum { lastReferenceFrameNum = frameNum }
+        guard !replaced.isEmpty else { return nil }
+        renumbered += 1
+        return H264NALUnits.join(units.enumerated().map { replaced[$0.offset] ?? Array($0.element) })
+    }
+
+    /// Bit position of frame_num in a slice header's RBSP.
+    private func frameNumPosition(_ rbsp: [UInt8]) -> Int? {
+        var r = BitstreamReader(rbsp)
+        do throws(BitstreamReader.Overrun) {
+            _ = try r.ue(); _ = try r.ue(); _ = try r.ue()  // first_mb_in_slice, slice_type, pic_parameter_set_id
+        } catch { return nil }
+        return r.position
+    }
+
+    private static func overwrite(_ rbsp: inout [UInt8], at position: Int, value: UInt32, width: Int) {
+        for i in 0..<width {
+            let bit = UInt8(value >> UInt32(width - 1 - i) & 1)
+            let p = position + i
+            let mask = UInt8(0x80) >> UInt8(p & 7)
+            rbsp[p >> 3] = bit == 1 ? rbsp[p >> 3] | mask : rbsp[p >> 3] & ~mask
+        }
+    }
+
+    /// A picture parameter set for skip-only slices: CAVLC, one reference, no weighting,
+    /// deblocking control present (so the slices can turn it off).
+    private static func repeatParameterSet(id: UInt32, spsId: UInt32) -> [UInt8] {
+        var w = BitstreamWriter()
+        w.ue(id)
+        w.ue(spsId)
+        w.flag(false)   // entropy_coding_mode_flag: CAVLC
+        w.flag(false)   // bottom_field_pic_order_in_frame_present_flag
+        w.ue(0)         // num_slice_groups_minus1
+        w.ue(0); w.ue(0)  // num_ref_idx_l0/l1_default_active_minus1
+        w.flag(false)   // weighted_pred_flag
+        w.bits(0, 2)    // weighted_bipred_idc
+        w.se(0); w.se(0); w.se(0)  // pic_init_qp_minus26, pic_init_qs_minus26, chroma_qp_index_offset
+        w.flag(true)    // deblocking_filter_control_present_flag
+        w.flag(false)   // constrained_intra_pred_flag
+        w.flag(false)   // redundant_pic_cnt_present_flag
+        return w.finish()
+    }
+}
