@@ -65,6 +65,21 @@ public final class H264FrameRepeater {
     /// The encoder's frame (Annex B) renumbered to follow the repeats written before it; nil when
     /// its numbers are already right (no repeat since its last keyframe) or it has no slice.
     public func follow(_ packet: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        // The common case, with no repeat since the last keyframe: the first slice's number is
+        // already right (a frame's slices share it), and the rest of the packet is not read.
+        if let first = firstSlice(packet), first.count > 1 {
+            let header = first[0]
+            let wanted: UInt32 = header & 0x1f == 5 ? 0 : (lastReferenceFrameNum + 1) % maxFrameNum
+            let head = H264NALUnits.unescape(first.dropFirst().prefix(32))
+            if let at = frameNumPosition(head) {
+                var reader = BitstreamReader(head)
+                reader.skip(to: at)
+                if let current = try? reader.bits(sps.log2MaxFrameNum), current == wanted {
+                    if header & 0x60 != 0 { lastReferenceFrameNum = wanted }
+                    return nil
+                }
+            }
+        }
         let units = H264NALUnits.split(annexB: Array(packet))
         var replaced: [Int: [UInt8]] = [:]
         var isReference = false
@@ -88,6 +103,21 @@ public final class H264FrameRepeater {
         guard !replaced.isEmpty else { return nil }
         renumbered += 1
         return H264NALUnits.join(units.enumerated().map { replaced[$0.offset] ?? Array($0.element) })
+    }
+
+    /// The first slice NAL unit of an Annex B packet (up to its first 64 bytes: enough for a header).
+    private func firstSlice(_ packet: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var i = 0
+        while i + 3 < packet.count {
+            if packet[i] == 0, packet[i + 1] == 0, packet[i + 2] == 1 {
+                let type = packet[i + 3] & 0x1f
+                if type == 1 || type == 5 { return Array(packet[(i + 3)..<min(packet.count, i + 3 + 64)]) }
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return nil
     }
 
     /// Bit position of frame_num in a slice header's RBSP.
