@@ -33,9 +33,10 @@ public struct Logger: Sendable {
     private func write(_ level: Level, _ msg: () -> String) {
         guard level >= Logger.threshold else { return }
         let text = Logger.format(level, component: component, message: msg(), journal: Logger.toJournal)
-        // One write(2) per message: whole lines even when threads log at once.
-        var bytes = Array(text.utf8)
-        _ = Glibc.write(2, &bytes, bytes.count)
+        // One write(2) per message: whole lines even when threads log at once. A stderr that a
+        // child made non-blocking (a shared journal socket) is waited for, not dropped; a reader
+        // stuck for 2 s loses the line instead of stopping the thread that logs.
+        try? SystemIO.live.writeAll(2, Array(text.utf8), timeoutMs: 2000)
     }
 
     /// A message as written. For the journal every line carries the priority (journald takes each

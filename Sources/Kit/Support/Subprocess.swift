@@ -54,7 +54,15 @@ public final class Subprocess: Sendable {
         var ours: [PipeEnd?] = [nil, nil, nil]
         for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
             switch stream {
-            case .inherit: break
+            case .inherit:
+                // Our stdout/stderr as a description of the child's own when it is a pipe or a
+                // terminal: a child that makes its stderr non-blocking (Node.js does, at start)
+                // would otherwise do it to ours too, and our writes would start failing with
+                // EAGAIN whenever the reader lags: lost log lines, lost test output.
+                if target > 0, let own = Subprocess.privateDescription(of: target) {
+                    posix_spawn_file_actions_adddup2(&actions, own, target)
+                    closeAfter.append(own)
+                }
             case .null:
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let path):
@@ -121,6 +129,23 @@ public final class Subprocess: Sendable {
     public static func isExecutableFile(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+    }
+
+    /// A new open file description of the pipe or terminal `fd` writes to (reopened through
+    /// /proc/self/fd), whose status flags are its own; nil for anything else (a file shares its
+    /// offset on purpose; a socket cannot be reopened) or when the pipe has no reader left.
+    /// Close-on-exec.
+    public static func privateDescription(of fd: Int32) -> Int32? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        let type = st.st_mode & S_IFMT
+        guard type == S_IFIFO || type == S_IFCHR else { return nil }
+        if type == S_IFCHR && isatty(fd) == 0 { return nil }
+        // O_NONBLOCK for the open itself: opening a FIFO for writing waits for a reader otherwise.
+        let own = open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard own >= 0 else { return nil }
+        _ = fcntl(own, F_SETFL, fcntl(own, F_GETFL) & ~O_NONBLOCK)
+        return own
     }
 
     /// A pipe whose ends are close-on-exec from the start (dup2 into a child clears the flag).
