@@ -1,10 +1,11 @@
 import Config
 import Glibc
 import Kit
+import Support
 
 /// An H.264 (+ AAC) recorder that builds an MP4 in memory. The implementation (FFmpeg's libavcodec
-/// and libavformat, ~130 shared libraries with their codecs) lives in libopenclaw-video.so and is
-/// loaded on the first clip or recording, so a node that only takes photos never maps it.
+/// and libavformat, ~130 shared libraries with their codecs) lives in libopenclaw-video.so, which
+/// the node's encoder process loads for each clip or recording, so the node itself never maps it.
 public protocol MP4Recording: AnyObject {
     /// The libavcodec encoder in use ("libx264" on Debian, "h264_v4l2m2m" where that hardware opens).
     var encoderName: String { get }
@@ -39,8 +40,14 @@ public enum VideoEncoding {
     /// A new recorder; loads the video library on first use (once per process).
     /// The codec libraries are opened for the recorder and closed again once no recorder has
     /// existed for `IdleLibraryRelease.after`; the video library itself stays loaded.
+    /// Where the openclaw-node executable is known (the node itself, a test runner beside it), the
+    /// recorder runs in an encoder process of its own (EncoderProcessRecorder), so the node never
+    /// maps FFmpeg; elsewhere in this process.
     public static func recorder(settings: VideoSettings, audio: AudioSettings? = nil) throws(MediaError) -> any MP4Recording {
-        try factory().recorder(settings: settings, audio: audio)
+        if let executable = NodeExecutable.path {
+            return try EncoderProcessRecorder(executable: executable, settings: settings, audio: audio)
+        }
+        return try factory().recorder(settings: settings, audio: audio)
     }
 
     /// Whether recording can work here: the video library and FFmpeg's libraries load.

@@ -164,6 +164,26 @@ final class MP4Recorder: MP4Recording {
         try send(timestampMs: timestampMs)
     }
 
+    /// Encodes a picture already in YUV 4:2:0 at the output size (the encoder process's frames,
+    /// converted by the node as it copied them into shared memory): the planes are copied in.
+    public func appendYUV420(y: UnsafeRawPointer, u: UnsafeRawPointer, v: UnsafeRawPointer,
+                             timestampMs: Int64) throws(MediaError) {
+        precondition(!finished, "append after finish")
+        guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
+        lastTimestampMs = timestampMs
+        let rc = ff.av_frame_make_writable(frame)
+        guard rc >= 0 else { throw ff.error("frame buffer", rc) }
+        let f = frame!.pointee
+        let w = settings.width, h = settings.height
+        for (plane, source, width, rows) in [(0, y, w, h), (1, u, w / 2, h / 2), (2, v, w / 2, h / 2)] {
+            guard let dst = withUnsafeBytes(of: f.data, { $0.load(fromByteOffset: plane * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride,
+                                                                     as: UnsafeMutablePointer<UInt8>?.self) }) else { continue }
+            let stride = Int(withUnsafeBytes(of: f.linesize, { $0.load(fromByteOffset: plane * MemoryLayout<Int32>.stride, as: Int32.self) }))
+            for row in 0..<rows { (dst + row * stride).update(from: (source + row * width).assumingMemoryBound(to: UInt8.self), count: width) }
+        }
+        try send(timestampMs: timestampMs)
+    }
+
     /// A skip frame written without the encoder where the stream allows it (it waits for the
     /// encoder's packet of the frame before it); otherwise the frame buffer sent again as it is
     /// (nothing writes to it until the next `append` makes it writable).

@@ -149,7 +149,7 @@ public enum ConfigSchema {
                 ConfigField("source", .string, default: "\"/etc/apt/sources.list.d/openclaw-node.sources\"", "the apt source (deb822 .sources or one-line .list file) the package is upgraded from; no other source is read"),
             ]), "updates of the Debian package (off by default)"),
             ConfigField("releaseIdleLibrariesAfter", .integer(0...86_400), default: "600",
-                        "seconds after the last clip, recording or scaled image before FFmpeg's libraries (libavcodec, libavformat, libswscale) are unloaded to give their memory back; loaded again on next use. 0 keeps them loaded"),
+                        "seconds after their last use before the libraries loaded on demand (libswscale for scaled or converted images, libcamera) are unloaded to give their memory back (clips and recordings are encoded in a process of their own); loaded again on next use. 0 keeps them loaded"),
         ]), "this node"),
         ConfigField("presence", .object([
             ConfigField("mode", .enumeration(PresenceMode.allCases.map(\.rawValue)), default: "\"auto\"",

@@ -76,3 +76,17 @@ public struct DaemonAccess: Sendable {
         self.invoke = invoke; self.query = query; self.commands = commands
     }
 }
+
+/// A library's side of a helper process the node starts from its own executable
+/// (`openclaw-node NAME`, hidden from help): the video library's encoder process. The service a
+/// library exports conforms to it.
+public protocol HelperProcessEntry: Sendable {
+    /// Runs the helper with the arguments after NAME; the process's exit code.
+    func helperMain(_ arguments: [String]) -> Int32
+}
+
+/// The hidden subcommands that run helper processes.
+public enum HelperSubcommand {
+    /// The video library's encoder process (Media's EncoderProcessRecorder starts it).
+    public static let videoEncoder = "video-encoder"
+}

@@ -14,12 +14,7 @@ public enum ProcessTreeReaper {
 
     /// The executable that runs the helper: this process's own when it is openclaw-node, else the
     /// openclaw-node beside it (a test runner in the build directory). nil: none found.
-    public static var helperExecutable: String? {
-        guard let exe = try? FileSystem.destinationOfSymbolicLink("/proc/self/exe") else { return nil }
-        if PathName.lastComponent(exe) == "openclaw-node" { return exe }
-        let beside = PathName.join(PathName.directory(exe), "openclaw-node")
-        return Subprocess.isExecutableFile(beside) ? beside : nil
-    }
+    public static var helperExecutable: String? { NodeExecutable.path }
 
     /// The argv that runs `executable` with `arguments` under the helper (nil: no helper found).
     /// `killOrphans`: when the program itself exits, what it left running goes too (an MCP server's

@@ -58,6 +58,7 @@ public enum CLI {
         do {
             switch first {
             case "run": return try await RunCommand.main(rest, capabilities: capabilities)
+            case HelperSubcommand.videoEncoder: return VideoEncoderCommand.main(rest)
             case "invoke": return try await InvokeCommand.main(rest, capabilities: capabilities)
             case "caps": return try await CapsCommand.main(rest, capabilities: capabilities)
             case "status": return try await StatusCommand.main(rest)

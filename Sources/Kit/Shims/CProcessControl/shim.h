@@ -18,3 +18,7 @@ static inline int ocn_set_parent_death_signal(int sig) { return prctl(PR_SET_PDE
 /// for a child with a deadline is then one poll(2), not a sleep loop. -1 with errno when unsupported.
 /// syscall(2) is variadic, hence the wrapper.
 static inline int ocn_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+/// An anonymous file in memory (memfd_create(2), close-on-exec), for pages shared with a child
+/// process that is given the descriptor. -1 with errno on failure.
+static inline int ocn_memfd_create(const char *name) { return (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */); }
