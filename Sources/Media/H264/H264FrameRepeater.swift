@@ -67,39 +67,27 @@ public final class H264FrameRepeater {
     public func follow(_ packet: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         // The common case, with no repeat since the last keyframe: the first slice's number is
         // already right (a frame's slices share it), and the rest of the packet is not read.
-        if let first = firstSlice(packet), first.count > 1 {
-            let header = first[0]
-            let wanted: UInt32 = header & 0x1f == 5 ? 0 : (lastReferenceFrameNum + 1) % maxFrameNum
-            let head = H264NALUnits.unescape(first.dropFirst().prefix(32))
-            if let at = frameNumPosition(head) {
-                var reader = BitstreamReader(head)
-                reader.skip(to: at)
-                if let current = try? reader.bits(sps.log2MaxFrameNum), current == wanted {
-                    if header & 0x60 != 0 { lastReferenceFrameNum = wanted }
-                    return nil
-                }
-            }
+        if let first = firstSlice(packet), let header = first.first, let number = frameNum(ofSlice: first),
+           number.current == wanted(for: header) {
+            if header & 0x60 != 0 { lastReferenceFrameNum = number.current }
+            return nil
         }
         let units = H264NALUnits.split(annexB: Array(packet))
         var replaced: [Int: [UInt8]] = [:]
         var isReference = false
-        var frameNum: UInt32?
+        var numbered: UInt32?
         for (index, unit) in units.enumerated() {
             guard let header = unit.first, header & 0x1f == 1 || header & 0x1f == 5 else { continue }
             isReference = isReference || header & 0x60 != 0
-            let wanted: UInt32 = header & 0x1f == 5 ? 0 : (lastReferenceFrameNum + 1) % maxFrameNum
-            frameNum = wanted
+            let wanted = wanted(for: header)
+            numbered = wanted
             // The header's first bytes tell whether it needs rewriting; the whole slice only if so.
-            let head = H264NALUnits.unescape(unit.dropFirst().prefix(32))
-            guard let at = frameNumPosition(head) else { continue }
-            var reader = BitstreamReader(head)
-            reader.skip(to: at)
-            guard let current = try? reader.bits(sps.log2MaxFrameNum), current != wanted else { continue }
+            guard let number = frameNum(ofSlice: unit), number.current != wanted else { continue }
             var rbsp = H264NALUnits.unescape(unit.dropFirst())
-            Self.overwrite(&rbsp, at: at, value: wanted, width: sps.log2MaxFrameNum)
+            Self.overwrite(&rbsp, at: number.position, value: wanted, width: sps.log2MaxFrameNum)
             replaced[index] = [header] + H264NALUnits.escape(rbsp)
         }
-        if isReference, let frameNum { lastReferenceFrameNum = frameNum }
+        if isReference, let numbered { lastReferenceFrameNum = numbered }
         guard !replaced.isEmpty else { return nil }
         renumbered += 1
         return H264NALUnits.join(units.enumerated().map { replaced[$0.offset] ?? Array($0.element) })
@@ -120,13 +108,20 @@ public final class H264FrameRepeater {
         return nil
     }
 
-    /// Bit position of frame_num in a slice header's RBSP.
-    private func frameNumPosition(_ rbsp: [UInt8]) -> Int? {
-        var r = BitstreamReader(rbsp)
+    /// The frame_num a slice should carry: 0 in an IDR picture, else the one after the last
+    /// reference frame's.
+    private func wanted(for header: UInt8) -> UInt32 {
+        header & 0x1f == 5 ? 0 : (lastReferenceFrameNum + 1) % maxFrameNum
+    }
+
+    /// A slice NAL unit's frame_num and its bit position in the RBSP, from the header's first bytes.
+    private func frameNum(ofSlice unit: some Collection<UInt8>) -> (current: UInt32, position: Int)? {
+        var r = BitstreamReader(H264NALUnits.unescape(unit.dropFirst().prefix(32)))
         do throws(BitstreamReader.Overrun) {
             _ = try r.ue(); _ = try r.ue(); _ = try r.ue()  // first_mb_in_slice, slice_type, pic_parameter_set_id
+            let position = r.position
+            return (try r.bits(sps.log2MaxFrameNum), position)
         } catch { return nil }
-        return r.position
     }
 
     private static func overwrite(_ rbsp: inout [UInt8], at position: Int, value: UInt32, width: Int) {

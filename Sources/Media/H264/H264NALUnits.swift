@@ -27,7 +27,7 @@ enum H264NALUnits {
     }
 
     /// The RBSP of a NAL unit's payload: every 00 00 03 loses its 03.
-    static func unescape(_ payload: ArraySlice<UInt8>) -> [UInt8] {
+    static func unescape(_ payload: some Collection<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(payload.count)
         var zeros = 0
