@@ -29,9 +29,11 @@ def has_owner(name):
 
 
 def cpu_seconds(pid):
+    """The process's CPU time and its reaped children's (utime, stime, cutime, cstime): a
+    recording is encoded in a child process (`openclaw-node video-encoder`) the daemon waits for."""
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
 
 
 def session():
