@@ -154,12 +154,8 @@ final class MP4Recorder: MP4Recording {
     /// Converts `image` (any layout, any size: it is scaled to the output size) and encodes it
     /// as the frame shown from `timestampMs` on. Timestamps must increase.
     public func append(_ image: PixelView, timestampMs: Int64) throws(MediaError) {
-        precondition(!finished, "append after finish")
-        guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
-        lastTimestampMs = timestampMs
-        // The encoder may still reference the previous picture; get a private buffer if so.
-        let rc = ff.av_frame_make_writable(frame)
-        guard rc >= 0 else { throw ff.error("frame buffer", rc) }
+        try advance(to: timestampMs)
+        try writableFrame()
         try scaler.convert(image, into: frame!)
         try send(timestampMs: timestampMs)
     }
@@ -168,18 +164,16 @@ final class MP4Recorder: MP4Recording {
     /// converted by the node as it copied them into shared memory): the planes are copied in.
     public func appendYUV420(y: UnsafeRawPointer, u: UnsafeRawPointer, v: UnsafeRawPointer,
                              timestampMs: Int64) throws(MediaError) {
-        precondition(!finished, "append after finish")
-        guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
-        lastTimestampMs = timestampMs
-        let rc = ff.av_frame_make_writable(frame)
-        guard rc >= 0 else { throw ff.error("frame buffer", rc) }
+        try advance(to: timestampMs)
+        try writableFrame()
         let f = frame!.pointee
+        guard let dy = f.data.0, let du = f.data.1, let dv = f.data.2 else { throw MediaError(.codec, "the frame has no planes") }
         let w = settings.width, h = settings.height
-        for (plane, source, width, rows) in [(0, y, w, h), (1, u, w / 2, h / 2), (2, v, w / 2, h / 2)] {
-            guard let dst = withUnsafeBytes(of: f.data, { $0.load(fromByteOffset: plane * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride,
-                                                                     as: UnsafeMutablePointer<UInt8>?.self) }) else { continue }
-            let stride = Int(withUnsafeBytes(of: f.linesize, { $0.load(fromByteOffset: plane * MemoryLayout<Int32>.stride, as: Int32.self) }))
-            for row in 0..<rows { (dst + row * stride).update(from: (source + row * width).assumingMemoryBound(to: UInt8.self), count: width) }
+        for (dst, stride, source, width, rows) in [(dy, f.linesize.0, y, w, h), (du, f.linesize.1, u, w / 2, h / 2),
+                                                   (dv, f.linesize.2, v, w / 2, h / 2)] {
+            for row in 0..<rows {
+                (dst + row * Int(stride)).update(from: (source + row * width).assumingMemoryBound(to: UInt8.self), count: width)
+            }
         }
         try send(timestampMs: timestampMs)
     }
@@ -188,10 +182,8 @@ final class MP4Recorder: MP4Recording {
     /// encoder's packet of the frame before it); otherwise the frame buffer sent again as it is
     /// (nothing writes to it until the next `append` makes it writable).
     public func repeatPrevious(timestampMs: Int64) throws(MediaError) {
-        precondition(!finished, "append after finish")
-        guard framesEncoded > 0 else { return }
-        guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
-        lastTimestampMs = timestampMs
+        guard framesEncoded > 0 else { precondition(!finished, "append after finish"); return }
+        try advance(to: timestampMs)
         if repeater != nil {
             pendingRepeats.append(timestampMs)
             framesRepeated += 1
@@ -199,6 +191,19 @@ final class MP4Recorder: MP4Recording {
         } else {
             try send(timestampMs: timestampMs)
         }
+    }
+
+    /// The next frame's timestamp, after the previous one.
+    private func advance(to timestampMs: Int64) throws(MediaError) {
+        precondition(!finished, "append after finish")
+        guard timestampMs > lastTimestampMs else { throw MediaError(.codec, "timestamps must increase") }
+        lastTimestampMs = timestampMs
+    }
+
+    /// The encoder may still reference the previous picture; a private buffer if so.
+    private func writableFrame() throws(MediaError) {
+        let rc = ff.av_frame_make_writable(frame)
+        guard rc >= 0 else { throw ff.error("frame buffer", rc) }
     }
 
     private func send(timestampMs: Int64) throws(MediaError) {

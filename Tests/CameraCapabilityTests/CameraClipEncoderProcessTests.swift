@@ -21,30 +21,10 @@ import Testing
         try FakeCamera(formats: "YUYV", sizes: "640x480", extraEnv: ["OPENCLAW_NODE_CAMERA_IDLE_MS": "1000"])
     }
 
-    /// Whether `library` is in the process's address space (read to the end: String(contentsOfFile:)
-    /// stops after the first 4 KiB of a /proc file).
-    static func mapped(_ pid: Int32, _ library: String) -> Bool {
-        guard let h = FileHandle(forReadingAtPath: "/proc/\(pid)/maps") else { return false }
-        defer { try? h.close() }
-        return String(decoding: h.readDataToEndOfFile(), as: UTF8.self).contains(library)
-    }
-
     static func rssKiB(_ pid: Int32) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
-
-    /// The daemon's children running the encoder.
-    static func encoders(of pid: Int32) -> [Int32] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        let children = tasks.flatMap { task in
-            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
-        }
-        return children.filter { child in
-            let cmdline = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/cmdline"))) ?? Data()
-            return String(decoding: cmdline, as: UTF8.self).contains("video-encoder")
-        }
     }
 
     static func clip(_ cam: FakeCamera, _ d: BackgroundProcess, durationMs: Int = 500) throws {
@@ -67,23 +47,25 @@ import Testing
         let cam = try Self.camera()
         defer { cam.cleanup() }
         let d = try Self.daemon(cam); defer { d.stop() }
-        Thread.sleep(forTimeInterval: 2)
+        // Idle once the daemon answers on its control socket (its bundles are loaded by then).
+        let status = try runProcess(TestPaths.nodeBinary, ["status", "--config", cam.config], env: cam.env)
+        #expect(status.code == 0, "\(status.stdout) \(status.stderr)")
         let idle = Self.rssKiB(d.pid)
         // Watched while it records: the encoder is a child process, and FFmpeg is mapped there only.
         let running = try Self.clipInBackground(cam, durationMs: 2000)
         var encoder: Int32?
-        #expect(waitUntil(timeout: 10) { encoder = Self.encoders(of: d.pid).first; return encoder != nil }, "no encoder process: \(d.log)")
-        if let encoder { #expect(waitUntil(timeout: 10) { Self.mapped(encoder, "libavcodec") }, "the encoder does not map libavcodec") }
-        #expect(!Self.mapped(d.pid, "libavcodec") && !Self.mapped(d.pid, "libavformat") && !Self.mapped(d.pid, "libx264"))
+        #expect(waitUntil(timeout: 10) { encoder = EncoderProcesses.children(of: d.pid).first; return encoder != nil }, "no encoder process: \(d.log)")
+        if let encoder { #expect(waitUntil(timeout: 10) { EncoderProcesses.maps(encoder, "libavcodec") }, "the encoder does not map libavcodec") }
+        #expect(!EncoderProcesses.maps(d.pid, "libavcodec") && !EncoderProcesses.maps(d.pid, "libavformat") && !EncoderProcesses.maps(d.pid, "libx264"))
         #expect(waitUntil(timeout: 20) { !running.isRunning })
         #expect(running.stop() == 0, "\(running.log)")
-        #expect(waitUntil(timeout: 5) { Self.encoders(of: d.pid).isEmpty }, "the encoder outlived its clip")
-        #expect(!Self.mapped(d.pid, "libavcodec"))
+        #expect(waitUntil(timeout: 5) { EncoderProcesses.children(of: d.pid).isEmpty }, "the encoder outlived its clip")
+        #expect(!EncoderProcesses.maps(d.pid, "libavcodec"))
         // Once the warm camera is let go, the daemon is back where it was before the clip.
         #expect(waitUntil(timeout: 10) { !cam.isHeld })
-        Thread.sleep(forTimeInterval: 1)
-        let after = Self.rssKiB(d.pid)
-        #expect(after - idle <= 3 * 1024, "RSS idle \(idle) KiB, after the clip \(after) KiB")
+        var after = 0
+        #expect(waitUntil(timeout: 10) { after = Self.rssKiB(d.pid); return after - idle <= 3 * 1024 },
+                "RSS idle \(idle) KiB, after the clip \(after) KiB")
         try Self.clip(cam, d)
     }
 
@@ -93,7 +75,7 @@ import Testing
         let d = try Self.daemon(cam); defer { d.stop() }
         let running = try Self.clipInBackground(cam, durationMs: 4000)
         var encoder: Int32?
-        #expect(waitUntil(timeout: 10) { encoder = Self.encoders(of: d.pid).first; return encoder != nil }, "no encoder process: \(d.log)")
+        #expect(waitUntil(timeout: 10) { encoder = EncoderProcesses.children(of: d.pid).first; return encoder != nil }, "no encoder process: \(d.log)")
         if let encoder { kill(encoder, SIGKILL) }
         #expect(waitUntil(timeout: 20) { !running.isRunning })
         #expect(running.stop() == 1)
@@ -110,7 +92,7 @@ import Testing
         let running = try Self.clipInBackground(cam, durationMs: 4000)
         defer { _ = running.stop() }
         var encoder: Int32?
-        #expect(waitUntil(timeout: 10) { encoder = Self.encoders(of: d.pid).first; return encoder != nil }, "no encoder process: \(d.log)")
+        #expect(waitUntil(timeout: 10) { encoder = EncoderProcesses.children(of: d.pid).first; return encoder != nil }, "no encoder process: \(d.log)")
         kill(d.pid, SIGKILL)
         _ = d.stop()
         if let encoder {

@@ -211,13 +211,10 @@ final class WaylandInput: ComputerInput {
     private func upload(_ syms: [KeySym]) throws(NodeError) {
         let text = Self.keymapText(syms)
         var bytes = Array(text.utf8) + [0]
-        let fd = ocn_wl_memfd()
-        guard fd >= 0, write(fd, &bytes, bytes.count) == bytes.count else {
-            if fd >= 0 { close(fd) }
+        guard let file = SharedMemoryFile(name: "openclaw-node-keymap"), write(file.fd, &bytes, bytes.count) == bytes.count else {
             throw NodeError(ComputerError.driverError, "cannot pass a keymap to the compositor: \(String(cString: strerror(errno)))")
         }
-        defer { close(fd) }
-        zwp_virtual_keyboard_v1_keymap(keyboard, 1 /* WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1 */, fd, UInt32(bytes.count))
+        zwp_virtual_keyboard_v1_keymap(keyboard, 1 /* WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1 */, file.fd, UInt32(bytes.count))
         keymap = syms
         try connection.roundtrip()
         // Clients read the new keymap when the compositor forwards it; give them that moment, or

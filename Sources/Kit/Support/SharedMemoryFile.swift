@@ -8,7 +8,7 @@ public final class SharedMemoryFile {
     public let fd: Int32
     /// The mapping (nil before the first `reserve`/`map`) and its length.
     public private(set) var base: UnsafeMutableRawPointer?
-    public private(set) var mappedBytes = 0
+    private(set) var mappedBytes = 0
 
     /// A new, empty file; nil when the kernel refuses one.
     public init?(name: String) {

@@ -18,8 +18,6 @@ public final class H264FrameRepeater {
 
     /// The picture parameter set the repeats use, as an Annex B NAL unit: add it to the header.
     public let parameterSet: [UInt8]
-    /// Encoder frames whose frame_num was rewritten (for logs and tests).
-    public private(set) var renumbered = 0
 
     /// `extradata`: the encoder's sequence and picture parameter sets, Annex B.
     public init?(extradata: [UInt8]) {
@@ -89,7 +87,6 @@ public final class H264FrameRepeater {
         }
         if isReference, let numbered { lastReferenceFrameNum = numbered }
         guard !replaced.isEmpty else { return nil }
-        renumbered += 1
         return H264NALUnits.join(units.enumerated().map { replaced[$0.offset] ?? Array($0.element) })
     }
 

@@ -118,6 +118,8 @@ final class ShmBuffer {
     let memory: UnsafeMutableRawPointer
     let wlBuffer: OpaquePointer
     private let size: Int
+    /// The memfd and its mapping (the pool keeps its own reference to the file).
+    private let file: SharedMemoryFile
     private let pool: OpaquePointer
     private var flipSpace: UnsafeMutableRawPointer?
 
@@ -125,20 +127,14 @@ final class ShmBuffer {
         self.connection = connection
         self.info = info
         size = Int(info.stride) * Int(info.height)
-        let fd = ocn_wl_memfd()
-        guard fd >= 0, ftruncate(fd, off_t(size)) == 0 else {
-            if fd >= 0 { close(fd) }
+        guard let file = SharedMemoryFile(name: "openclaw-node-wl-shm"), file.reserve(size), let m = file.base else {
             throw ScreenError.unavailable("cannot allocate \(size) bytes of shared memory for the frame: \(String(cString: strerror(errno)))")
         }
-        defer { close(fd) }  // the pool keeps its own reference
-        guard let m = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), m != MAP_FAILED else {
-            throw ScreenError.unavailable("cannot map the frame's shared memory: \(String(cString: strerror(errno)))")
-        }
-        guard let shm = connection.shm, let p = wl_shm_create_pool(shm, fd, Int32(size)),
+        guard let shm = connection.shm, let p = wl_shm_create_pool(shm, file.fd, Int32(size)),
               let b = wl_shm_pool_create_buffer(p, 0, Int32(info.width), Int32(info.height), Int32(info.stride), info.format) else {
-            munmap(m, size)
             throw connection.lost()
         }
+        self.file = file
         memory = m
         pool = p
         wlBuffer = b
@@ -147,7 +143,6 @@ final class ShmBuffer {
     deinit {
         wl_buffer_destroy(wlBuffer)
         wl_shm_pool_destroy(pool)
-        munmap(memory, size)
         flipSpace?.deallocate()
     }
 
