@@ -106,9 +106,14 @@ import Testing
         painter.fill(x: 160, y: 0, width: 160, height: 240, rgb: 0x0000ff)
         painter.warpPointer(x: 319, y: 239)
         let display = x.display
+        // The change comes once the recording has handed its first frame (red and blue) to its
+        // encoder process: mid-recording, whatever the machine's load.
+        let earlier = Set(EncoderProcesses.children(of: getpid()))
         let changer = Thread {
             guard let p = try? XPainter(display) else { return }
-            usleep(1_300_000)
+            _ = waitUntil(timeout: 20) {
+                EncoderProcesses.children(of: getpid()).contains { !earlier.contains($0) && EncoderProcesses.hasFrame($0) }
+            }
             p.fill(x: 0, y: 0, width: 160, height: 240, rgb: 0x00ff00)
         }
         changer.start()
@@ -120,19 +125,84 @@ import Testing
                                                         "-i", file, "-f", "framemd5", "-"])
         #expect(decode.code == 0 && decode.stderr.isEmpty, "FFmpeg: \(decode.stderr)")
         let probe = try ImageChecks.ffprobe(file)
-        #expect(probe["streams"]?.arrayValue?.first?["nb_read_frames"] == "30", "a frame in every slot")
+        // A frame in every slot (a slot passes without one only when the recorder was late).
+        let frames = Int(probe["streams"]?.arrayValue?.first?["nb_read_frames"]?.stringValue ?? "") ?? 0
+        #expect((24...30).contains(frames), "\(frames) frames in 30 slots")
         #expect(abs((Double(probe["format"]?["duration"]?.stringValue ?? "") ?? 0) - 3.0) < 0.05)
         let sizes = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=size",
                                                         "-of", "csv=p=0", file])
         let skips = sizes.stdout.split(separator: "\n").compactMap { Int($0) }.filter { $0 < 32 }.count
         // Two changes (the start and the green half), a capture each second: the rest are skip frames.
-        #expect(skips >= 22, "\(skips) of 30 frames are skip frames")
+        #expect(skips >= frames - 4, "\(skips) of \(frames) frames are skip frames")
         let first = try ImageChecks.frame(of: file, at: 0)
         #expect(ImageChecks.near(first.pixel(x: 80, y: 120), 0xff0000, tolerance: 40))
         #expect(ImageChecks.near(first.pixel(x: 240, y: 120), 0x0000ff, tolerance: 40))
         let last = try ImageChecks.frame(of: file, at: -0.15)
         #expect(ImageChecks.near(last.pixel(x: 80, y: 120), 0x00ff00, tolerance: 40))
         #expect(ImageChecks.near(last.pixel(x: 240, y: 120), 0x0000ff, tolerance: 40))
+    }
+
+    /// The same with pictures not made for this test: screenshots of real applications' windows
+    /// (Emacs, then Akregator) from KDE's documentation, shipped by kwin-data. Text, icons and
+    /// gradients: each frame of the clip must match the screen within the encoding's error.
+    @Test func realApplicationScreenshotsRecordExactlyAndStillSlotsAsSkipFrames() async throws {
+        let docs = "/usr/share/doc/HTML/en/kcontrol/windowspecific/"
+        func screenshot(_ name: String) throws -> DecodedImage {
+            let data = try #require(FileManager.default.contents(atPath: docs + name),
+                                    "\(docs + name) is missing: scripts/setup installs it with kwin-wayland (kwin-data)")
+            return try ImageDecoder.decodePNG([UInt8](data))
+        }
+        let emacs = try screenshot("emacs-info.png"), akregator = try screenshot("akregator-fav.png")
+        // A screen both fit on (even sizes, as H.264 needs them).
+        let width = (max(emacs.width, akregator.width) + 1) & ~1, height = (max(emacs.height, akregator.height) + 1) & ~1
+        let x = try Xvfb(screens: ["\(width)x\(height)x24"])
+        defer { x.stop() }
+        let painter = try XPainter(x.display)
+        painter.put(emacs, x: 0, y: 0)
+        painter.warpPointer(x: width - 1, y: height - 1)
+        let display = x.display
+        let earlier = Set(EncoderProcesses.children(of: getpid()))
+        let changer = Thread {
+            guard let p = try? XPainter(display) else { return }
+            _ = waitUntil(timeout: 20) {
+                EncoderProcesses.children(of: getpid()).contains { !earlier.contains($0) && EncoderProcesses.hasFrame($0) }
+            }
+            p.put(akregator, x: 0, y: 0)
+        }
+        changer.start()
+        let payload = try await ScreenTest.invoke(ScreenTest.capability(display: x.display), .record,
+                                                  #"{"durationMs": 3000, "fps": 10}"#, timeoutMs: 30_000)
+        let file = try Self.write(payload)
+        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        let decode = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-err_detect", "+crccheck+bitstream+buffer+explode",
+                                                        "-i", file, "-f", "null", "-"])
+        #expect(decode.code == 0 && decode.stderr.isEmpty, "FFmpeg: \(decode.stderr)")
+        let probe = try ImageChecks.ffprobe(file)
+        let stream = probe["streams"]?.arrayValue?.first
+        #expect(stream?["width"] == .number(Double(width)) && stream?["height"] == .number(Double(height)), "\(String(describing: stream))")
+        #expect(abs((Double(probe["format"]?["duration"]?.stringValue ?? "") ?? 0) - 3.0) < 0.05)
+        // A slot passes without a frame only when the recorder was late (a debug build converting
+        // a changed 900-pixel-wide frame is slow): every other one has its frame.
+        let sizes = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=size",
+                                                        "-of", "csv=p=0", file])
+        let packets = sizes.stdout.split(separator: "\n").compactMap { Int($0) }
+        let skips = packets.filter { $0 < 32 }.count
+        #expect(packets.count >= 15 && skips >= packets.count - 4, "\(skips) of \(packets.count) frames are skip frames")
+        /// Mean absolute difference per channel between a frame and the screenshot it shows.
+        func difference(_ frame: DecodedImage, _ shot: DecodedImage) -> Double {
+            var sum = 0
+            for y in 0..<shot.height {
+                for x in 0..<shot.width {
+                    let a = frame.pixel(x: x, y: y), b = shot.pixel(x: x, y: y)
+                    sum += abs(Int(a.r) - Int(b.r)) + abs(Int(a.g) - Int(b.g)) + abs(Int(a.b) - Int(b.b))
+                }
+            }
+            return Double(sum) / Double(shot.width * shot.height * 3)
+        }
+        let first = try ImageChecks.frame(of: file, at: 0), last = try ImageChecks.frame(of: file, at: -0.15)
+        #expect(difference(first, emacs) < 4, "first frame vs Emacs: \(difference(first, emacs))")
+        #expect(difference(last, akregator) < 4, "last frame vs Akregator: \(difference(last, akregator))")
+        #expect(difference(last, emacs) > 20, "the change reached the clip")
     }
 
     @Test func recordingFitsASmallPayload() async throws {

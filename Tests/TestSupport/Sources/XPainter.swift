@@ -1,4 +1,5 @@
 import CX11
+import Media
 
 /// A tiny X client for the screen tests: paints known rectangles on root windows, moves the
 /// pointer and defines RandR monitors. Owns its Display; one test thread at a time.
@@ -24,6 +25,27 @@ final class XPainter {
         XFillRectangle(display, window, gc, Int32(x), Int32(y), UInt32(width), UInt32(height))
         XFreeGC(display, gc)
         XSync(display, 0)
+    }
+
+    /// Draws an RGB image at (x, y) of the default screen's root window (TrueColor, depth 24),
+    /// through the server as a program would.
+    func put(_ image: DecodedImage, x: Int, y: Int) {
+        var pixels = [UInt8](repeating: 0, count: image.width * image.height * 4)
+        for i in 0..<(image.width * image.height) {  // BGRX, what a depth-24 ZPixmap holds
+            pixels[4 * i] = image.rgb[3 * i + 2]; pixels[4 * i + 1] = image.rgb[3 * i + 1]; pixels[4 * i + 2] = image.rgb[3 * i]
+        }
+        let screen = cx11_default_screen(display)
+        pixels.withUnsafeMutableBytes { raw in
+            guard let img = XCreateImage(display, XDefaultVisual(display, screen), UInt32(XDefaultDepth(display, screen)), ZPixmap, 0,
+                                         raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(image.width), UInt32(image.height),
+                                         32, Int32(image.width * 4)) else { return }
+            let gc = XCreateGC(display, root(), 0, nil)
+            XPutImage(display, root(), gc, img, 0, 0, Int32(x), Int32(y), UInt32(image.width), UInt32(image.height))
+            XFreeGC(display, gc)
+            XSync(display, 0)
+            img.pointee.data = nil  // the pixels are this array's, not Xlib's to free
+            XFree(img)
+        }
     }
 
     func warpPointer(screen: Int32? = nil, x: Int, y: Int) {
