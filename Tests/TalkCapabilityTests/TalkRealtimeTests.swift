@@ -281,7 +281,7 @@ import Testing
                         nodeExtra: "metrics: { listen: '127.0.0.1:\(metricsPort)' }", nodeEnv: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         defer { r.stop() }
         r.gw.command(["cmd": "relay", "catalogReady": false])
-        // (Rig's own wait may have taken the operator's hello: the node's log says it.)
+        // (The node's log says when the operator session is up; its hello may come before or after the node's.)
         #expect(waitUntil(timeout: 20) { r.node.log.contains("operator: connected") }, "\(r.node.log.suffix(1500))")
         #expect(try r.call("talk.start", "{}")["payload"] == ["started": true], "\(r.node.log.suffix(1500))")
         let sent = try #require(r.gw.waitFor("chat_send", timeout: 30), "\(r.node.log.suffix(2000))")
