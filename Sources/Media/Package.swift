@@ -25,8 +25,11 @@ let package = Package(
     ],
     dependencies: [.package(path: "../Kit")],
     targets: [
+        // Decoding (TurboJPEG) and encoding (libjpeg's API: restart markers, for strips on several cores).
         .systemLibrary(name: "CTurboJPEG", path: "Shims/CTurboJPEG", pkgConfig: "libturbojpeg",
                        providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CJPEG", path: "Shims/CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CPNG", path: "Shims/CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
         // The PNG writer's deflate and CRC (libpng, which decodes PNG, links zlib already).
@@ -60,7 +63,7 @@ let package = Package(
                 path: "DesktopSession"),
         .target(name: "Media",
                 dependencies: [.product(name: "openclaw-node-kit", package: "Kit"),
-                               "CTurboJPEG", "CPNG", "CZlib", "CFFmpeg", "CALSA"],
+                               "CTurboJPEG", "CJPEG", "CPNG", "CZlib", "CFFmpeg", "CALSA"],
                 path: ".",
                 exclude: ["Package.swift", "Shims", "X11", "Wayland", "DesktopSession"]),
         .target(name: "X11Support",

@@ -1,5 +1,5 @@
 import CFFmpeg
-import CTurboJPEG
+import CJPEG
 
 /// How the pixels of a packed image sit in memory, named by byte order (first byte first).
 /// Screen and camera sources describe their memory with one of these so encoders can read it
@@ -50,15 +50,15 @@ public enum PixelLayout: Sendable, Equatable, CaseIterable {
         }
     }
 
-    /// The TurboJPEG input format that reads this layout directly, if any.
-    var turboJPEGFormat: TJPF? {
+    /// The libjpeg-turbo input color space that reads this layout directly, if any.
+    var jpegColorSpace: J_COLOR_SPACE? {
         switch self {
-        case .bgrx: return TJPF_BGRX
-        case .rgbx: return TJPF_RGBX
-        case .xrgb: return TJPF_XRGB
-        case .xbgr: return TJPF_XBGR
-        case .bgr24: return TJPF_BGR
-        case .rgb24: return TJPF_RGB
+        case .bgrx: return JCS_EXT_BGRX
+        case .rgbx: return JCS_EXT_RGBX
+        case .xrgb: return JCS_EXT_XRGB
+        case .xbgr: return JCS_EXT_XBGR
+        case .bgr24: return JCS_EXT_BGR
+        case .rgb24: return JCS_EXT_RGB
         case .rgb565le, .bgr565le, .rgb555le, .yuyv, .nv12: return nil
         }
     }
