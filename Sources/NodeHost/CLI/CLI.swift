@@ -41,11 +41,16 @@ public enum CLI {
         ("completion", "print the bash completion script (source <(openclaw-node completion bash))", CompletionCommand.help),
     ]
 
-    /// The helpers the node starts from its own executable (not listed in --help): nil for any
-    /// other command line. Synchronous: called before the async main starts any thread.
-    public static func helperMain(_ args: [String]) -> Int32? {
-        guard args.first == ProcessTreeReaper.subcommand else { return nil }
-        return ProcessTreeReaper.main(Array(args.dropFirst()))
+    /// What runs before the async main starts any thread, on the main thread alone: nil for any
+    /// other command line. The process-tree helper of system.run (not listed in --help), so that the
+    /// signals it waits for are blocked in every thread it will ever have; and `invoke` answered by
+    /// a running daemon, which needs no threads at all.
+    public static func synchronousMain(_ args: [String]) -> Int32? {
+        if args.first == ProcessTreeReaper.subcommand { return ProcessTreeReaper.main(Array(args.dropFirst())) }
+        guard args.first == "invoke" else { return nil }
+        signal(SIGPIPE, SIG_IGN)
+        NodeSecrets.withhold()
+        return InvokeCommand.viaDaemon(Array(args.dropFirst()))
     }
 
     public static func main(_ args: [String],
