@@ -39,6 +39,28 @@ struct ScreenWaylandTests {
         #expect(ImageChecks.near(again.pixel(x: 100, y: 100), 0x0000ff, tolerance: 0))
     }
 
+    /// An output whose mode changes between two snapshots: the warm grabber notices (its check
+    /// before reuse), and the next snapshot has the new size and another displayFrameId, so that
+    /// coordinates mapped through the old one are refused.
+    @Test func aModeChangeBetweenSnapshotsIsSeen() async throws {
+        let sway = try Sway(outputs: [(640, 480, "#884422")])
+        defer { sway.stop() }
+        let cap = Self.capability(sway)
+        let first = try await ScreenTest.invoke(cap, .snapshot, #"{"format": "jpeg", "includePointer": false}"#)
+        #expect(first["width"] == 640 && first["height"] == 480)
+        try sway.msg(["output", "HEADLESS-1", "mode", "800x600"])
+        // swaymsg returns once sway has applied the mode; its wl_output events may trail a little.
+        var second = first
+        for _ in 0..<50 where second["width"] != 800 {
+            second = try await ScreenTest.invoke(cap, .snapshot, #"{"format": "jpeg", "includePointer": false}"#)
+            if second["width"] != 800 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(second["width"] == 800, "\(second["width"] ?? nil)x\(second["height"] ?? nil)")
+        #expect(second["height"] == 600 && second["displayFrameId"] != first["displayFrameId"], "\(second["displayFrameId"] ?? nil)")
+        let image = try ImageChecks.image(second)
+        #expect(ImageChecks.near(image.pixel(x: 700, y: 500), 0x884422, tolerance: 12))
+    }
+
     @Test func autoPicksTheCompositorAndJPEGIsClose() async throws {
         let sway = try Sway(outputs: [(800, 600, "#336699")])
         defer { sway.stop() }

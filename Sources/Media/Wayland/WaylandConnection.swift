@@ -135,6 +135,15 @@ public final class WaylandConnection {
         return outputs.indices.contains(index) ? outputs[index].identity : nil
     }
 
+    /// The same without a round trip: from the events the compositor has sent so far. Enough
+    /// around a screencopy capture, whose frame events arrive in order with the outputs' own: an
+    /// output change made before the copy finished is read before the frame is ready.
+    public func identityFromEvents(ofOutputAt index: Int) -> String? {
+        guard pump() else { return nil }
+        let outputs = orderedOutputs
+        return outputs.indices.contains(index) ? outputs[index].identity : nil
+    }
+
     public func roundtrip() throws(NodeError) {
         guard let cb = wl_display_sync(display) else { throw lost() }
         let flag = UnsafeMutablePointer<Bool>.allocate(capacity: 1)

@@ -64,7 +64,9 @@ final class WaylandGrabber: ScreenGrabber {
 
     func isStillValid(screenIndex: Int) -> Bool { connection.stillShows(output, at: screenIndex) }
 
-    func liveIdentity(screenIndex: Int) -> String? { connection.identity(ofOutputAt: screenIndex) }
+    /// No round trip of its own: the connection has just made one (opened, or checked by the cache)
+    /// before a capture, and after it the frame's events came in order with any output change.
+    func liveIdentity(screenIndex: Int) -> String? { connection.identityFromEvents(ofOutputAt: screenIndex) }
 
     /// wl_shm formats are little-endian words: XRGB8888 is B, G, R, X in memory.
     static func layout(_ format: UInt32) -> PixelLayout? {
