@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The mcp SDK's own client (PyPI `mcp`) against `openclaw-node mcp serve` over stdio.
 
-Usage: node_mcp_client.py NODE_BINARY CONFIG STEPS_JSON [--http URL --token TOKEN [--uds SOCKET]]
+Usage: node_mcp_client.py NODE_BINARY CONFIG STEPS_JSON [--http URL --token TOKEN [--uds SOCKET] [--cafile PEM]]
 With --http the client connects to a running `openclaw-node mcp serve --http` (streamable HTTP,
-the bearer token in the Authorization header, over a Unix socket with --uds) instead of starting
+the bearer token in the Authorization header, over a Unix socket with --uds; an https URL is
+verified against --cafile, else the system's trust store) instead of starting
 `mcp serve` on stdio.
 STEPS_JSON is a list of steps, each {"do": "list"}, {"do": "call", "tool": ..., "arguments": {...},
 "timeout": seconds?, "waitGone": "a process command line that must end after a cancel"},
@@ -11,7 +12,7 @@ STEPS_JSON is a list of steps, each {"do": "list"}, {"do": "call", "tool": ..., 
 {"do": "waitListChanged", "timeout": seconds} (until notifications/tools/list_changed arrives).
 Prints one JSON object per step on stdout: what the client got, decoded the way an agent would.
 """
-import asyncio, base64, json, os, subprocess, sys, time
+import asyncio, base64, json, os, ssl, subprocess, sys, time
 from datetime import timedelta
 
 from mcp import ClientSession, StdioServerParameters
@@ -57,6 +58,8 @@ def transport(argv):
     kwargs = {"headers": {"Authorization": "Bearer " + opts["--token"]}, "timeout": httpx2.Timeout(30, read=60)}
     if "--uds" in opts:
         kwargs["transport"] = httpx2.AsyncHTTPTransport(uds=opts["--uds"])
+    if "--cafile" in opts:
+        kwargs["verify"] = ssl.create_default_context(cafile=opts["--cafile"])
     return streamable_http_client(opts["--http"], http_client=httpx2.AsyncClient(**kwargs))
 
 

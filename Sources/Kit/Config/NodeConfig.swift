@@ -165,7 +165,7 @@ public struct NodeConfig: Sendable {
         return home + path.dropFirst()
     }
 
-    static func hostname() -> String {
+    public static func hostname() -> String {
         var buf = [CChar](repeating: 0, count: 256)
         gethostname(&buf, buf.count - 1)
         return String(cBuffer: buf)

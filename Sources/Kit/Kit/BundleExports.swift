@@ -49,14 +49,17 @@ public struct BundleCLIContext: Sendable {
     public let daemon: DaemonAccess?
     public let printLine: @Sendable (String) -> Void
     public let printError: @Sendable (String) -> Void
+    /// TLS for a server the command runs (nil where the core offers none: unit tests).
+    public let tls: (any TLSServers)?
 
     public init(invoke: @escaping @Sendable (String, JSONValue) async -> Result<JSONValue, NodeError>,
                 query: @escaping @Sendable (JSONValue) async -> Result<JSONValue, NodeError> = { _ in .failure(.unavailable("no control queries")) },
                 daemon: DaemonAccess? = nil, commands: @escaping @Sendable () -> [BundleManifest.Command] = { [] },
                 section: BundleSection = BundleSection(enabled: true, settings: [:]), stateDirectory: String = "",
+                tls: (any TLSServers)? = nil,
                 printLine: @escaping @Sendable (String) -> Void, printError: @escaping @Sendable (String) -> Void) {
         self.invoke = invoke; self.query = query; self.daemon = daemon; self.commands = commands; self.section = section
-        self.stateDirectory = stateDirectory
+        self.stateDirectory = stateDirectory; self.tls = tls
         self.printLine = printLine; self.printError = printError
     }
 }

@@ -28,6 +28,17 @@ public enum HTTPRequestReader {
 
     /// Reads the next request; `pending` holds bytes read past the previous one (keep-alive).
     public static func read(_ fd: Int32, pending: inout [UInt8], maxBody: Int, timeoutMs: Int32) throws(Failure) -> HTTPRequest {
+        try read(pending: &pending, maxBody: maxBody) { chunk in (try? SystemIO.live.read(fd, into: chunk, timeoutMs: timeoutMs)) ?? 0 }
+    }
+
+    /// The same from `stream` (TLS): each wait for more bytes up to `timeoutMs`.
+    public static func read(_ stream: any ByteStream, pending: inout [UInt8], maxBody: Int, timeoutMs: Int32) throws(Failure) -> HTTPRequest {
+        try read(pending: &pending, maxBody: maxBody) { chunk in ByteStreamIO.readSome(stream, into: chunk, timeoutMs: timeoutMs) }
+    }
+
+    /// `source` fills a buffer and returns the count, 0 at the end, on an error or a timeout.
+    private static func read(pending: inout [UInt8], maxBody: Int,
+                             _ source: (UnsafeMutableRawBufferPointer) -> Int) throws(Failure) -> HTTPRequest {
         var buffer = pending
         pending = []
         var headEnd: Int?
@@ -35,7 +46,7 @@ public enum HTTPRequestReader {
             headEnd = find(buffer, [13, 10, 13, 10])
             if headEnd != nil { break }
             if buffer.count > maxHead { throw .refused(431, "request head over 64 KiB") }
-            guard let chunk = readSome(fd, timeoutMs: timeoutMs) else {
+            guard let chunk = readSome(source) else {
                 if buffer.isEmpty { throw .closed }
                 throw .refused(408, "the request head did not arrive in time")
             }
@@ -56,7 +67,7 @@ public enum HTTPRequestReader {
         guard length <= maxBody else { throw .refused(413, "a body over \(maxBody >> 20) MiB") }
         var rest = Array(buffer[(headEnd! + 4)...])
         while rest.count < length {
-            guard let chunk = readSome(fd, timeoutMs: timeoutMs) else { throw .refused(408, "the request body did not arrive in time") }
+            guard let chunk = readSome(source) else { throw .refused(408, "the request body did not arrive in time") }
             rest += chunk
         }
         pending = Array(rest[length...])
@@ -64,9 +75,9 @@ public enum HTTPRequestReader {
     }
 
     /// Up to 64 KiB, or nil at the end of the stream, an error or the timeout.
-    private static func readSome(_ fd: Int32, timeoutMs: Int32) -> [UInt8]? {
+    private static func readSome(_ source: (UnsafeMutableRawBufferPointer) -> Int) -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { (try? SystemIO.live.read(fd, into: $0, timeoutMs: timeoutMs)) ?? 0 }
+        let n = chunk.withUnsafeMutableBytes { source($0) }
         return n > 0 ? Array(chunk[..<n]) : nil
     }
 

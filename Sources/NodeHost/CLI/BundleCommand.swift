@@ -4,6 +4,7 @@ import Kit
 import NodeDaemon
 import Registry
 import Support
+import Transport
 
 /// A subcommand a bundle's manifest declares (`cli`), such as the system bundle's `approvals`:
 /// `--help` comes from the manifest; anything else loads that bundle (enabled for the call even if
@@ -34,7 +35,7 @@ enum BundleCommand {
         }, daemon: daemonAccess(stateDir: config.stateDir, capability: manifest.name),
            commands: { runtime.registry.entries.filter(\.advertised).flatMap(\.commands).map(\.row) },
            section: config.capability(manifest.name), stateDirectory: PathName.join(config.stateDir, manifest.name),
-           printLine: { Out.line($0) }, printError: { Out.err($0) })
+           tls: TLSServerIdentities(), printLine: { Out.line($0) }, printError: { Out.err($0) })
         let code = await cli(command.name, args, context)
         await runtime.shutdown()
         return code

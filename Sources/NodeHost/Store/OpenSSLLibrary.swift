@@ -2,7 +2,7 @@ import COpenSSL
 import Support
 
 /// The part of OpenSSL the node uses — Ed25519 keys and signatures (libcrypto) and TLS client
-/// sessions (libssl) — bound with dlopen on first use: `status`, `caps`, `--help` and a node that
+/// sessions, client and server (libssl) — bound with dlopen on first use: `status`, `caps`, `--help` and a node that
 /// has not connected yet never map the two libraries (libcrypto alone is about 1.5 MiB resident once
 /// relocated, more once used). Each member has the exact C type of the function of the same name;
 /// libcrypto's are found through libssl, which links it.
@@ -46,6 +46,15 @@ public struct OpenSSLLibrary: Sendable {
     public let sslWriteEx: @convention(c) (Pointer?, UnsafeRawPointer?, Int, UnsafeMutablePointer<Int>?) -> Int32
     public let sslPending: @convention(c) (Pointer?) -> Int32
     public let sslShutdown: @convention(c) (Pointer?) -> Int32
+    // libssl: the server side (mcp serve on a LAN address)
+    public let tlsServerMethod: @convention(c) () -> Pointer?
+    public let ctxUseCertificateChainFile: @convention(c) (Pointer?, UnsafePointer<CChar>?) -> Int32
+    public let ctxUsePrivateKeyFile: @convention(c) (Pointer?, UnsafePointer<CChar>?, Int32) -> Int32
+    public let ctxCheckPrivateKey: @convention(c) (Pointer?) -> Int32
+    public let ctxGet0Certificate: @convention(c) (Pointer?) -> Pointer?
+    public let sslAccept: @convention(c) (Pointer?) -> Int32
+    public let x509GetSubjectName: @convention(c) (Pointer?) -> Pointer?
+    public let x509NameOneline: @convention(c) (Pointer?, UnsafeMutablePointer<CChar>?, Int32) -> UnsafeMutablePointer<CChar>?
     // The ctrl entry points behind two macros (their addresses, as integers, for the shim).
     let ctxCtrl: UInt
     let ctrl: UInt
@@ -90,6 +99,14 @@ public struct OpenSSLLibrary: Sendable {
         sslWriteEx = try lib.function("SSL_write_ex")
         sslPending = try lib.function("SSL_pending")
         sslShutdown = try lib.function("SSL_shutdown")
+        tlsServerMethod = try lib.function("TLS_server_method")
+        ctxUseCertificateChainFile = try lib.function("SSL_CTX_use_certificate_chain_file")
+        ctxUsePrivateKeyFile = try lib.function("SSL_CTX_use_PrivateKey_file")
+        ctxCheckPrivateKey = try lib.function("SSL_CTX_check_private_key")
+        ctxGet0Certificate = try lib.function("SSL_CTX_get0_certificate")
+        sslAccept = try lib.function("SSL_accept")
+        x509GetSubjectName = try lib.function("X509_get_subject_name")
+        x509NameOneline = try lib.function("X509_NAME_oneline")
         ctxCtrl = UInt(bitPattern: try lib.address("SSL_CTX_ctrl"))
         ctrl = UInt(bitPattern: try lib.address("SSL_ctrl"))
     }

@@ -15,16 +15,19 @@ package struct TLSPeerInfo: Sendable {
 
 /// TLS over a TCPSocket (OpenSSL, TLS ≥ 1.2, SNI). Certificate checks are recorded during the
 /// handshake and decided afterwards (system trust, pin, or trust-on-first-use) by the caller.
+/// The server side (`init(accepting:)`) shares its identity's context, which it does not free.
 package final class TLSStream: ByteStream {
     private let tcp: TCPSocket
     private var ctx: OpaquePointer?
     private var ssl: OpaquePointer?
     private let o: OpenSSLLibrary
+    private let ownsContext: Bool
 
     package var fd: Int32 { tcp.fd }
 
     package init(tcp: TCPSocket, host: String, timeout: Duration, caFile: String? = nil) throws(TransportError) {
         self.tcp = tcp
+        ownsContext = true
         do { o = try OpenSSLLibrary.shared.get() } catch { throw TransportError("TLS: \(error.description)") }
         guard let ctx = o.ctxNew(o.tlsClientMethod()) else { throw TransportError("TLS: cannot create context") }
         self.ctx = ctx
@@ -48,6 +51,28 @@ package final class TLSStream: ByteStream {
             if err == SSL_ERROR_WANT_READ { _ = pollOnce(tcp.fd, events: Int16(POLLIN), timeout: left); continue }
             if err == SSL_ERROR_WANT_WRITE { _ = pollOnce(tcp.fd, events: Int16(POLLOUT), timeout: left); continue }
             throw TransportError("TLS handshake with \(host) failed: \(errorQueue())")
+        }
+    }
+
+    /// The server side of a handshake on an accepted socket, within `timeout`.
+    package init(accepting tcp: TCPSocket, context: OpaquePointer, library: OpenSSLLibrary, timeout: Duration) throws(TransportError) {
+        self.tcp = tcp
+        o = library
+        ownsContext = false
+        ctx = context
+        guard let ssl = o.sslNew(context) else { throw TransportError("TLS: cannot create session") }
+        self.ssl = ssl
+        _ = o.sslSetFd(ssl, tcp.fd)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let rc = o.sslAccept(ssl)
+            if rc == 1 { break }
+            let err = o.sslGetError(ssl, rc)
+            let left = deadline - .now
+            guard left > .zero else { throw TransportError("TLS handshake timed out") }
+            if err == SSL_ERROR_WANT_READ { _ = pollOnce(tcp.fd, events: Int16(POLLIN), timeout: left); continue }
+            if err == SSL_ERROR_WANT_WRITE { _ = pollOnce(tcp.fd, events: Int16(POLLOUT), timeout: left); continue }
+            throw TransportError("TLS handshake failed: \(errorQueue())")
         }
     }
 
@@ -104,7 +129,7 @@ package final class TLSStream: ByteStream {
     package func close() {
         if let ssl { _ = o.sslShutdown(ssl); o.sslFree(ssl) }
         ssl = nil
-        if let ctx { o.ctxFree(ctx) }
+        if let ctx, ownsContext { o.ctxFree(ctx) }
         ctx = nil
         tcp.close()
     }

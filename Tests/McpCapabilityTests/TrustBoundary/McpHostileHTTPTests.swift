@@ -29,7 +29,7 @@ import Testing
             }
             return asked.isSuperset(of: Self.answers)
         }
-        #expect(asked.isSuperset(of: Self.answers), "not asked: \(Set(Self.answers).subtracting(asked))")
+        #expect(asked.isSuperset(of: Self.answers), "not asked: \(Set(Self.answers).subtracting(asked)); \(r.node.log.suffix(6000))")
         // Every refusal logged (the answers were read and judged), and the daemon still there.
         let reasons = ["is not a length", "two different Content-Lengths", "has no valid size", "longer than its size", "not HTTP/1.1"]
         _ = waitUntil(timeout: 20) { reasons.allSatisfy { r.node.log.contains($0) } }

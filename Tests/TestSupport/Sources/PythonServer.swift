@@ -94,19 +94,20 @@ final class LineReader: @unchecked Sendable {
     }
 }
 
-/// A self-signed certificate for localhost/127.0.0.1, made with the openssl CLI for one test.
+/// A self-signed certificate for localhost/127.0.0.1 (and `addresses`), made with the openssl CLI for one test.
 struct TestCertificate {
     let certPath: String
     let keyPath: String
     let dir: String
 
-    init() throws {
+    init(addresses: [String] = []) throws {
         dir = TestPaths.tempDir("cert")
         certPath = dir + "/cert.pem"
         keyPath = dir + "/key.pem"
+        let names = (["DNS:localhost", "IP:127.0.0.1"] + addresses.map { "IP:" + $0 }).joined(separator: ",")
         let r = try runProcess("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                                                     "-nodes", "-keyout", keyPath, "-out", certPath, "-days", "2",
-                                                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+                                                    "-subj", "/CN=localhost", "-addext", "subjectAltName=" + names])
         guard r.code == 0 else { throw TestFailure("openssl req failed: \(r.stderr)") }
     }
 

@@ -3,10 +3,45 @@ import Kit
 import Support
 
 extension McpHTTPServe {
+    /// Where a client's bytes come and go: its socket, or TLS over it.
+    enum Wire {
+        case plain(Int32)
+        case tls(any ByteStream)
+
+        func read(pending: inout [UInt8]) throws(HTTPRequestReader.Failure) -> HTTPRequest {
+            switch self {
+            case .plain(let fd): return try HTTPRequestReader.read(fd, pending: &pending, maxBody: McpHTTPServe.maxBody, timeoutMs: McpHTTPServe.idleMs)
+            case .tls(let stream): return try HTTPRequestReader.read(stream, pending: &pending, maxBody: McpHTTPServe.maxBody, timeoutMs: McpHTTPServe.idleMs)
+            }
+        }
+
+        func send(_ bytes: [UInt8]) -> Bool {
+            switch self {
+            case .plain(let fd): return (try? SystemIO.live.writeAll(fd, bytes, socket: true, timeoutMs: McpHTTPServe.idleMs)) != nil
+            case .tls(let stream): return ByteStreamIO.writeAll(stream, bytes, timeoutMs: McpHTTPServe.idleMs)
+            }
+        }
+
+        /// The socket (a hang-up shows on it under TLS too).
+        var fd: Int32 {
+            switch self {
+            case .plain(let fd): return fd
+            case .tls(let stream): return stream.fd
+            }
+        }
+
+        func close() {
+            switch self {
+            case .plain(let fd): Glibc.close(fd)
+            case .tls(let stream): stream.close()
+            }
+        }
+    }
+
     /// One client connection: requests one after another (keep-alive), each checked — the
     /// endpoint, the Origin, the bearer token, the session — before its message reaches a session.
     struct Connection {
-        let fd: Int32
+        let wire: Wire
         let token: String
         let sessions: Sessions
         let log: Logger
@@ -18,7 +53,7 @@ extension McpHTTPServe {
             while true {
                 let request: HTTPRequest
                 do throws(HTTPRequestReader.Failure) {
-                    request = try HTTPRequestReader.read(fd, pending: &pending, maxBody: McpHTTPServe.maxBody, timeoutMs: McpHTTPServe.idleMs)
+                    request = try wire.read(pending: &pending)
                 } catch {
                     if case .refused(let status, let why) = error {
                         send(HTTPRequestReader.response(status, HTTPRequestReader.reason(status), headers: [("Content-Type", "text/plain")], body: Array((why + "\n").utf8), close: true))
@@ -33,9 +68,7 @@ extension McpHTTPServe {
         }
 
         @discardableResult
-        private func send(_ bytes: [UInt8]) -> Bool {
-            (try? SystemIO.live.writeAll(fd, bytes, socket: true, timeoutMs: McpHTTPServe.idleMs)) != nil
-        }
+        private func send(_ bytes: [UInt8]) -> Bool { wire.send(bytes) }
 
         private func plain(_ status: Int, _ text: String, headers: [(String, String)] = [], close: Bool = false) -> (bytes: [UInt8], close: Bool) {
             (HTTPRequestReader.response(status, HTTPRequestReader.reason(status), headers: [("Content-Type", "text/plain")] + headers,
@@ -97,7 +130,7 @@ extension McpHTTPServe {
                 answer.withLock { $0 = .some(reply) }
                 ready.signal()
             }
-            if ready.wait(for: fd, events: Self.peerClosedEvents) == .ready, !ready.isSignalled {
+            if ready.wait(for: wire.fd, events: Self.peerClosedEvents) == .ready, !ready.isSignalled {
                 if let id = message["id"] { session.server.cancelCall(id, reason: "the HTTP client hung up") }
                 return nil
             }

@@ -1,3 +1,4 @@
+import Config
 import Glibc
 import Kit
 import Support
@@ -5,7 +6,8 @@ import Support
 /// `openclaw-node mcp serve --http ADDRESS`: the same MCP server over streamable HTTP, for agents
 /// that connect rather than start a program. ADDRESS is a loopback port (`127.0.0.1:8765`,
 /// `[::1]:8765`, `localhost:8765`) or a Unix socket (`unix:/path`, made 0600; a client of another
-/// account is refused by the kernel's word, SO_PEERCRED). Every request carries the bearer token
+/// account is refused by the kernel's word, SO_PEERCRED); with a certificate and key
+/// (`capabilities.mcp.serve.tls`) also an address on the network, and then every client speaks TLS. Every request carries the bearer token
 /// of `ServeToken`; a browser page's request (an `Origin` that is not loopback) is refused, so a
 /// web page cannot reach the node through the agent's browser (DNS rebinding). One endpoint,
 /// `/mcp`: POST a message, answered as `application/json`; DELETE ends the session; GET (a stream
@@ -14,6 +16,8 @@ enum McpHTTPServe {
     static let maxBody = 16 << 20
     /// A client that sends nothing for this long is closed (its thread is freed).
     static let idleMs: Int32 = 60_000
+    /// A TLS client that has not finished its handshake by then is closed.
+    static let handshakeTimeout: Duration = .seconds(10)
     static let maxConnections = 32
 
     typealias Address = LocalServerAddress
@@ -21,13 +25,16 @@ enum McpHTTPServe {
 
     /// Listens until the process is stopped (SIGTERM ends it; a Unix socket left behind is taken
     /// over by the next start when nothing answers on it); nonzero when it cannot listen.
-    static func run(address: Address, token: String, makeServer: @escaping @Sendable () -> McpToolServer, log: Logger) async -> Int32 {
+    static func run(address: Address, token: String, tls: (any TLSServerIdentity)?,
+                    makeServer: @escaping @Sendable () -> McpToolServer, log: Logger) async -> Int32 {
         let listener: Int32
         switch address.listen() {
         case .failure(let why): log.error(why.description); return 1
         case .success(let fd): listener = fd
         }
-        log.info("serving MCP on http \(address) (\(address.url)); bearer token in the serve-token file (openclaw-node mcp config --http \(address) prints it)")
+        let scheme = tls == nil ? "http" : "https"
+        log.info("serving MCP on \(scheme) \(address) (\(address.url(tls: tls != nil)))\(tls.map { ", \($0.summary)" } ?? ""); " +
+                 "bearer token in the serve-token file (openclaw-node mcp config --http \(address) prints it)")
         let sessions = Sessions(makeServer: makeServer)
         let slots = ConnectionSlots()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -44,10 +51,19 @@ enum McpHTTPServe {
                     }
                     if slot.evicted { log.info("\(maxConnections) clients connected: dropped the one idle longest") }
                     BlockingExecutor.startLoop(name: "mcp-http-client") {
-                        Connection(fd: fd, token: token, sessions: sessions, log: log,
-                                   busy: { slots.setBusy(slot.id, $0) }).serve()
-                        slots.leave(slot.id)
-                        Glibc.close(fd)
+                        defer { slots.leave(slot.id) }
+                        let wire: Wire
+                        if let tls {
+                            // On the client's own thread: a slow handshake holds up nobody else.
+                            do throws(TransportError) { wire = .tls(try tls.accept(fd: fd, timeout: handshakeTimeout)) } catch {
+                                log.info("a client's TLS handshake failed: \(error.description)")
+                                return
+                            }
+                        } else {
+                            wire = .plain(fd)
+                        }
+                        Connection(wire: wire, token: token, sessions: sessions, log: log, busy: { slots.setBusy(slot.id, $0) }).serve()
+                        wire.close()
                     }
                 }
                 if let failed { log.error("the listener failed: \(failed)") }
@@ -57,7 +73,7 @@ enum McpHTTPServe {
         Glibc.close(listener)
         if case .unix(let path) = address { unlink(path) }
         sessions.endAll()
-        log.info("stopped serving MCP on http \(address)")
+        log.info("stopped serving MCP on \(scheme) \(address)")
         return 0
     }
 
@@ -93,11 +109,14 @@ enum McpHTTPServe {
 }
 
 extension LocalServerAddress {
-    /// The URL an agent is given (a Unix socket's clients name the socket beside it).
-    var url: String {
+    /// The URL an agent is given (a Unix socket's clients name the socket beside it; a listener on
+    /// every address is reached by this machine's name, which its certificate must carry).
+    func url(tls: Bool) -> String {
+        let scheme = tls ? "https" : "http"
         switch self {
-        case .tcp: return "http://\(description)/mcp"
-        case .unix: return "http://localhost/mcp"
+        case .tcp(let host, let port) where host == "0.0.0.0" || host == "::": return "\(scheme)://\(NodeConfig.hostname()):\(port)/mcp"
+        case .tcp: return "\(scheme)://\(description)/mcp"
+        case .unix: return "\(scheme)://localhost/mcp"
         }
     }
 }

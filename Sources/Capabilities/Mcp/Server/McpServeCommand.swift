@@ -45,33 +45,68 @@ enum McpServeCommand {
         let makeServer: @Sendable () -> McpToolServer = {
             McpToolServer(invoke: invoke, commands: commands, toolList: toolList, via: via, notifies: false, log: log)
         }
+        let endpoint: HTTPEndpoint
         switch httpEndpoint(context, http) {
         case .failure(let why): context.printError("openclaw-node mcp serve: \(why)"); return why.usage ? 2 : 1
-        case .success(let (address, token)): return await McpHTTPServe.run(address: address, token: token, makeServer: makeServer, log: log)
+        case .success(let e): endpoint = e
         }
+        var identity: (any TLSServerIdentity)?
+        if let files = endpoint.tls {
+            guard let tls = context.tls else { context.printError("openclaw-node mcp serve: TLS is not available in this process"); return 1 }
+            do throws(TransportError) { identity = try tls.identity(certificateFile: files.certificate, keyFile: files.key) } catch {
+                context.printError("openclaw-node mcp serve: \(error.description) (capabilities.mcp.serve.tls)")
+                return 1
+            }
+        }
+        return await McpHTTPServe.run(address: endpoint.address, token: endpoint.token, tls: identity, makeServer: makeServer, log: log)
     }
 
-    /// The address `--http` names and the bearer token its clients must send (made on first use).
-    static func httpEndpoint(_ context: BundleCLIContext, _ http: String) -> Result<(McpHTTPServe.Address, String), ServeFailure> {
-        McpHTTPServe.Address.parse(http, server: "mcp serve").mapError { ServeFailure($0.description, usage: true) }.flatMap { address in
-            ServeToken.load(stateDirectory: context.stateDirectory)
-                .map { (address, $0) }
-                .mapError { ServeFailure("the bearer token: \($0)") }
+    /// Where `--http` serves: its address, the bearer token its clients must send (made on first
+    /// use), and the certificate and key when it serves TLS.
+    struct HTTPEndpoint {
+        let address: McpHTTPServe.Address
+        let token: String
+        let tls: (certificate: String, key: String)?
+
+        /// What an agent connects to (https with a certificate; an any-address listener by this machine's name).
+        var url: String { address.url(tls: tls != nil) }
+    }
+
+    /// `--http`'s address and token, and `capabilities.mcp.serve.tls`: with a certificate and key,
+    /// an address beyond loopback is taken (and every address serves TLS); without, it is refused.
+    static func httpEndpoint(_ context: BundleCLIContext, _ http: String) -> Result<HTTPEndpoint, ServeFailure> {
+        let tls = context.section.settings["serve"]?["tls"]
+        let certificate = tls?["certificate"]?.stringValue, key = tls?["key"]?.stringValue
+        let files: (certificate: String, key: String)?
+        switch (certificate, key) {
+        case (let c?, let k?): files = (c, k)
+        case (nil, nil): files = nil
+        default: return .failure(ServeFailure("capabilities.mcp.serve.tls needs both certificate and key (PEM files)", usage: true))
         }
+        let network: LocalServerAddress.NetworkAddresses = files != nil ? .allowed :
+            .refused("mcp serve speaks plain HTTP; to serve the network over TLS, set capabilities.mcp.serve.tls " +
+                     "{ certificate, key } (PEM files), or reach it from elsewhere through an SSH tunnel")
+        return McpHTTPServe.Address.parse(http, server: "mcp serve", network: network)
+            .mapError { ServeFailure($0.description, usage: true) }
+            .flatMap { address in
+                ServeToken.load(stateDirectory: context.stateDirectory)
+                    .map { HTTPEndpoint(address: address, token: $0, tls: files) }
+                    .mapError { ServeFailure("the bearer token: \($0)") }
+            }
     }
 
     /// The `mcpServers` entry: for stdio, the command that starts `serve` with this executable and
     /// config; for `--http`, the URL and the bearer token header (the token made now if need be).
     static func clientEntry(_ context: BundleCLIContext, configFile: String?, http: String?) -> Result<JSONValue, ServeFailure> {
         if let http {
-            let address: McpHTTPServe.Address, token: String
+            let endpoint: HTTPEndpoint
             switch httpEndpoint(context, http) {
             case .failure(let why): return .failure(why)
-            case .success(let endpoint): (address, token) = endpoint
+            case .success(let e): endpoint = e
             }
-            var entry: [String: JSONValue] = ["type": "http", "url": .string(address.url),
-                                              "headers": ["Authorization": .string("Bearer " + token)]]
-            if case .unix(let path) = address { entry["socketPath"] = .string(path) }
+            var entry: [String: JSONValue] = ["type": "http", "url": .string(endpoint.url),
+                                              "headers": ["Authorization": .string("Bearer " + endpoint.token)]]
+            if case .unix(let path) = endpoint.address { entry["socketPath"] = .string(path) }
             return .success(["mcpServers": ["openclaw-node": .object(entry)]])
         }
         return .success(stdioEntry(configFile: configFile))
