@@ -106,7 +106,8 @@ enum StatusCommand {
     static func keepAwakeLine(_ k: JSONValue) -> String? {
         let reasons = k["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
         guard !reasons.isEmpty else { return nil }
-        if k["held"]?.boolValue == true { return "held: logind's idle and sleep lock (\(reasons.joined(separator: ", ")))" }
+        let desktop = k["desktopInhibitor"]?.boolValue == true ? " and the desktop portal's idle inhibitor" : ""
+        if k["held"]?.boolValue == true { return "held: logind's idle and sleep lock\(desktop) (\(reasons.joined(separator: ", ")))" }
         return "wanted (\(reasons.joined(separator: ", "))) but not held: \(k["failure"]?.stringValue ?? "taking it")"
     }
 }

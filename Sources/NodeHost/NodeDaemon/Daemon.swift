@@ -148,7 +148,7 @@ public enum Daemon {
                     "operatorGateway": await connector.operatorStatus.json,
                     "connected": .bool(await gatewayStatus.isConnected),
                     "skillsPublished": NodeSkills.shared.publishedCount.map { .number(Double($0)) } ?? .null,
-                    "keepAwake": Self.keepAwakeStatus(KeepAwakeKeeper.shared.status),
+                    "keepAwake": Self.keepAwakeStatus(KeepAwakeKeeper.shared.status, desktop: KeepAwakeKeeper.shared.holdsDesktopInhibitor),
                     "version": .string(NodeVersion.version),
                     "startedAtMs": .number(Double(startedAtMs)),
                     "restartPending": restart.status,
@@ -261,8 +261,9 @@ public enum Daemon {
         return (next, outcome)
     }
 
-    static func keepAwakeStatus(_ s: (held: Bool, reasons: [String], failure: String?)) -> JSONValue {
+    static func keepAwakeStatus(_ s: (held: Bool, reasons: [String], failure: String?), desktop: Bool = false) -> JSONValue {
         var o: [String: JSONValue] = ["held": .bool(s.held), "reasons": .array(s.reasons.map { .string($0) })]
+        if desktop { o["desktopInhibitor"] = true }
         if let f = s.failure, !s.reasons.isEmpty { o["failure"] = .string(f) }
         return .object(o)
     }

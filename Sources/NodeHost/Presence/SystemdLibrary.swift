@@ -15,6 +15,7 @@ public struct SystemdLibrary: Sendable {
     let sessionGetSeat: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32
     let seatGetActive: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, UnsafeMutablePointer<uid_t>?) -> Int32
     public let busOpenSystem: @convention(c) (UnsafeMutablePointer<Bus?>?) -> Int32
+    public let busOpenUser: @convention(c) (UnsafeMutablePointer<Bus?>?) -> Int32
     public let busUnref: @convention(c) (Bus?) -> Bus?
     public let busFlushCloseUnref: @convention(c) (Bus?) -> Bus?
     let busPathEncode: @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32
@@ -43,6 +44,7 @@ public struct SystemdLibrary: Sendable {
         sessionGetSeat = try lib.function("sd_session_get_seat")
         seatGetActive = try lib.function("sd_seat_get_active")
         busOpenSystem = try lib.function("sd_bus_open_system")
+        busOpenUser = try lib.function("sd_bus_open_user")
         busUnref = try lib.function("sd_bus_unref")
         busFlushCloseUnref = try lib.function("sd_bus_flush_close_unref")
         busPathEncode = try lib.function("sd_bus_path_encode")
@@ -72,6 +74,27 @@ public struct SystemdLibrary: Sendable {
             return .failure(InhibitFailure(text.isEmpty ? String(cString: strerror(-r)) : text))
         }
         return .success(fd)
+    }
+
+    /// The desktop portal's `Inhibit("", flags, {reason})`: the request's object path (its
+    /// `Close` ends the inhibition, as does this bus connection closing), or why there is none.
+    func portalInhibit(_ bus: Bus?, flags: UInt32, why: String) -> Result<String, InhibitFailure> {
+        var handle = [CChar](repeating: 0, count: 256)
+        var message = [CChar](repeating: 0, count: 512)
+        let r = csystemd_portal_inhibit(UnsafeMutableRawPointer(bitPattern: callMethod), UnsafeMutableRawPointer(bitPattern: messageRead),
+                                        UnsafeMutableRawPointer(bitPattern: messageUnref), UnsafeMutableRawPointer(bitPattern: errorFree),
+                                        bus, flags, why, &handle, handle.count, &message, message.count)
+        let path = String(cBuffer: handle)
+        guard r >= 0, !path.isEmpty else {
+            let text = String(cBuffer: message)
+            return .failure(InhibitFailure(text.isEmpty ? String(cString: strerror(-r)) : text))
+        }
+        return .success(path)
+    }
+
+    /// `org.freedesktop.portal.Request.Close()` on a request the portal handed out.
+    func closePortalRequest(_ bus: Bus?, _ path: String) -> Int32 {
+        csystemd_close_request(UnsafeMutableRawPointer(bitPattern: callMethod), UnsafeMutableRawPointer(bitPattern: errorFree), bus, path)
     }
 
     /// A boolean property over the bus (`sd_bus_get_property_trivial(…, 'b', …)`).

@@ -60,3 +60,36 @@ static inline int csystemd_inhibit(void *call_method, void *message_read, void *
     ((csystemd_error_free_fn)error_free)(&error);
     return r;
 }
+
+// The desktop portal's Inhibit(window, flags, options) on the session bus, with options
+// {"reason": why}: the request's object path (closing it ends the inhibition) in `handle`. On
+// failure a negative errno and the D-Bus error in `message`.
+static inline int csystemd_portal_inhibit(void *call_method, void *message_read, void *message_unref, void *error_free,
+                                          sd_bus *bus, unsigned flags, const char *why,
+                                          char *handle, size_t handle_size, char *message, size_t size) {
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
+    int r = ((csystemd_call_method_fn)call_method)(bus, "org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
+                                                   "org.freedesktop.portal.Inhibit", "Inhibit", &error, &reply,
+                                                   "sua{sv}", "", flags, 1, "reason", "s", why);
+    if (r < 0) {
+        if (size > 0) snprintf(message, size, "%s: %s", error.name ? error.name : "error", error.message ? error.message : "");
+    } else {
+        const char *path = NULL;
+        r = ((csystemd_message_read_fn)message_read)(reply, "o", &path);
+        if (r >= 0 && path) snprintf(handle, handle_size, "%s", path);
+        else if (size > 0) snprintf(message, size, "the reply to Inhibit holds no request path");
+        ((csystemd_message_unref_fn)message_unref)(reply);
+    }
+    ((csystemd_error_free_fn)error_free)(&error);
+    return r;
+}
+
+// org.freedesktop.portal.Request.Close() on `path`: ends what the request holds.
+static inline int csystemd_close_request(void *call_method, void *error_free, sd_bus *bus, const char *path) {
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    int r = ((csystemd_call_method_fn)call_method)(bus, "org.freedesktop.portal.Desktop", path,
+                                                   "org.freedesktop.portal.Request", "Close", &error, NULL, "");
+    ((csystemd_error_free_fn)error_free)(&error);
+    return r;
+}
