@@ -115,6 +115,14 @@ final class ReleaseRoot {
         return try runProcess("/usr/bin/unshare", ["--mount", "--net", "--fork", "--pid", "/bin/sh", "-c", script, command],
                               timeout: timeout)
     }
+    /// `command` inside the root in the background, in mount and PID namespaces of its own but on
+    /// this machine's network (a daemon there reaches the test gateway on loopback); stopping it
+    /// stops everything it started (the namespace's first process goes, and the kernel ends the rest).
+    func start(_ command: String) throws -> BackgroundProcess {
+        let script = "mount -t proc proc '\(path)/proc' && exec chroot '\(path)' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 /bin/sh -c \"$0\""
+        return try BackgroundProcess("/usr/bin/unshare", ["--mount", "--fork", "--pid", "--kill-child", "/bin/sh", "-c", script, command])
+    }
+
     func files() throws -> Set<String> {
         let r = try runProcess("/usr/bin/find", [path, "-xdev", "-mindepth", "1"], timeout: 120)
         return Set(r.stdout.split(separator: "\n").map { String($0.dropFirst(path.count + 1)) })

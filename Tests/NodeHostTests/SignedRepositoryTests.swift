@@ -98,32 +98,15 @@ struct SignedRepositoryTests {
         let dir = TestPaths.tempDir("update-repo"); defer { try? FileManager.default.removeItem(atPath: dir) }
         let key = try Key(dir, "ours")
         try key.repo(t.deb, out: dir + "/repo")
-        // The next version: the same package with a higher version (0.2.0+deb12 → 0.2.0.1+deb12).
-        let unpacked = dir + "/next"
-        #expect(try runProcess("/usr/bin/dpkg-deb", ["-R", t.deb, unpacked]).code == 0)
-        var control = try String(contentsOfFile: unpacked + "/DEBIAN/control", encoding: .utf8)
-        let version = try #require(control.split(separator: "\n").first { $0.hasPrefix("Version: ") }.map { String($0.dropFirst(9)) })
-        let plus = try #require(version.firstIndex(of: "+"))
-        let next = String(version[..<plus]) + ".1" + String(version[plus...])
-        control = control.replacingOccurrences(of: "Version: \(version)", with: "Version: \(next)")
-        try control.write(toFile: unpacked + "/DEBIAN/control", atomically: true, encoding: .utf8)
-        let nextDeb = dir + "/" + (t.deb as NSString).lastPathComponent.replacingOccurrences(of: version, with: next)
-        let built = try runProcess("/usr/bin/dpkg-deb", ["--root-owner-group", "-Zxz", "-b", unpacked, nextDeb], timeout: 300)
-        try #require(built.code == 0, "\(built.stderr)")
+        let version = try #require(try runProcess("/usr/bin/dpkg-deb", ["-f", t.deb, "Version"]).stdout.split(separator: "\n").first.map(String.init))
+        let (next, nextDeb) = try Self.nextVersion(of: t.deb, in: dir)
 
         let root = try ReleaseRoot(tarball: t.tarball); defer { root.cleanup() }
         let fm = FileManager.default
-        try fm.createDirectory(atPath: root.path + "/etc/apt/keyrings", withIntermediateDirectories: true)
-        try fm.copyItem(atPath: dir + "/repo/openclaw-node-archive-keyring.gpg", toPath: root.path + "/etc/apt/keyrings/openclaw-node.gpg")
-        try "Types: deb\nURIs: file:/srv/openclaw-node\nSuites: \(t.suite)\nComponents: main\nSigned-By: /etc/apt/keyrings/openclaw-node.gpg\n"
-            .write(toFile: root.path + "/etc/apt/sources.list.d/openclaw-node.sources", atomically: true, encoding: .utf8)
-        func publish() throws {
-            _ = try runProcess("/bin/rm", ["-rf", root.path + "/srv/openclaw-node"])
-            #expect(try runProcess("/bin/cp", ["-a", dir + "/repo", root.path + "/srv/openclaw-node"]).code == 0)
-        }
+        try Self.trust(dir + "/repo", in: root, suite: t.suite)
+        func publish() throws { try Self.publish(dir + "/repo", in: root) }
         try publish()
-        let only = "-o Dir::Etc::sourcelist=/etc/apt/sources.list.d/openclaw-node.sources -o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0"
-        let install = try root.run("apt-get update \(only) >/dev/null && apt-get install -y --no-install-recommends openclaw-node 2>&1", timeout: 600)
+        let install = try root.run("apt-get update \(Self.only) >/dev/null && apt-get install -y --no-install-recommends openclaw-node 2>&1", timeout: 600)
         try #require(install.code == 0, "\(install.stdout)")
         try fm.createDirectory(atPath: root.path + "/etc/openclaw-node/config.d", withIntermediateDirectories: true)
         try "{ node: { autoUpdate: { enabled: true } } }".write(toFile: root.path + "/etc/openclaw-node/config.d/50-update.json5", atomically: true, encoding: .utf8)
@@ -147,6 +130,91 @@ struct SignedRepositoryTests {
         try "{ node: { autoUpdate: { enabled: false } } }".write(toFile: root.path + "/etc/openclaw-node/config.d/50-update.json5", atomically: true, encoding: .utf8)
         let off = try root.run("openclaw-node update --if-due --config /etc/openclaw-node/config.json5 2>&1")
         #expect(off.code == 0 && off.stdout.contains("node.autoUpdate.enabled is false"), "\(off.stdout)")
+    }
+}
+
+extension SignedRepositoryTests {
+    /// The whole upgrade path on a running node: a daemon inside the root (as the package's
+    /// account, with the system config, connected to the test gateway on loopback) has a 3 s
+    /// system.run in flight when the update command installs the newer version; the package's
+    /// postinst asks the daemon to restart, which waits for the command, answers it, and comes back
+    /// with the same device id, presenting its stored token — one reconnect, no new pairing.
+    @Test(arguments: SignedRepositorySetup.targets)
+    func anUpgradeRestartsTheRunningDaemonAfterItsInvoke(_ t: Target) throws {
+        let dir = TestPaths.tempDir("upgrade-live"); defer { try? FileManager.default.removeItem(atPath: dir) }
+        let key = try Key(dir, "ours")
+        try key.repo(t.deb, out: dir + "/repo")
+        let (next, nextDeb) = try Self.nextVersion(of: t.deb, in: dir)
+        let root = try ReleaseRoot(tarball: t.tarball); defer { root.cleanup() }
+        try Self.trust(dir + "/repo", in: root, suite: t.suite)
+        try Self.publish(dir + "/repo", in: root)
+        let install = try root.run("apt-get update \(Self.only) >/dev/null && apt-get install -y --no-install-recommends openclaw-node 2>&1", timeout: 600)
+        try #require(install.code == 0, "\(install.stdout)")
+        let version = try root.run("dpkg-query -W -f='${Version}' openclaw-node").stdout
+
+        let gw = try TestGateway(stateFile: dir + "/gw.json", args: ["--auto-approve"]); defer { gw.stop() }
+        try FileManager.default.createDirectory(atPath: root.path + "/etc/openclaw-node/config.d", withIntermediateDirectories: true)
+        try "{ gateway: { url: '\(gw.url)' }, capabilities: { system: { enabled: true } } }"
+            .write(toFile: root.path + "/etc/openclaw-node/config.d/60-test.json5", atomically: true, encoding: .utf8)
+        let daemon = try root.start("exec runuser -u openclaw-node -- env OPENCLAW_NODE_LOG=debug openclaw-node run --config /etc/openclaw-node/config.json5")
+        defer { _ = daemon.stop() }
+        let first = try #require(gw.waitFor("hello", timeout: 30), "\(daemon.log)")
+        let deviceId = first["deviceId"]
+
+        let params: JSONValue = ["command": ["/bin/sh", "-c", "sleep 3; echo done"]]
+        gw.command(["cmd": "invoke", "id": "long-1", "command": "system.run", "timeoutMs": 60_000, "paramsJSON": .string(params.jsonString())])
+        #expect(waitUntil(timeout: 10) { daemon.log.contains("system.run") }, "\(daemon.log)")
+        try key.repo(nextDeb, out: dir + "/repo")
+        try Self.publish(dir + "/repo", in: root)
+        let connects = gw.all("connect").count
+        let up = try root.run("openclaw-node update --config /etc/openclaw-node/config.json5 2>&1", timeout: 600)
+        #expect(up.code == 0 && up.stdout.contains("upgraded openclaw-node \(version) → openclaw-node \(next)"), "\(up.stdout)")
+
+        // The command's answer first, then one reconnect with the stored token, as the same device.
+        let result = try #require(gw.waitFor("invoke_result", timeout: 20) { $0["id"] == "long-1" }, "\(daemon.log)")
+        #expect(result["ok"] == true, "\(result)")
+        let again = try #require(gw.waitFor("hello", timeout: 30), "\(daemon.log)")
+        #expect(again["auth"] == ["deviceToken"] && again["deviceId"] == deviceId, "\(again)")
+        #expect(gw.all("connect").count == connects + 1, "\(gw.all("connect").count - connects) reconnects")
+        #expect(gw.all("pairing_requested").count <= 1)
+        #expect(daemon.log.contains("restart asked for (upgrade from \(version))") && daemon.log.contains("nothing runs: restarting now"), "\(daemon.log)")
+        let order = daemon.log.range(of: "stopping to restart")?.lowerBound, answered = daemon.log.range(of: "system.run")?.lowerBound
+        #expect(order != nil && answered != nil && answered! < order!)
+        #expect(gw.invoke("device.info")?["ok"] == true, "the restarted daemon answers")
+        #expect(daemon.isRunning)
+    }
+
+    static let only = "-o Dir::Etc::sourcelist=/etc/apt/sources.list.d/openclaw-node.sources -o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0"
+
+    /// The same package with a higher version (0.2.0+deb12 → 0.2.0.1+deb12): its version and file.
+    static func nextVersion(of deb: String, in dir: String) throws -> (String, String) {
+        let unpacked = dir + "/next"
+        #expect(try runProcess("/usr/bin/dpkg-deb", ["-R", deb, unpacked]).code == 0)
+        var control = try String(contentsOfFile: unpacked + "/DEBIAN/control", encoding: .utf8)
+        let version = try #require(control.split(separator: "\n").first { $0.hasPrefix("Version: ") }.map { String($0.dropFirst(9)) })
+        let plus = try #require(version.firstIndex(of: "+"))
+        let next = String(version[..<plus]) + ".1" + String(version[plus...])
+        control = control.replacingOccurrences(of: "Version: \(version)", with: "Version: \(next)")
+        try control.write(toFile: unpacked + "/DEBIAN/control", atomically: true, encoding: .utf8)
+        let nextDeb = dir + "/" + (deb as NSString).lastPathComponent.replacingOccurrences(of: version, with: next)
+        let built = try runProcess("/usr/bin/dpkg-deb", ["--root-owner-group", "-Zxz", "-b", unpacked, nextDeb], timeout: 300)
+        try #require(built.code == 0, "\(built.stderr)")
+        return (next, nextDeb)
+    }
+
+    /// The repository's key and a deb822 source with Signed-By, in the root.
+    static func trust(_ repo: String, in root: ReleaseRoot, suite: String) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root.path + "/etc/apt/keyrings", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: repo + "/openclaw-node-archive-keyring.gpg", toPath: root.path + "/etc/apt/keyrings/openclaw-node.gpg")
+        try "Types: deb\nURIs: file:/srv/openclaw-node\nSuites: \(suite)\nComponents: main\nSigned-By: /etc/apt/keyrings/openclaw-node.gpg\n"
+            .write(toFile: root.path + "/etc/apt/sources.list.d/openclaw-node.sources", atomically: true, encoding: .utf8)
+    }
+
+    /// The repository as it is now, at the source's path in the root.
+    static func publish(_ repo: String, in root: ReleaseRoot) throws {
+        _ = try runProcess("/bin/rm", ["-rf", root.path + "/srv/openclaw-node"])
+        #expect(try runProcess("/bin/cp", ["-a", repo, root.path + "/srv/openclaw-node"]).code == 0)
     }
 }
 
