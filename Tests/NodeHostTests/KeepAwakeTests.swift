@@ -19,14 +19,7 @@ import Testing
             do { server = try PythonServer(script: "fake_logind.py", args: [bus.address]) } catch { bus.stop(); throw error }
         }
         /// The next line the stand-in printed that has `key`.
-        func next(_ key: String, timeout: TimeInterval = 10) -> JSONValue? {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                guard let line = server.nextLine(timeout: deadline.timeIntervalSinceNow), let v = JSONValue.parse(line) else { continue }
-                if v[key] != nil { return v }
-            }
-            return nil
-        }
+        func next(_ key: String, timeout: TimeInterval = 10) -> JSONValue? { server.next(withKey: key, timeout: timeout) }
         func stop() { server.stop(); bus.stop() }
     }
 
@@ -95,14 +88,7 @@ import Testing
             let names = (try? runProcess("/usr/bin/busctl", ["--address=" + session.address, "list", "--no-pager"], timeout: 5).stdout) ?? ""
             return names.contains("org.freedesktop.portal.Desktop") && names.contains("org.freedesktop.impl.portal.desktop.gtk")
         }, "portal: \(portal.log)\nbackend: \(backend.log)")
-        func next(_ key: String, timeout: TimeInterval = 10) -> JSONValue? {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                guard let line = screensaver.nextLine(timeout: deadline.timeIntervalSinceNow), let v = JSONValue.parse(line) else { continue }
-                if v[key] != nil { return v }
-            }
-            return nil
-        }
+        func next(_ key: String, timeout: TimeInterval = 10) -> JSONValue? { screensaver.next(withKey: key, timeout: timeout) }
 
         // In this process: a hold takes both, its release ends both (the portal's by Request.Close).
         let saved: [(String, String?)] = ["DBUS_SYSTEM_BUS_ADDRESS", "DBUS_SESSION_BUS_ADDRESS"].map { (name: String) in

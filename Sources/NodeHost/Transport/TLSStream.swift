@@ -41,17 +41,7 @@ package final class TLSStream: ByteStream {
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         if !TLSStream.isIPLiteral(bare) { o.setServerName(ssl, bare) }
         _ = o.sslSet1Host(ssl, bare)
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let rc = o.sslConnect(ssl)
-            if rc == 1 { break }
-            let err = o.sslGetError(ssl, rc)
-            let left = deadline - .now
-            guard left > .zero else { throw TransportError("TLS handshake with \(host) timed out") }
-            if err == SSL_ERROR_WANT_READ { _ = pollOnce(tcp.fd, events: Int16(POLLIN), timeout: left); continue }
-            if err == SSL_ERROR_WANT_WRITE { _ = pollOnce(tcp.fd, events: Int16(POLLOUT), timeout: left); continue }
-            throw TransportError("TLS handshake with \(host) failed: \(errorQueue())")
-        }
+        try handshake(with: " with \(host)", timeout: timeout) { o.sslConnect(ssl) }
     }
 
     /// The server side of a handshake on an accepted socket, within `timeout`.
@@ -63,16 +53,22 @@ package final class TLSStream: ByteStream {
         guard let ssl = o.sslNew(context) else { throw TransportError("TLS: cannot create session") }
         self.ssl = ssl
         _ = o.sslSetFd(ssl, tcp.fd)
+        try handshake(with: "", timeout: timeout) { o.sslAccept(ssl) }
+    }
+
+    /// Runs `step` (SSL_connect or SSL_accept on the non-blocking socket) until the handshake is
+    /// done, waiting for the socket as OpenSSL asks, within `timeout`. `peer` names the other side.
+    private func handshake(with peer: String, timeout: Duration, _ step: () -> Int32) throws(TransportError) {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let rc = o.sslAccept(ssl)
-            if rc == 1 { break }
+            let rc = step()
+            if rc == 1 { return }
             let err = o.sslGetError(ssl, rc)
             let left = deadline - .now
-            guard left > .zero else { throw TransportError("TLS handshake timed out") }
+            guard left > .zero else { throw TransportError("TLS handshake\(peer) timed out") }
             if err == SSL_ERROR_WANT_READ { _ = pollOnce(tcp.fd, events: Int16(POLLIN), timeout: left); continue }
             if err == SSL_ERROR_WANT_WRITE { _ = pollOnce(tcp.fd, events: Int16(POLLOUT), timeout: left); continue }
-            throw TransportError("TLS handshake failed: \(errorQueue())")
+            throw TransportError("TLS handshake\(peer) failed: \(errorQueue())")
         }
     }
 

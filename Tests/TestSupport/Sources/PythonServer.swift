@@ -36,6 +36,16 @@ final class PythonServer: @unchecked Sendable {
     /// Next line the server printed (after the ready line).
     func nextLine(timeout: TimeInterval = 10) -> String? { reader.next(timeout: timeout) }
 
+    /// The next JSON line it prints that has `key` (others are skipped), waiting up to `timeout`.
+    func next(withKey key: String, timeout: TimeInterval = 10) -> JSONValue? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard let line = nextLine(timeout: deadline.timeIntervalSinceNow), let v = JSONValue.parse(line) else { continue }
+            if v[key] != nil { return v }
+        }
+        return nil
+    }
+
     /// Writes a command line; a server that already died is not an error here (the test's
     /// expectations catch that), and must not kill the test process with SIGPIPE.
     func send(_ line: String) {
