@@ -165,9 +165,5 @@ public struct NodeConfig: Sendable {
         return home + path.dropFirst()
     }
 
-    public static func hostname() -> String {
-        var buf = [CChar](repeating: 0, count: 256)
-        gethostname(&buf, buf.count - 1)
-        return String(cBuffer: buf)
-    }
+    static func hostname() -> String { HostName.current }
 }

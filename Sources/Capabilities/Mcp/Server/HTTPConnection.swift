@@ -29,13 +29,6 @@ extension McpHTTPServe {
             case .tls(let stream): return stream.fd
             }
         }
-
-        func close() {
-            switch self {
-            case .plain(let fd): Glibc.close(fd)
-            case .tls(let stream): stream.close()
-            }
-        }
     }
 
     /// One client connection: requests one after another (keep-alive), each checked — the

@@ -1,4 +1,3 @@
-import Config
 import Glibc
 import Kit
 import Support
@@ -51,11 +50,17 @@ enum McpHTTPServe {
                     }
                     if slot.evicted { log.info("\(maxConnections) clients connected: dropped the one idle longest") }
                     BlockingExecutor.startLoop(name: "mcp-http-client") {
-                        defer { slots.leave(slot.id) }
+                        // The slot table may shut this socket down (to make room) until the slot is
+                        // left, so its descriptor is closed only after: a number closed earlier could
+                        // be another client's by then.
+                        defer { slots.leave(slot.id); Glibc.close(fd) }
                         let wire: Wire
                         if let tls {
-                            // On the client's own thread: a slow handshake holds up nobody else.
-                            do throws(TransportError) { wire = .tls(try tls.accept(fd: fd, timeout: handshakeTimeout)) } catch {
+                            // On the client's own thread: a slow handshake holds up nobody else. The
+                            // session gets a copy of the descriptor, which it closes when it ends.
+                            let copy = dup(fd)
+                            guard copy >= 0 else { return }
+                            do throws(TransportError) { wire = .tls(try tls.accept(fd: copy, timeout: handshakeTimeout)) } catch {
                                 log.info("a client's TLS handshake failed: \(error.description)")
                                 return
                             }
@@ -63,7 +68,7 @@ enum McpHTTPServe {
                             wire = .plain(fd)
                         }
                         Connection(wire: wire, token: token, sessions: sessions, log: log, busy: { slots.setBusy(slot.id, $0) }).serve()
-                        wire.close()
+                        if case .tls(let stream) = wire { stream.close() }
                     }
                 }
                 if let failed { log.error("the listener failed: \(failed)") }
@@ -114,7 +119,7 @@ extension LocalServerAddress {
     func url(tls: Bool) -> String {
         let scheme = tls ? "https" : "http"
         switch self {
-        case .tcp(let host, let port) where host == "0.0.0.0" || host == "::": return "\(scheme)://\(NodeConfig.hostname()):\(port)/mcp"
+        case .tcp(let host, let port) where host == "0.0.0.0" || host == "::": return "\(scheme)://\(HostName.current):\(port)/mcp"
         case .tcp: return "\(scheme)://\(description)/mcp"
         case .unix: return "\(scheme)://localhost/mcp"
         }
