@@ -38,8 +38,7 @@ public enum LocalServerAddress: Sendable, Equatable, CustomStringConvertible {
             case .refused(let why):
                 return .failure(ListenFailure("\(host) is not a loopback address: \(why)"))
             case .allowed:
-                var a4 = in_addr(), a6 = in6_addr()
-                guard inet_pton(AF_INET, host, &a4) == 1 || inet_pton(AF_INET6, host, &a6) == 1 else {
+                guard ResolvedAddress.isIPLiteral(host) else {
                     return .failure(ListenFailure("\(host): give an IP address of this machine (or 0.0.0.0 for all of them), not a name"))
                 }
                 return .success(.tcp(host: host, port: port))

@@ -11,6 +11,12 @@ public struct ResolvedAddress: Sendable, CustomStringConvertible {
     /// Loopback, RFC 1918/6598 (private, CGNAT/tailnet), link-local, ULA.
     public var isLoopbackOrPrivate: Bool { Self.isLoopbackOrPrivate(text) }
 
+    /// Whether `s` is an IPv4 or IPv6 address in text form (not a name).
+    public static func isIPLiteral(_ s: String) -> Bool {
+        var a4 = in_addr(), a6 = in6_addr()
+        return inet_pton(AF_INET, s, &a4) == 1 || inet_pton(AF_INET6, s, &a6) == 1
+    }
+
     /// Whether `host` (a URL's host) is this machine: `localhost`, 127.0.0.0/8 or ::1 as
     /// numeric addresses only (a name such as "127.example" is not).
     public static func isLoopback(_ host: String) -> Bool {

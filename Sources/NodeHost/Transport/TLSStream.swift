@@ -39,7 +39,7 @@ package final class TLSStream: ByteStream {
         self.ssl = ssl
         _ = o.sslSetFd(ssl, tcp.fd)
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        if !TLSStream.isIPLiteral(bare) { o.setServerName(ssl, bare) }
+        if !ResolvedAddress.isIPLiteral(bare) { o.setServerName(ssl, bare) }
         _ = o.sslSet1Host(ssl, bare)
         try handshake(with: " with \(host)", timeout: timeout) { o.sslConnect(ssl) }
     }
@@ -74,10 +74,6 @@ package final class TLSStream: ByteStream {
 
     deinit { close() }
 
-    static func isIPLiteral(_ s: String) -> Bool {
-        var a4 = in_addr(), a6 = in6_addr()
-        return inet_pton(AF_INET, s, &a4) == 1 || inet_pton(AF_INET6, s, &a6) == 1
-    }
 
     func errorQueue() -> String { o.errorQueue() ?? "connection closed during handshake" }
 
