@@ -47,9 +47,6 @@ public final class KeepAwakeKeeper: KeepAwake {
         self.takeDesktop = desktop
     }
 
-    public convenience init(take: @escaping @Sendable (String) -> Result<Int32, InhibitFailure>) {
-        self.init(take: take, desktop: { _ in nil })
-    }
 
     public func hold(_ reason: String) -> KeepAwakeHold {
         let id = state.withLock { s -> Int in
