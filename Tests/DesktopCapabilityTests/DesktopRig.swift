@@ -79,7 +79,25 @@ final class DesktopRig: @unchecked Sendable {
          "desktop_stall_over", "desktop_error", "desktop_closed"].flatMap { gw.all($0) }.map { $0.jsonString() }.joined(separator: "\n")
     }
 
-    static func isAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 }
+    /// Runs still (a zombie — ended, not yet reaped by whoever adopted it — does not).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // "PID (comm) STATE …": the state follows the last ')'.
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+
+    /// Running processes whose command line mentions `text`: "pid command line" each.
+    static func processes(mentioning text: String) -> [String] {
+        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
+        return pids.compactMap { pid -> String? in
+            guard pid != getpid(), isAlive(pid),
+                  let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let line = String(decoding: raw.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+            return line.contains(text) ? "\(pid) \(line)" : nil
+        }
+    }
 
     func stop() {
         node.cleanup()

@@ -45,6 +45,32 @@ import Testing
         #expect(rig.streamDirectories.isEmpty)
     }
 
+    /// A node killed (SIGKILL: no shutdown runs) while its x11vnc starts takes the server with it.
+    /// x11vnc lives in a process group of its own, ignores the end of its parent and with `-once`
+    /// waits for its one client for ever: one left this way was found by CI 20 minutes later. It
+    /// now runs under the process-tree reaper, whose parent-death signal fires with the node. The
+    /// x11vnc here takes a second to start (a wrapper that sleeps, then runs the real one), so the
+    /// kill lands while the node waits for its socket.
+    @Test func aNodeKilledWhileItsServerStartsTakesTheServerWithIt() throws {
+        let screen = try Screen(); defer { screen.stop() }
+        let bin = TestPaths.tempDir("slow-x11vnc"); defer { try? FileManager.default.removeItem(atPath: bin) }
+        let real = try #require(ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+            .map { "\($0)/x11vnc" }.first { FileManager.default.isExecutableFile(atPath: $0) })
+        #expect(FileManager.default.createFile(atPath: bin + "/x11vnc", contents: Data("#!/bin/sh\nsleep 1\nexec \(real) \"$@\"\n".utf8),
+                                               attributes: [.posixPermissions: 0o755]))
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'", env: ["PATH": path]); defer { rig.stop() }
+        _ = try rig.startStream("killed")
+        #expect(waitUntil(timeout: 10) { rig.serverPid("x11vnc") != nil }, "\(rig.node.log.suffix(2000))")
+        let node = try #require(rig.node.process?.pid)
+        kill(node, SIGKILL)
+        // Whatever runs with the node's state directory on its command line is the server (or its
+        // wrapper, or the reaper): all gone, and not after the wrapper's second.
+        #expect(waitUntil(timeout: 10) { DesktopRig.processes(mentioning: rig.node.dir).isEmpty },
+                "left running after the node was killed: \(DesktopRig.processes(mentioning: rig.node.dir))")
+        _ = rig.node.stop()
+    }
+
     /// A 3840x2160 screen sent raw is 32 MiB per update. The broker stops reading the node's
     /// attach socket for 3 s once the viewer asked for two: the node pauses reading x11vnc while
     /// over 4 MiB waits for the gateway, then resumes, and the viewer gets both updates intact.

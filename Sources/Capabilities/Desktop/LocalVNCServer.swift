@@ -8,7 +8,8 @@ import Support
 /// Mutter RemoteDesktop session, on one end of a socketpair: no socket file, no port). x11vnc and
 /// wayvnc listen on a Unix socket in a fresh private directory (0700) and on no TCP port at all,
 /// so no other account on the machine can reach them; each serves one client and is stopped, with
-/// its whole process group, when the stream ends.
+/// its whole process group, when the stream ends — or with the node, however it ends (the
+/// process-tree reaper).
 ///
 /// x11vnc gets a fresh random password (from a file it deletes once read: never on a command line)
 /// that the gateway answers with. wayvnc 0.5 (Debian 12) cannot ask for a password, so it serves
@@ -114,8 +115,12 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
         case .gnome, .kde:
             args = []  // served in process, above
         }
+        // Under the node's process-tree reaper, spawned from a thread that stays while it runs:
+        // x11vnc lives in a process group of its own and ignores the end of its parent, so a node
+        // killed mid-stream (SIGKILL, a crash) left it serving; the reaper ends it with the node.
+        let (program, argv) = ProcessTreeReaper.wrap(exe, args, killOrphans: true) ?? (exe, args)
         let process: Subprocess
-        do { process = try Subprocess.spawn(exe, args, environment: env, stdout: .file(logFile), stderr: .file(logFile), newProcessGroup: true) }
+        do { process = try Subprocess.spawnOnOwnThread(name: "vnc-server", program, argv, environment: env, stdout: .file(logFile), stderr: .file(logFile), newProcessGroup: true) }
         catch { try? FileSystem.remove(dir); throw .configuration("desktop stream: cannot start \(kind.rawValue): \(error.description)") }
         let server = LocalVNCServer(kind: kind, password: password, directory: dir, process: process, logFile: logFile)
         log.debug("started \(kind.rawValue) (pid \(process.pid)) for \(target) on \(socket)")
