@@ -53,6 +53,29 @@ import Testing
         #expect(gw.schemaErrors.isEmpty, "\(gw.schemaErrors)")
     }
 
+    /// `restart --wait` returns once the restarted daemon answers, not before: it waits for the
+    /// old daemon to close its connection (the restart itself closes it). The control socket here
+    /// drops a connection idle for 1 s while the invoke in flight takes 3 s, so the command also
+    /// takes the path where the old daemon still answers and a fresh connection is held.
+    @Test func restartWaitReturnsWhenTheRestartedDaemonAnswers() throws {
+        let gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"]); defer { gw.stop() }
+        let node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { system: { enabled: true } }"); defer { node.cleanup() }
+        node.extraEnv = ["OPENCLAW_NODE_CONTROL_IDLE_SECONDS": "1"]
+        try node.start()
+        #expect(gw.waitFor("hello") != nil, "\(node.log)")
+        let params: JSONValue = ["command": ["/bin/sh", "-c", "sleep 3"]]
+        gw.command(["cmd": "invoke", "id": "long-2", "command": "system.run", "timeoutMs": 60_000, "paramsJSON": .string(params.jsonString())])
+        #expect(waitUntil(timeout: 10) { node.log.contains("system.run") }, "\(node.log)")
+        let r = try node.cli(["restart", "--wait", "--json"])
+        #expect(r.code == 0, "\(r.stdout)\(r.stderr)\n\(node.log.suffix(1500))")
+        // When it returned, the command had answered and the daemon had restarted in place.
+        #expect(gw.all("invoke_result").contains { $0["id"] == "long-2" && $0["ok"] == true })
+        #expect(node.log.contains("nothing runs: restarting now"), "\(node.log.suffix(1500))")
+        let back = try #require(JSONValue.parse(r.stdout), "\(r.stdout)")
+        #expect(back["pid"]?.intValue == Int(node.process!.pid), "\(back)")
+        #expect(node.stop() == 0)
+    }
+
     @Test func withoutADaemonItSaysSo() throws {
         let e = CLIEnv(); defer { e.cleanup() }
         let r = try e.run(["restart", "--config", e.config])

@@ -44,14 +44,28 @@ enum RestartCommand {
         }
         if a.flag("json") && !a.flag("wait") { Out.json(r); return ExitCode.ok.rawValue }
         let waiting = r["waitingFor"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        Out.line(waiting.isEmpty ? "restart asked for: the daemon restarts as soon as nothing runs"
-                                 : "restart asked for: waiting for \(waiting.joined(separator: ", "))")
+        // With --json only JSON is printed: the status of the daemon that came back.
+        if !a.flag("json") {
+            Out.line(waiting.isEmpty ? "restart asked for: the daemon restarts as soon as nothing runs"
+                                     : "restart asked for: waiting for \(waiting.joined(separator: ", "))")
+        }
         guard a.flag("wait") else { return ExitCode.ok.rawValue }
         let deadline = ContinuousClock.now + .seconds(maxWait + 60)
+        // The restart closes every connection of the old daemon: waiting for that close is waiting
+        // for the restart itself, however long the running invokes take. A connection is also
+        // closed when idle for the socket's limit (30 s); then the old daemon still answers, and
+        // its fresh connection is held in turn.
+        var held: ControlClient? = client
         while ContinuousClock.now < deadline {
-            usleep(250_000)
+            if let c = held {
+                _ = c.waitUntilClosed(until: deadline)
+                held = nil
+            }
+            // Between the old image closing and the new one listening, nothing can be waited on
+            // but the socket file's return: a short pause between attempts, for that moment only.
             guard let c = ControlClient.connect(stateDir: config.stateDir),
-                  let status = try? c.request(["op": "status"])["status"], status["startedAtMs"] != before else { continue }
+                  let status = try? c.request(["op": "status"])["status"] else { Pause.for(.milliseconds(50)); continue }
+            guard status["startedAtMs"] != before else { held = c; continue }
             if a.flag("json") { Out.json(status) } else { Out.line("the daemon is back: pid \(status["pid"]?.intValue ?? 0), version \(status["version"]?.stringValue ?? "?")") }
             return ExitCode.ok.rawValue
         }

@@ -41,6 +41,13 @@ public final class ControlClient {
         public let description: String
     }
 
+    /// Waits until the daemon closes this connection — it re-executes itself or stops (its
+    /// descriptors are close-on-exec), or drops a client idle for longer than its limit — at most
+    /// until `deadline`; false when the time ran out first.
+    public func waitUntilClosed(until deadline: ContinuousClock.Instant) -> Bool {
+        socket.waitForClose(until: deadline)
+    }
+
     /// Sends one request and reads its answer. `cancel`: raised while the daemon works (an MCP
     /// client cancelled the call), the connection is closed, which the daemon takes as the caller
     /// gone and cancels the command it runs for it.

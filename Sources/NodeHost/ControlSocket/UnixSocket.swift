@@ -83,6 +83,23 @@ final class UnixSocket: Sendable {
         (try? SystemIO.live.writeAll(fd, data, socket: true)) != nil
     }
 
+    /// Waits until the other end closes the connection (what arrives before is dropped), at most
+    /// until `deadline`: false when the time ran out first. One poll(2) per wake-up, no polling.
+    func waitForClose(until deadline: ContinuousClock.Instant) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline - .now
+            guard left > .zero else { return false }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let rc = poll(&p, 1, Wakeup.milliseconds(left))
+            if rc < 0 && errno != EINTR { return true }  // the connection is unusable: as good as closed
+            guard rc > 0 else { continue }
+            let fd = self.fd
+            let n = (try? scratch.withUnsafeMutableBytes { try SystemIO.live.read(fd, into: $0) }) ?? 0
+            if n == 0 { return true }
+        }
+    }
+
     /// Reads one '\n'-terminated line (without the newline), at most `limit` bytes.
     func readLine(limit: Int, buffer: inout [UInt8]) -> [UInt8]? {
         while true {
