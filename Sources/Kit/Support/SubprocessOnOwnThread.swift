@@ -11,37 +11,20 @@ extension Subprocess {
                                         environment: [String: String]? = nil,
                                         stdout: Stream = .inherit, stderr: Stream = .inherit,
                                         newProcessGroup: Bool = false) throws(Failure) -> Subprocess {
-        let handoff = SpawnHandoff()
+        let started = Locked<Result<Subprocess, Failure>?>(nil)
         BlockingExecutor.startLoop(name: name) {
             let child: Subprocess
             do throws(Failure) {
                 child = try Subprocess.spawn(executable, arguments, environment: environment,
                                              stdout: stdout, stderr: stderr, newProcessGroup: newProcessGroup)
             } catch {
-                handoff.put(.failure(error))
+                started.update { $0 = .failure(error) }
                 return
             }
-            handoff.put(.success(child))
+            started.update { $0 = .success(child) }
             while !child.waitForExit(within: .seconds(3600)) {}
         }
-        return try handoff.take().get()
-    }
-}
-
-/// The spawning thread's answer to the caller that waits for it.
-private final class SpawnHandoff: @unchecked Sendable {  // `result` is read and written under `ready`
-    private let ready = Condition()
-    private var result: Result<Subprocess, Subprocess.Failure>?
-
-    func put(_ r: Result<Subprocess, Subprocess.Failure>) {
-        ready.lock(); result = r; ready.signal(); ready.unlock()
-    }
-
-    func take() -> Result<Subprocess, Subprocess.Failure> {
-        ready.lock(); defer { ready.unlock() }
-        while true {
-            if let r = result { return r }
-            ready.wait()
-        }
+        started.wait { $0 != nil }
+        return try started.withLock { $0! }.get()
     }
 }
