@@ -65,15 +65,15 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
         case .x11: return try XTestInput(name: try x11Display())
         case .wayland:
             guard let socket = settings.waylandDisplay else {
-                throw NodeError(ComputerError.unavailable, "capabilities.computer.backend is \"wayland\" but WAYLAND_DISPLAY is unset and " +
-                                "capabilities.computer.waylandDisplay is not configured")
+                throw NodeError(ComputerError.unavailable, "capabilities.computer.backend is \"wayland\" but WAYLAND_DISPLAY is unset, " +
+                                "capabilities.computer.waylandDisplay is not configured and XDG_RUNTIME_DIR has no wayland-N socket")
             }
             return try WaylandInput(socket: socket)
         case .gnome: return try GnomeInput(bus: try sessionBus())
         case .kde:
             guard let socket = settings.waylandDisplay else {
-                throw NodeError(ComputerError.unavailable, "capabilities.computer.backend is \"kde\" but WAYLAND_DISPLAY is unset and " +
-                                "capabilities.computer.waylandDisplay is not configured")
+                throw NodeError(ComputerError.unavailable, "capabilities.computer.backend is \"kde\" but WAYLAND_DISPLAY is unset, " +
+                                "capabilities.computer.waylandDisplay is not configured and XDG_RUNTIME_DIR has no wayland-N socket")
             }
             return try KdeInput(socket: socket)
         case .auto:

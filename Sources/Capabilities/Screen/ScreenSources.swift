@@ -106,8 +106,8 @@ struct ScreenSources: Sendable {
             return .x11(try X11Connection(name: display))
         case .wayland:
             guard let socket = settings.waylandDisplay else {
-                throw ScreenError.unavailable("capabilities.screen.backend is \"wayland\" but no compositor is known: WAYLAND_DISPLAY is unset " +
-                                              "and capabilities.screen.waylandDisplay is not configured")
+                throw ScreenError.unavailable("capabilities.screen.backend is \"wayland\" but no compositor is known: WAYLAND_DISPLAY is unset, " +
+                                              "capabilities.screen.waylandDisplay is not configured and XDG_RUNTIME_DIR has no wayland-N socket")
             }
             let c = try WaylandConnection(socket: socket)
             guard c.screencopy != nil else { throw WaylandScreen.noScreencopy(c) }

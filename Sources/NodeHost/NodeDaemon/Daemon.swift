@@ -175,19 +175,55 @@ public enum Daemon {
         let sleep = SleepMonitor { Task { await connector.systemResumed() } }
         if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }
 
+        // Capabilities a reload or a probe started: told the presence and the gateway session, and
+        // their events forwarded, as those running since start-up were.
+        let joined: @Sendable (ReloadOutcome) async -> Void = { outcome in
+            for name in outcome.started + outcome.restarted {
+                guard let c = runtime.registry.entry(forCapability: name)?.capability else { continue }
+                await c.presenceAware?.presenceChanged(foreground: await runtime.presence.current == .foreground)
+                if let link = await session.link { await c.sessionAware?.gatewayConnected(link) }
+                await forwardEvents(c, to: gateway, log: log)
+            }
+        }
+        let changes = RegistryChanges()
+        // A capability that could not serve is probed again: every 30 s, and at once when an
+        // invoke asks for it. A desktop that started after the node
+        // (a user unit at boot), a camera plugged in later: used without a restart.
+        let probe: @Sendable ([String]?) async -> ReloadOutcome = { only in
+            await changes.run {
+                let outcome = await runtime.probeAgain(only)
+                guard !outcome.started.isEmpty else { return outcome }
+                log.info("can serve now (probed again): \(outcome.started.joined(separator: ", "))")
+                await joined(outcome)
+                if outcome.manifestChanged {
+                    logManifest(runtime.registry, log: log)
+                    await gateway.reannounce()
+                }
+                return outcome
+            }
+        }
+        // A probe is a capability's availability check (a stat, a connect): cheap enough to make
+        // for each such invoke, and the gate above runs them one at a time.
+        await runtime.dispatcher.setProbeAgain { name in await probe([name]).started.contains(name) }
+        // OPENCLAW_NODE_PROBE_SECONDS replaces the 30 s (tests).
+        let probeEvery = Int(ProcessEnvironment.current["OPENCLAW_NODE_PROBE_SECONDS"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? 30
+        let prober = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(probeEvery))
+                if !Task.isCancelled, !runtime.registry.probeable.isEmpty { _ = await probe(nil) }
+            }
+        }
         // SIGHUP: read the config file again and apply it (one reload at a time, in order).
         let reloader = Task {
             var current = config
             for await _ in reloads {
                 service.notify("RELOADING=1\nSTATUS=reloading the config")
-                let (next, outcome) = await reload(current, runtime: runtime, makeCapabilities: makeCapabilities, log: log)
+                let running = current
+                let (next, outcome) = await changes.run {
+                    await reload(running, runtime: runtime, makeCapabilities: makeCapabilities, log: log)
+                }
                 if let next, let outcome {
-                    for name in outcome.started + outcome.restarted {
-                        guard let c = runtime.registry.entry(forCapability: name)?.capability else { continue }
-                        await c.presenceAware?.presenceChanged(foreground: await runtime.presence.current == .foreground)
-                        if let link = await session.link { await c.sessionAware?.gatewayConnected(link) }
-                        await forwardEvents(c, to: gateway, log: log)
-                    }
+                    await joined(outcome)
                     if !next.sameGatewaySettings(as: current) {
                         log.info("gateway settings changed; starting a new gateway session with them")
                         await connector.connect(next)
@@ -221,7 +257,9 @@ public enum Daemon {
         // First, so nothing the gateway or a control client started keeps a capability busy.
         await runtime.dispatcher.cancelAll("the node is stopping")
         reloader.cancel()
+        prober.cancel()
         await reloader.value  // a reload in progress finishes before the capabilities are stopped
+        await prober.value
         supervisor?.cancel()
         network?.stop()
         sleep?.stop()

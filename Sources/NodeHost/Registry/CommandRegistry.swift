@@ -87,6 +87,19 @@ public struct CommandRegistry: Sendable {
         self.entryByCapability = byCap
     }
 
+    /// This table with `name`'s availability replaced (a capability probed again: a desktop or a
+    /// camera that appeared after the node started).
+    public func with(availability: Availability, for name: String) -> CommandRegistry {
+        CommandRegistry(entries: entries.map { e in
+            e.capability.name == name ? Entry(capability: e.capability, commands: e.commands, enabled: e.enabled, availability: availability) : e
+        })
+    }
+
+    /// Enabled, loaded capabilities that cannot serve now: what a probe may find serving later.
+    public var probeable: [String] {
+        entries.filter { $0.enabled && $0.availability != .available && !($0.capability is UnloadedCapability) }.map(\.capability.name)
+    }
+
     public func spec(_ command: String) -> CommandSpec? { specsByName[command] }
     public func entry(forCapability name: String) -> Entry? { entryByCapability[name] }
 

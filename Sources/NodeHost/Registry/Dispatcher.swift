@@ -44,6 +44,13 @@ public actor Dispatcher {
     /// Puts a reloaded command table in force for the invokes that start from now on.
     public nonisolated func install(_ registry: CommandRegistry) { table.withLock { $0 = registry } }
 
+    /// Asked when an invoke finds its capability unavailable: probe it again now and put what is
+    /// found in force (the daemon does, in order with config reloads); true when it serves now.
+    /// A desktop session or a camera that appeared after the node started is used at once, not
+    /// after the next periodic probe. nil: the refusal stands (the CLI's own dispatcher).
+    private var probeAgain: (@Sendable (String) async -> Bool)?
+    public func setProbeAgain(_ probe: @escaping @Sendable (String) async -> Bool) { probeAgain = probe }
+
     /// Runs `command` and returns its payload or error. Never throws: every failure is a NodeError.
     /// `maxPayloadBytes` is what the caller's transport accepts (a gateway's `policy.maxPayload`,
     /// the control socket's own limit): handlers fit media to it; the transport checks the frame.
@@ -73,8 +80,13 @@ public actor Dispatcher {
         if let stopping {
             return .failure(NodeError(.nodeNotReady, "\(stopping); nothing of \(command) ran", retryable: true))
         }
+        var gated = gate(command)
+        if case .failure = gated, let probeAgain, let name = registry.spec(command)?.capability,
+           registry.probeable.contains(name), await probeAgain(name) {
+            gated = gate(command)
+        }
         let spec: CommandSpec
-        switch gate(command) {
+        switch gated {
         case .failure(let e): return .failure(e)
         case .success(let s): spec = s
         }
