@@ -37,6 +37,23 @@ import Testing
         #expect(waitUntil(timeout: 10) { !cam.isHeld }, "the camera was not released after the idle period")
     }
 
+    /// A camera plugged in after the daemon started is used without a restart: the snap that
+    /// finds camera unavailable has it probed again.
+    @Test func aCameraPluggedInLaterIsUsed() throws {
+        let cam = try FakeCamera(formats: "YUYV", sizes: "640x480")
+        defer { cam.cleanup() }
+        try FileManager.default.removeItem(atPath: cam.device)
+        let d = try Self.daemon(cam); defer { d.stop() }
+        let (before, refused) = try cam.invoke("camera.snap", local: false)
+        #expect(before.code == 1 && refused?["code"] == "CAMERA_UNAVAILABLE", "\(before.stdout) \(before.stderr)")
+        // Plugged in: the device node appears.
+        _ = FileManager.default.createFile(atPath: cam.device, contents: Data())
+        let (after, shot) = try cam.invoke("camera.snap", local: false)
+        #expect(after.code == 0, "\(after.stdout.prefix(300)) \(after.stderr)\n\(d.log.suffix(1500))")
+        #expect(FakeCamera.checkPattern(try CameraFakeDeviceTests.image(shot), width: 640, height: 480).isEmpty)
+        #expect(d.log.contains("can serve now (probed again): camera"), "\(d.log.suffix(1500))")
+    }
+
     @Test func backgroundPresenceRefusesCamera() throws {
         let cam = try FakeCamera(formats: "YUYV", sizes: "640x480")
         defer { cam.cleanup() }
