@@ -105,6 +105,14 @@ struct GnomePresenceTests {
                                        "; not used: the Wayland compositor at wayland-0 offers no wlr-screencopy"), "\(doctor.stdout)")
         #expect(!doctor.stdout.contains("Wayland compositor lacks"), "\(doctor.stdout)")
         #expect(doctor.stdout.contains("[ok  ] computer: backend auto: input through GNOME's Mutter RemoteDesktop"), "\(doctor.stdout)")
+        // caps says the same, also for a user unit started before the session (no WAYLAND_DISPLAY:
+        // GNOME's socket is found in XDG_RUNTIME_DIR, and passed over for lacking screencopy).
+        let caps = try runProcess(TestPaths.nodeBinary, ["caps", "--config", dir + "/c.json5"],
+                                  env: ["HOME": dir, "DBUS_SESSION_BUS_ADDRESS": gnome.sessionBus, "XDG_RUNTIME_DIR": gnome.runtimeDir,
+                                        "PATH": "/usr/bin:/bin"])
+        #expect(caps.stdout.contains("  screen: backend auto: captures through GNOME's Mutter screen cast over PipeWire (Meta-0 640x480)" +
+                                     "; not used: the Wayland compositor at wayland-0 offers no wlr-screencopy"), "\(caps.stdout)")
+        #expect(caps.stdout.contains("  computer: backend auto: input through GNOME's Mutter RemoteDesktop"), "\(caps.stdout)")
     }
 }
 

@@ -56,6 +56,9 @@ struct ScreenKdeTests {
         let doctor = try Self.node(kwin, ["doctor"], config: config)
         #expect(doctor.stdout.contains("[ok  ] screen: backend auto: captures through KWin's ScreenShot2 (Virtual-0 1280x720); not used: " +
                                        "the Wayland compositor at wayland-0 offers no wlr-screencopy"), "\(doctor.stdout)")
+        // caps names the backend too (without asking KWin for a picture).
+        let caps = try Self.node(kwin, ["caps"], config: config)
+        #expect(caps.stdout.contains("Served through:\n  screen: backend auto: captures through KWin's ScreenShot2 (Virtual-0 1280x720)"), "\(caps.stdout)")
 
         // The test process itself has no grant: KWin refuses it.
         let bus = try SessionBus(address: kwin.sessionBus)

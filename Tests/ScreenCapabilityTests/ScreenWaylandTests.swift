@@ -156,6 +156,11 @@ struct ScreenWaylandTests {
         let doctor = try e.run(["doctor", "--config", e.config])
         #expect(doctor.stdout.contains("zwlr_screencopy_manager_v1 v3 (screen.snapshot and screen.record)"), "\(doctor.stdout)")
         #expect(doctor.stdout.contains("HEADLESS-1 640x360"), "\(doctor.stdout)")
+        // caps names the backend, in words and in its JSON.
+        let caps = try e.run(["caps", "--config", e.config])
+        #expect(caps.stdout.contains("Served through:\n  screen: backend auto: captures through wlr-screencopy of the Wayland compositor at \(sway.socket)"), "\(caps.stdout)")
+        let json = try #require(JSONValue.parse(try e.run(["caps", "--json", "--config", e.config]).stdout))
+        #expect(json["backends"]?["screen"]?.stringValue?.contains("wlr-screencopy") == true, "\(json["backends"] ?? nil)")
     }
 }
 

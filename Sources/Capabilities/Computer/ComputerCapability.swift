@@ -10,7 +10,7 @@ import X11Support
 /// virtual pointer and keyboard (docs/PROTOCOL.md §6.5): the agent's clicks, drags,
 /// scrolls, typing and key combinations, at coordinates of the screenshot it saw. One execution
 /// owns the desktop at a time; its end releases whatever it still holds down.
-final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, Sendable {
+final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionAware, SelfDiagnosing, ReportsBackend, Sendable {
     let manifest: BundleManifest
     let settings: ComputerSettings
     private let log = Logger(component: "computer")
@@ -50,9 +50,15 @@ final class ComputerCapability: Capability, CapabilityLifecycle, GatewaySessionA
 
     /// For doctor: which input backend computer.act gets here.
     func diagnose() async -> [Diagnosis] {
-        guard let input = try? openInput() else { return [] }  // availability says why not
+        guard let line = await backend() else { return [] }  // availability says why not
+        return [Diagnosis(.ok, line)]
+    }
+
+    /// For doctor and caps: which input backend serves.
+    func backend() async -> String? {
+        guard let input = try? openInput() else { return nil }
         let how = settings.backend == .auto ? "backend auto" : "capabilities.computer.backend \"\(settings.backend.rawValue)\""
-        return [Diagnosis(.ok, "\(how): input through \(input.backendName)")]
+        return "\(how): input through \(input.backendName)"
     }
 
     /// The input backend (capabilities.computer.backend). `auto`: the compositor's virtual pointer

@@ -5,7 +5,7 @@ import Support
 /// `desktop`: desktop.stream, the local desktop in the gateway's Control UI as a VNC (RFB) session
 /// through a second WebSocket (DesktopStream). Off by default: it hands an operator the screen,
 /// keyboard and mouse.
-final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, @unchecked Sendable {  // `link` is behind a lock
+final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAware, PresenceAware, SelfDiagnosing, ReportsBackend, @unchecked Sendable {  // `link` is behind a lock
     let manifest: BundleManifest
     private let settings: DesktopSettings
     private let stateDirectory: String
@@ -60,19 +60,29 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
         if n > 0 { log.info("nobody is at the device any more (locked or idle): ended \(n) desktop stream(s)") }
     }
 
+    /// For caps: the server a stream would use.
+    func backend() async -> String? {
+        switch settings.server {
+        case .auto: return (try? LocalVNCServer.choose(settings).get()).map { "server auto: \(Self.describe($0.0, $0.1, $0.2))" }
+        case .external: return "server external: the VNC server you run at 127.0.0.1:\(settings.port)"
+        }
+    }
+
+    private static func describe(_ kind: LocalVNCServer.Kind, _ exe: String, _ target: String) -> String {
+        switch kind {
+        case .wayvnc: return "wayvnc (\(exe)) for the compositor at \(target), on a private Unix socket; the node checks the gateway's VNC password itself"
+        case .x11vnc: return "x11vnc (\(exe)) for X display \(target), on a private Unix socket with a fresh password per stream"
+        case .gnome: return "the node's own RFB server for GNOME (Mutter's screen cast and RemoteDesktop), listening nowhere; the node checks the gateway's VNC password itself"
+        case .kde: return "the node's own RFB server for KDE Plasma (KWin's screenshots and fake input) at \(target), listening nowhere; the node checks the gateway's VNC password itself"
+        }
+    }
+
     func diagnose() async -> [Diagnosis] {
         switch settings.server {
         case .auto:
             switch LocalVNCServer.choose(settings) {
             case .success(let (kind, exe, target)):
-                let how: String
-                switch kind {
-                case .wayvnc: how = "wayvnc (\(exe)) for the compositor at \(target), on a private Unix socket; the node checks the gateway's VNC password itself"
-                case .x11vnc: how = "x11vnc (\(exe)) for X display \(target), on a private Unix socket with a fresh password per stream"
-                case .gnome: how = "the node's own RFB server for GNOME (Mutter's screen cast and RemoteDesktop), listening nowhere; the node checks the gateway's VNC password itself"
-                case .kde: how = "the node's own RFB server for KDE Plasma (KWin's screenshots and fake input) at \(target), listening nowhere; the node checks the gateway's VNC password itself"
-                }
-                return [Diagnosis(.ok, "desktop.stream would start \(how)")]
+                return [Diagnosis(.ok, "desktop.stream would start \(Self.describe(kind, exe, target))")]
             case .failure(let why):
                 return [Diagnosis(.fail, why.nodeError.message)]
             }

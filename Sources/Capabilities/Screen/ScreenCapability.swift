@@ -8,7 +8,7 @@ import Support
 /// cursor) or the Linux framebuffer. The work runs on a dedicated thread per invoke. The last
 /// grabber is kept warm between invokes (GrabberCache) and re-validated before reuse, so an X
 /// server restart or a mode change between invokes only costs a reconnect.
-public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing {
+public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing, ReportsBackend {
     public let manifest: BundleManifest
     public var handlers: [CommandHandler] { ScreenCommands.handlers(self) }
     let sources: ScreenSources
@@ -36,6 +36,14 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing 
                      "(XWayland) windows; use backend \"wayland\" or \"auto\" on a wlroots compositor")
         }
         return result ?? .unavailable("screen probe was cancelled")
+    }
+
+    /// For caps: which backend captures and why the others did not.
+    public func backend() async -> String? {
+        let sources = self.sources
+        return (try? await BlockingExecutor.run("screen.backend") { (_: CancelFlag) throws(NodeError) -> String? in
+            sources.backendReport(tryKWin: false)?.text
+        }) ?? nil
     }
 
     /// For doctor: which backend captures and why others did not; on Wayland, what the compositor

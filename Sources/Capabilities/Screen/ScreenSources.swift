@@ -68,8 +68,10 @@ struct ScreenSources: Sendable {
         return try resolve(&tried)
     }
 
-    /// For doctor: which backend captures here and why the ones before it in `auto`'s order did not.
-    func backendReport() -> Diagnosis? {
+    /// For doctor and caps: which backend captures here and why the ones before it in `auto`'s
+    /// order did not. `tryKWin`: on KDE, ask KWin for a picture too, so doctor can tell that the
+    /// grant is missing before an agent finds out (caps only names the backend).
+    func backendReport(tryKWin: Bool = true) -> Diagnosis? {
         var tried: [String] = []
         let label: String
         do throws(NodeError) {
@@ -82,7 +84,7 @@ struct ScreenSources: Sendable {
             case .kde(let bus, let c):
                 label = "KWin's ScreenShot2 (\(c.orderedOutputs.map { "\($0.name) \($0.width)x\($0.height)" }.joined(separator: ", ")))"
                 // KWin answers only a granted program: try it, so doctor tells before an agent does.
-                if let first = c.orderedOutputs.first {
+                if tryKWin, let first = c.orderedOutputs.first {
                     do throws(SessionBus.Failure) { _ = try KWinScreenShot.capture(bus, output: first.name, includeCursor: false) } catch {
                         return Diagnosis(.fail, Self.reason(KdeScreen.refused(error)))
                     }

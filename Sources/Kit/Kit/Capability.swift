@@ -88,6 +88,7 @@ extension Capability {
     public var advertisedExtraCaps: [String] { (self as? any AdvertisesExtraCaps)?.extraCaps ?? [] }
     public var controlQueryable: (any ControlQueryable)? { self as? any ControlQueryable }
     public var reportsStatus: (any ReportsStatus)? { self as? any ReportsStatus }
+    public var reportsBackend: (any ReportsBackend)? { self as? any ReportsBackend }
     public var reportsActivity: (any ReportsActivity)? { self as? any ReportsActivity }
 }
 
@@ -155,6 +156,14 @@ public protocol PresenceAware: Capability {
 /// capabilities; may probe, must not start anything.
 public protocol SelfDiagnosing: Capability {
     func diagnose() async -> [Diagnosis]
+}
+
+/// Which of its backends serves on this machine and why the ones before it in `auto`'s order do
+/// not (screen: wlroots, GNOME, KDE, X11 or the framebuffer), for `openclaw-node caps`. nil when
+/// none can serve (availability says why). Asked only for available capabilities; may probe as
+/// `availability()` does, must not start anything.
+public protocol ReportsBackend: Capability {
+    func backend() async -> String?
 }
 
 /// One line for `openclaw-node status` about what the running capability can do now and, when it

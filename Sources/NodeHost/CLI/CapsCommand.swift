@@ -38,7 +38,13 @@ enum CapsCommand {
             return ExitCode.ok.rawValue
         }
         if a.flag("json") {
-            Out.json(ManifestDocument.json(registry, refused: config.catalog.refusedReasons))
+            var doc = ManifestDocument.json(registry, refused: config.catalog.refusedReasons)
+            let backends = await backendLines(registry)
+            if case .object(var o) = doc {
+                o["backends"] = .object(Dictionary(backends.map { ($0.0, JSONValue.string($0.1)) }, uniquingKeysWith: { a, _ in a }))
+                doc = .object(o)
+            }
+            Out.json(doc)
             return ExitCode.ok.rawValue
         }
         Out.line("Capabilities: \(m.caps.isEmpty ? "(none)" : m.caps.joined(separator: ", "))")
@@ -53,12 +59,29 @@ enum CapsCommand {
         if !m.permissions.isEmpty {
             Out.line("Permissions: " + m.permissions.keys.sorted().map { "\($0)=\(m.permissions[$0]! ? "yes" : "no")" }.joined(separator: ", "))
         }
+        let backends = await backendLines(registry)
+        if !backends.isEmpty {
+            Out.line("Served through:")
+            for (name, line) in backends { Out.line("  \(name): \(line)") }
+        }
         let reasons = registry.notAdvertisedReasons + config.catalog.refusedReasons
         if !reasons.isEmpty {
             Out.line("Not advertised (-):")
             for r in reasons { Out.line("  \(r)") }
         }
         return ExitCode.ok.rawValue
+    }
+}
+
+extension CapsCommand {
+    /// Which backend serves each advertised capability that has several (screen, computer,
+    /// desktop): what `auto` picked here and why the others were not used.
+    static func backendLines(_ registry: CommandRegistry) async -> [(String, String)] {
+        var out: [(String, String)] = []
+        for e in registry.entries where e.advertised {
+            if let line = await e.capability.reportsBackend?.backend() { out.append((e.capability.name, line)) }
+        }
+        return out
     }
 }
 
