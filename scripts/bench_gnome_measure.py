@@ -4,7 +4,7 @@
 #   python3 bench_gnome_measure.py NODE_BIN RUNS JSON(0|1)
 # Every process it starts is stopped by its PID; the session's folder is removed.
 from bench_rows import emit
-from bench_session import Processes, stop, wait_for
+from bench_session import Processes, cpu_seconds, stop, wait_for
 import json, os, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 NODE, RUNS, AS_JSON = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
@@ -26,14 +26,6 @@ def has_owner(name):
     r = subprocess.run(["dbus-send", "--bus=" + ENV["DBUS_SESSION_BUS_ADDRESS"], "--print-reply", "--dest=org.freedesktop.DBus",
                         "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:" + name], capture_output=True, text=True)
     return "boolean true" in r.stdout
-
-
-def cpu_seconds(pid):
-    """The process's CPU time and its reaped children's (utime, stime, cutime, cstime): a
-    recording is encoded in a child process (`openclaw-node video-encoder`) the daemon waits for."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
 
 
 def session():

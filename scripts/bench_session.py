@@ -1,5 +1,6 @@
 # What the desktop benchmarks (bench-gnome, bench-kde) share: processes started into a private
-# session and stopped by their PIDs, waits with a deadline, and the session's two D-Bus daemons.
+# session and stopped by their PIDs, waits with a deadline, the session's two D-Bus daemons, and a
+# process's CPU time.
 import os, subprocess, time
 
 
@@ -46,3 +47,11 @@ def stop(p):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+def cpu_seconds(pid):
+    """The process's CPU time and its reaped children's (utime, stime, cutime, cstime): a
+    recording is encoded in a child process (`openclaw-node video-encoder`) the daemon waits for."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
