@@ -103,7 +103,7 @@ final class GnomeInput: ComputerInput {
 
     func type(_ text: String, stop: CancelFlag) throws(NodeError) {
         let s = try anySession()
-        for run in Self.runs(text) {
+        for run in TypingRuns.split(text) {
             if stop.isCancelled { return }
             switch run {
             case .keys(let scalars):
@@ -127,27 +127,6 @@ final class GnomeInput: ComputerInput {
                 }
             }
         }
-    }
-
-    /// Text in the parts typed key by key (printable ASCII, Return, Tab, BackSpace: on every
-    /// layout) and the parts pasted.
-    enum Run: Equatable { case keys([Unicode.Scalar]), paste(String) }
-
-    static func runs(_ text: String) -> [Run] {
-        var out: [Run] = []
-        var keys: [Unicode.Scalar] = [], paste = ""
-        for c in text.unicodeScalars {
-            if (0x20...0x7E).contains(c.value) || [0x0A, 0x0D, 0x09, 0x08].contains(c.value) {
-                if !paste.isEmpty { out.append(.paste(paste)); paste = "" }
-                keys.append(c)
-            } else {
-                if !keys.isEmpty { out.append(.keys(keys)); keys = [] }
-                paste.unicodeScalars.append(c)
-            }
-        }
-        if !keys.isEmpty { out.append(.keys(keys)) }
-        if !paste.isEmpty { out.append(.paste(paste)) }
-        return out
     }
 
     func combo(_ mods: [KeySym], key keysym: KeySym, hold: (() -> Void)?) throws(NodeError) {

@@ -5,11 +5,14 @@ import Support
 import WaylandSupport
 
 /// computer.act's input on KDE Plasma through KWin's fake input (KWinFakeInput). Keys are Linux
-/// key codes, so what can be typed is what a US keyboard layout types (the protocol takes no
-/// keymap); a text with anything else is refused whole.
+/// key codes, so what is typed key by key is what a US keyboard layout types (the protocol takes
+/// no keymap); the rest of a text is pasted: it becomes the clipboard's content (data control,
+/// WaylandClipboard) and Ctrl+V is pressed, as on GNOME.
 final class KdeInput: ComputerInput {
     private let input: KWinFakeInput
     private var connection: WaylandConnection { input.connection }
+    /// Opened on the first paste.
+    private var clipboard: WaylandClipboard?
     private(set) var heldButtons: [UInt32] = []
     private var heldKeys: [UInt32] = []
     var backendName: String { "KWin's fake input on the compositor at \(connection.socket)" }
@@ -65,15 +68,54 @@ final class KdeInput: ComputerInput {
     }
 
     func type(_ text: String, stop: CancelFlag) throws(NodeError) {
-        // Every character first, so nothing is typed of a text that cannot be typed whole.
-        let keys = try text.unicodeScalars.map { (c: Unicode.Scalar) throws(NodeError) -> (code: UInt32, shift: Bool) in try keyCode(KeyNames.keysym(for: c)) }
-        for k in keys {
-            if k.shift { key(USKeyCodes.leftShift, down: true) }
-            key(k.code, down: true)
-            key(k.code, down: false)
-            if k.shift { key(USKeyCodes.leftShift, down: false) }
-            sync()
-            if !stop.sleep(milliseconds: 4) { return }
+        let runs = TypingRuns.split(text)
+        if runs.contains(where: { if case .paste = $0 { return true } else { return false } }), clipboard == nil {
+            guard let c = WaylandClipboard(connection: connection) else {
+                throw NodeError.invalidRequest("KWin's fake input types only what a US keyboard layout has, and the compositor at " +
+                                               "\(connection.socket) offers no clipboard (data control) to paste the rest through")
+            }
+            clipboard = c
+        }
+        for run in runs {
+            switch run {
+            case .keys(let scalars):
+                for c in scalars {
+                    let k = try keyCode(KeyNames.keysym(for: c))
+                    if k.shift { key(USKeyCodes.leftShift, down: true) }
+                    key(k.code, down: true)
+                    key(k.code, down: false)
+                    if k.shift { key(USKeyCodes.leftShift, down: false) }
+                    sync()
+                    if !stop.sleep(milliseconds: 4) { return }
+                }
+            case .paste(let chunk):
+                try paste(chunk, stop: stop)
+            }
+            if stop.isCancelled { return }
+        }
+    }
+
+    /// `text` through the clipboard: set, Ctrl+V, then served to the program that pastes. The
+    /// program reads the text after it asked for it, and keys sent meanwhile could overtake it:
+    /// the next part waits until nobody asked for 300 ms (no event says a paste is complete).
+    private func paste(_ text: String, stop: CancelFlag) throws(NodeError) {
+        guard let clipboard else { return }
+        try clipboard.set(text)
+        let before = clipboard.timesServed
+        let control = try keyCode(KeySym(XK_Control_L)).code, v = try keyCode(KeySym(XK_v)).code
+        key(control, down: true); key(v, down: true); key(v, down: false); key(control, down: false)
+        sync()
+        do throws(NodeError) {
+            try connection.wait(until: { clipboard.timesServed > before || stop.isCancelled }, timeout: .seconds(2), what: "paste")
+        } catch {
+            throw NodeError(ComputerError.driverError, "could not paste \"\(text.prefix(20))…\": the focused program did not read the clipboard " +
+                            "after Ctrl+V within 2 s (text outside a US layout is pasted on KDE)")
+        }
+        var served = clipboard.timesServed
+        while !stop.isCancelled {
+            do throws(NodeError) { try connection.wait(until: { clipboard.timesServed > served }, timeout: .milliseconds(300), what: "paste") }
+            catch { break }
+            served = clipboard.timesServed
         }
     }
 

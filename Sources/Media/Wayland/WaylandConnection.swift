@@ -51,6 +51,8 @@ public final class WaylandConnection {
     /// KWin's fake input (KDE Plasma): offered only to programs a desktop entry grants it.
     public private(set) var kdeFakeInput: OpaquePointer?
     public private(set) var kdeFakeInputVersion: UInt32 = 0
+    /// The data-control clipboard (wlroots' protocol; KWin offers it too): WaylandClipboard.
+    public private(set) var dataControlManager: OpaquePointer?
 
     /// `socket`: a name in $XDG_RUNTIME_DIR ("wayland-1") or an absolute path.
     public init(socket: String, unavailableCode: NodeError.Code = .unavailable("screen")) throws(NodeError) {
@@ -79,6 +81,7 @@ public final class WaylandConnection {
         if let virtualKeyboardManager { wl_proxy_destroy(virtualKeyboardManager) }
         if let kdeIdle { wl_proxy_destroy(kdeIdle) }
         if let kdeFakeInput { org_kde_kwin_fake_input_destroy(kdeFakeInput) }
+        if let dataControlManager { zwlr_data_control_manager_v1_destroy(dataControlManager) }
         if let seat { wl_proxy_destroy(seat) }
         wl_proxy_destroy(registry)
         wl_display_disconnect(display)
@@ -187,6 +190,8 @@ public final class WaylandConnection {
         case "org_kde_kwin_fake_input":
             kdeFakeInputVersion = min(version, 4)
             kdeFakeInput = bind(name, ocn_kde_fake_input_interface(), kdeFakeInputVersion)
+        case "zwlr_data_control_manager_v1":
+            dataControlManager = bind(name, ocn_data_control_manager_interface(), 1)
         case "zwlr_screencopy_manager_v1":
             screencopyVersion = min(version, 3)
             screencopy = bind(name, ocn_screencopy_manager_interface(), screencopyVersion)
