@@ -43,21 +43,20 @@ struct FrameSize: Sendable, Hashable, CustomStringConvertible {
     var description: String { "\(width)x\(height)" }
 }
 
-/// One open V4L2 device node. Owns the descriptor (closed in deinit); a `V4L2Stream` keeps its
-/// device alive while it streams.
+/// One open V4L2 device node. Owns the descriptor (closed once, when the device goes); a
+/// `V4L2Stream` keeps its device alive while it streams.
 final class V4L2Device {
     let path: String
-    let fd: Int32
+    private let descriptor: FileDescriptor
+    /// The number, for the ioctls (valid while the device lives).
+    var fd: Int32 { descriptor.rawValue }
 
     init(path: String) throws(NodeError) {
         // Non-blocking so DQBUF never parks the capture thread; poll() does the waiting.
-        let fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw CameraError.errno(errno, path, "open") }
+        do throws(Errno) { descriptor = try FileDescriptor.open(path, O_RDWR | O_NONBLOCK) }
+        catch { throw CameraError.errno(error.code, path, "open") }
         self.path = path
-        self.fd = fd
     }
-
-    deinit { close(fd) }
 
     /// The card name and whether this node captures video (metadata-only nodes of UVC cameras do not).
     func identity() throws(NodeError) -> (name: String, isCapture: Bool) {

@@ -3,7 +3,9 @@ import Glibc
 /// A file descriptor with exactly one owner: it is closed once — by `close()`, which reports the
 /// error, or else when its owner goes away — and never after it was handed on with `release()`.
 /// It cannot be copied, so two owners cannot close it twice or use it after the other closed it.
-public struct FileDescriptor: ~Copyable {
+/// Sendable: a number and the (Sendable) calls it goes through; what threads may do with one
+/// descriptor at once is the owner's rule, as with the number itself.
+public struct FileDescriptor: ~Copyable, Sendable {
     private var fd: Int32
     private let io: SystemIO
 

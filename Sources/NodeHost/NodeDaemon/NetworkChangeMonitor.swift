@@ -12,22 +12,26 @@ public final class NetworkChangeMonitor: Sendable {
     private static let groups: UInt32 = 0x1 /* LINK */ | 0x10 /* IPV4_IFADDR */ | 0x40 /* IPV4_ROUTE */
         | 0x100 /* IPV6_IFADDR */ | 0x400 /* IPV6_ROUTE */
 
-    private let fd: Int32
+    /// Owned: closed once, after `stop()` shut it down, when the monitor goes.
+    private let descriptor: FileDescriptor
+    private var fd: Int32 { descriptor.rawValue }
     private let onChange: @Sendable () -> Void
     private let debounce: Duration
     private let stopped = Locked(false)
 
     /// nil when netlink is not available (then the backoff alone paces reconnects).
     public init?(debounce: Duration = .milliseconds(800), onChange: @escaping @Sendable () -> Void) {
-        let s = socket(Int32(AF_NETLINK), Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NetworkChangeMonitor.netlinkRoute)
-        guard s >= 0 else { return nil }
+        let raw = socket(Int32(AF_NETLINK), Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NetworkChangeMonitor.netlinkRoute)
+        guard raw >= 0 else { return nil }
+        let socket = FileDescriptor(owning: raw)
+        let s = socket.rawValue
         // struct sockaddr_nl { sa_family_t nl_family; unsigned short nl_pad; __u32 nl_pid; __u32 nl_groups; }
         var addr = [UInt8](repeating: 0, count: 12)
         addr[0] = UInt8(AF_NETLINK & 0xff)
         withUnsafeBytes(of: NetworkChangeMonitor.groups.littleEndian) { addr.replaceSubrange(8..<12, with: $0) }
         let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), 12) }
-        guard rc == 0 else { close(s); return nil }
-        fd = s
+        guard rc == 0 else { return nil }
+        descriptor = socket
         self.onChange = onChange
         self.debounce = debounce
         BlockingExecutor.startLoop(name: "netlink") { [weak self] in self?.loop() }
@@ -41,7 +45,7 @@ public final class NetworkChangeMonitor: Sendable {
         }
     }
 
-    deinit { stop(); close(fd) }
+    deinit { stop() }
 
     private func loop() {
         var buf = [UInt8](repeating: 0, count: 16384)

@@ -10,38 +10,35 @@ import Support
 /// (row padding), the panning offsets and the channel bitfields.
 final class FramebufferDevice {
     let path: String
-    private let fd: Int32
+    /// Owned: closed exactly once, when this device goes (or when init fails after opening it).
+    private let descriptor: FileDescriptor
+    private var fd: Int32 { descriptor.rawValue }
     private let mapping: UnsafeMutableRawPointer
     private let mappedLength: Int
     let fixed: fb_fix_screeninfo
 
     init(path: String) throws(NodeError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let e = errno
-            let hint = e == EACCES ? " (add this user to the \"video\" group)" : e == ENOENT ? " (no framebuffer: is a fbdev/DRM console driver loaded?)" : ""
-            throw ScreenError.unavailable("cannot open framebuffer \(path): \(String(cString: strerror(e)))\(hint)")
+        let opened: FileDescriptor
+        do throws(Errno) { opened = try FileDescriptor.open(path, O_RDONLY) } catch {
+            let hint = error.code == EACCES ? " (add this user to the \"video\" group)"
+                : error.code == ENOENT ? " (no framebuffer: is a fbdev/DRM console driver loaded?)" : ""
+            throw ScreenError.unavailable("cannot open framebuffer \(path): \(error)\(hint)")
         }
         var fix = fb_fix_screeninfo()
-        guard clinuxfb_get_fscreeninfo(fd, &fix) == 0 else {
-            let e = errno
-            close(fd)
-            throw ScreenError.unavailable("\(path) is not a framebuffer (FBIOGET_FSCREENINFO: \(String(cString: strerror(e))))")
+        guard clinuxfb_get_fscreeninfo(opened.rawValue, &fix) == 0 else {
+            throw ScreenError.unavailable("\(path) is not a framebuffer (FBIOGET_FSCREENINFO: \(String(cString: strerror(errno))))")
         }
         guard fix.type == FB_TYPE_PACKED_PIXELS, fix.visual == FB_VISUAL_TRUECOLOR || fix.visual == FB_VISUAL_DIRECTCOLOR else {
-            close(fd)
             throw ScreenError.unavailable("framebuffer \(path) is not packed true-colour (type \(fix.type), visual \(fix.visual)); " +
                                           "palette and planar framebuffers are not supported")
         }
         let length = Int(fix.smem_len)
-        let addr = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0)
+        let addr = mmap(nil, length, PROT_READ, MAP_SHARED, opened.rawValue, 0)
         guard length > 0, let addr, addr != MAP_FAILED else {
-            let e = errno
-            close(fd)
-            throw ScreenError.unavailable("cannot map framebuffer \(path) (\(length) bytes): \(String(cString: strerror(e)))")
+            throw ScreenError.unavailable("cannot map framebuffer \(path) (\(length) bytes): \(String(cString: strerror(errno)))")
         }
-        self.fd = fd
+        descriptor = opened
         mapping = addr
         mappedLength = length
         fixed = fix
@@ -49,7 +46,6 @@ final class FramebufferDevice {
 
     deinit {
         munmap(mapping, mappedLength)
-        close(fd)
     }
 
     /// The current mode; read for every frame because panning (double buffering) moves yoffset.
