@@ -5,7 +5,10 @@ import Glibc
 /// a child process, which maps the same pages: a frame written here is read there without
 /// passing through a pipe. Owns the descriptor and the mapping.
 public final class SharedMemoryFile {
-    public let fd: Int32
+    /// Owned: closed once, after the mapping is gone.
+    private let descriptor: FileDescriptor
+    /// The number, to hand to a child or map (valid while this file lives).
+    public var fd: Int32 { descriptor.rawValue }
     /// The mapping (nil before the first `reserve`/`map`) and its length.
     public private(set) var base: UnsafeMutableRawPointer?
     private(set) var mappedBytes = 0
@@ -14,15 +17,14 @@ public final class SharedMemoryFile {
     public init?(name: String) {
         let fd = ocn_memfd_create(name)
         guard fd >= 0 else { return nil }
-        self.fd = fd
+        descriptor = FileDescriptor(owning: fd)
     }
 
     /// A file another process made (an inherited descriptor).
-    public init(adopting fd: Int32) { self.fd = fd }
+    public init(adopting fd: Int32) { descriptor = FileDescriptor(owning: fd) }
 
     deinit {
         if let base { munmap(base, mappedBytes) }
-        close(fd)
     }
 
     /// Grows the file to at least `bytes` and maps all of it (the creator's side).

@@ -3,11 +3,12 @@ import Glibc
 /// A self-pipe that interrupts a thread blocked in poll(): the node's way to wait on a file
 /// descriptor and still stop at once (a `stop()`, "reconnect now", a raised `CancelFlag` via
 /// `CancelFlag.wakes(_:)`), instead of polling with a short timeout to check a flag. Both ends are
-/// closed once, in deinit. (eventfd would do, but Glibc's Swift module does not export it.)
+/// closed once, when it goes. (eventfd would do, but Glibc's Swift module does not export it.)
 public final class Wakeup: Sendable {
     /// The read end, polled next to the fd being waited on; never closed elsewhere.
-    public let fd: Int32
-    private let writeEnd: Int32
+    public var fd: Int32 { readEnd.rawValue }
+    private let readEnd: FileDescriptor
+    private let writeEnd: FileDescriptor
 
     public init() {
         var fds: [Int32] = [-1, -1]
@@ -17,16 +18,14 @@ public final class Wakeup: Sendable {
             _ = fcntl(f, F_SETFD, FD_CLOEXEC)
             _ = fcntl(f, F_SETFL, fcntl(f, F_GETFL) | O_NONBLOCK)
         }
-        fd = fds[0]
-        writeEnd = fds[1]
+        readEnd = FileDescriptor(owning: fds[0])
+        writeEnd = FileDescriptor(owning: fds[1])
     }
-
-    deinit { close(fd); close(writeEnd) }
 
     /// Never blocks: when the pipe is full, a wake-up is already pending.
     public func signal() {
         var one: UInt8 = 1
-        _ = write(writeEnd, &one, 1)
+        _ = write(writeEnd.rawValue, &one, 1)
     }
 
     /// Consumes pending signals (after poll() reported the fd readable).
