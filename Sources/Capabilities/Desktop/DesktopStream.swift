@@ -87,7 +87,7 @@ enum DesktopStream {
         case .auto:
             let server = try LocalVNCServer.start(s, under: stateDirectory, cancel: cancel, log: log)
             do throws(DesktopStreamError) {
-                let socket = try server.connect()
+                let socket = try server.connect(cancel: cancel)
                 let probe = try RFBProbe.run(socket, acceptNone: server.nodeChecksPassword, within: RFBProbe.freshServerTimeout, cancel: cancel)
                 if !server.nodeChecksPassword && probe.auth != .vncPassword { throw DesktopStreamError.unsupportedSecurity(probe.offered) }
                 return Target(socket: socket, probe: probe, server: server, password: server.password, name: "\(server.kind.rawValue) (pid \(server.pid))")

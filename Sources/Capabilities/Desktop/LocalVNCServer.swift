@@ -136,11 +136,21 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
         return server
     }
 
-    /// A connection to it.
-    func connect() throws(DesktopStreamError) -> RFBSocket {
+    /// A connection to it. A server makes its socket file (bind) a moment before it listens on
+    /// it, and a connection in between is refused: refused ones are tried again, every 20 ms,
+    /// while the server runs, for at most the 10 s a fresh server has to start. (Not probed
+    /// earlier: x11vnc serves one client, and a probe would be it.)
+    func connect(cancel: CancelFlag) throws(DesktopStreamError) -> RFBSocket {
         if let inProcess { return try inProcess.connect() }
-        do { return RFBSocket(try TCPSocket.connect(unixPath: socketPath)) }
-        catch { throw .serverUnavailable("\(kind.rawValue): \(error.description)") }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            do { return RFBSocket(try TCPSocket.connect(unixPath: socketPath)) } catch {
+                let listensSoon = error.errno == Errno(ECONNREFUSED) && process?.isRunning == true && ContinuousClock.now < deadline
+                guard listensSoon, cancel.sleep(milliseconds: 20) else {
+                    throw cancel.isCancelled ? .cancelled : .serverUnavailable("\(kind.rawValue): \(error.description)")
+                }
+            }
+        }
     }
 
     /// Stops the server's process group (SIGTERM, then SIGKILL after 2 s) and removes its directory.

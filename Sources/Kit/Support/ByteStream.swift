@@ -21,5 +21,7 @@ public protocol ByteStream: AnyObject {
 
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     public let description: String
-    public init(_ d: String) { description = d }
+    /// The system call's errno, where one failed (a caller may try again on ECONNREFUSED).
+    public let errno: Errno?
+    public init(_ d: String, errno: Errno? = nil) { description = d; self.errno = errno }
 }

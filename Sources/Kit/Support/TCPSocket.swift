@@ -130,9 +130,9 @@ public final class TCPSocket: ByteStream {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard rc == 0 else {
-            let why = String(cString: strerror(errno))
+            let e = Errno.current
             Glibc.close(fd)
-            throw TransportError("\(path): \(why)")
+            throw TransportError("\(path): \(e)", errno: e)
         }
         return TCPSocket(fd: fd)
     }
