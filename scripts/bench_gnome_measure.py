@@ -4,7 +4,7 @@
 #   python3 bench_gnome_measure.py NODE_BIN RUNS JSON(0|1)
 # Every process it starts is stopped by its PID; the session's folder is removed.
 from bench_rows import emit
-from bench_session import Processes, cpu_seconds, stop, wait_for
+from bench_session import Processes, recording_cpu, stop, wait_for
 import json, os, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 NODE, RUNS, AS_JSON = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
@@ -131,15 +131,7 @@ try:
         timed(snap)
         warm_ms = statistics.median(timed(snap) for _ in range(RUNS))
         record = [NODE, "invoke", "screen.record", "--compact", "--config", cfg, "--params", '{"durationMs":5000,"fps":10}']
-        cpu = {}
-        for moving in (False, True):
-            if moving:
-                stop(window)
-                window = probe(20)
-            c0 = cpu_seconds(daemon.pid)
-            timed(record)
-            node_cpu = cpu_seconds(daemon.pid) - c0
-            cpu[moving] = (node_cpu, reference_record_cpu(5))
+        cpu, window = recording_cpu(daemon, lambda: timed(record), reference_record_cpu, window, probe)
     finally:
         stop(daemon)
     rows.append(("GNOME screen.snapshot 1280x720 PNG, warm (running daemon)", "%.0f ms" % warm_ms,

@@ -8,7 +8,7 @@
 #   python3 bench_kde_measure.py NODE_BIN RUNS JSON(0|1)
 # Every process it starts is stopped by its PID; the session's folder is removed.
 from bench_rows import emit
-from bench_session import Processes, cpu_seconds, stop, wait_for
+from bench_session import Processes, recording_cpu, stop, wait_for
 import json, os, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 NODE, RUNS, AS_JSON = os.path.realpath(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
@@ -26,36 +26,12 @@ PROCS = Processes(ENV)
 start = PROCS.start
 PYTHON = T + "/bin/python-kwin-shot"
 
-# The reference: ScreenShot2.CaptureScreen into a pipe, read whole (raw pixels; no encoding).
-SHOT = r'''
-import os, sys, threading, time, dbus
-bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
-shot = dbus.Interface(bus.get_object("org.kde.KWin", "/org/kde/KWin/ScreenShot2"), "org.kde.KWin.ScreenShot2")
-times = []
-for _ in range(int(sys.argv[1])):
-    t = time.monotonic()
-    r, w = os.pipe()
-    data = []
-    reader = threading.Thread(target=lambda: data.append(open(r, "rb").read()))
-    reader.start()
-    info = shot.CaptureScreen("Virtual-0", {"include-cursor": False, "native-resolution": True}, dbus.types.UnixFd(w))
-    os.close(w)
-    reader.join()
-    assert len(data[0]) >= int(info["stride"]) * int(info["height"]), info
-    times.append((time.monotonic() - t) * 1000)
-print(sorted(times)[len(times) // 2])
-'''
-
-# The recording reference: ScreenShot2 every 1/FPS s for SECONDS, raw frames into ffmpeg (libx264
-# veryfast, yuv420p, MP4), as the node records (the same rate, codec preset and container).
-RECORD = r'''
+# Both references' one screenshot: ScreenShot2.CaptureScreen into a pipe, read whole (raw pixels).
+CAPTURE = r'''
 import os, subprocess, sys, threading, time, dbus
-seconds, fps, out = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 bus = dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
 shot = dbus.Interface(bus.get_object("org.kde.KWin", "/org/kde/KWin/ScreenShot2"), "org.kde.KWin.ScreenShot2")
-enc = None
-start = time.monotonic()
-for i in range(int(seconds * fps)):
+def capture():
     r, w = os.pipe()
     data = []
     reader = threading.Thread(target=lambda: data.append(open(r, "rb").read()))
@@ -64,7 +40,29 @@ for i in range(int(seconds * fps)):
     os.close(w)
     reader.join()
     width, height, stride = int(info["width"]), int(info["height"]), int(info["stride"])
-    frame = data[0][:stride * height] if stride == width * 4 else b"".join(data[0][y * stride:y * stride + width * 4] for y in range(height))
+    assert len(data[0]) >= stride * height, info
+    return width, height, stride, data[0]
+'''
+
+# The snapshot reference: the median time of one screenshot (no encoding).
+SHOT = CAPTURE + r'''
+times = []
+for _ in range(int(sys.argv[1])):
+    t = time.monotonic()
+    capture()
+    times.append((time.monotonic() - t) * 1000)
+print(sorted(times)[len(times) // 2])
+'''
+
+# The recording reference: a screenshot every 1/FPS s for SECONDS, raw frames into ffmpeg (libx264
+# veryfast, yuv420p, MP4), as the node records (the same rate, codec preset and container).
+RECORD = CAPTURE + r'''
+seconds, fps, out = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+enc = None
+start = time.monotonic()
+for i in range(int(seconds * fps)):
+    width, height, stride, pixels = capture()
+    frame = pixels[:stride * height] if stride == width * 4 else b"".join(pixels[y * stride:y * stride + width * 4] for y in range(height))
     if enc is None:
         enc = subprocess.Popen(["ffmpeg", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "%dx%d" % (width, height),
                                 "-r", str(fps), "-i", "-", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", out],
@@ -136,14 +134,7 @@ try:
         timed(snap)
         warm_ms = statistics.median(timed(snap) for _ in range(RUNS))
         record = [NODE, "invoke", "screen.record", "--compact", "--config", cfg, "--params", '{"durationMs":5000,"fps":10}']
-        cpu = {}
-        for moving in (False, True):
-            if moving:
-                stop(window)
-                window = probe(20)
-            c0 = cpu_seconds(daemon.pid)
-            timed(record)
-            cpu[moving] = (cpu_seconds(daemon.pid) - c0, reference_record_cpu(5))
+        cpu, window = recording_cpu(daemon, lambda: timed(record), reference_record_cpu, window, probe)
     finally:
         stop(daemon)
     rows.append(("KDE screen.snapshot 1280x720 PNG, warm (running daemon)", "%.0f ms" % warm_ms,

@@ -1,6 +1,6 @@
 # What the desktop benchmarks (bench-gnome, bench-kde) share: processes started into a private
-# session and stopped by their PIDs, waits with a deadline, the session's two D-Bus daemons, and a
-# process's CPU time.
+# session and stopped by their PIDs, waits with a deadline, the session's two D-Bus daemons, and the
+# CPU a recording costs.
 import os, subprocess, time
 
 
@@ -55,3 +55,18 @@ def cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
+
+
+def recording_cpu(daemon, record, reference, window, probe):
+    """The desktop benches' recording rows: {moving: (node CPU s, reference CPU s)} for a 5 s
+    recording of a still screen (`window` as it is) and then of one that changes 20 times a second
+    (a new probe window); and the window left running (the caller stops it)."""
+    cpu = {}
+    for moving in (False, True):
+        if moving:
+            stop(window)
+            window = probe(20)
+        c0 = cpu_seconds(daemon.pid)
+        record()
+        cpu[moving] = (cpu_seconds(daemon.pid) - c0, reference(5))
+    return cpu, window
