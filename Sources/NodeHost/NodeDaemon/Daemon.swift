@@ -186,8 +186,8 @@ public enum Daemon {
             }
         }
         let changes = RegistryChanges()
-        // A capability that could not serve is probed again: every 30 s, and at once when an
-        // invoke asks for it. A desktop that started after the node
+        // A capability that could not serve is probed again: 30 s after start and less often
+        // after that, and at once when an invoke asks for it. A desktop that started after the node
         // (a user unit at boot), a camera plugged in later: used without a restart.
         let probe: @Sendable ([String]?) async -> ReloadOutcome = { only in
             await changes.run {
@@ -205,12 +205,23 @@ public enum Daemon {
         // A probe is a capability's availability check (a stat, a connect): cheap enough to make
         // for each such invoke, and the gate above runs them one at a time.
         await runtime.dispatcher.setProbeAgain { name in await probe([name]).started.contains(name) }
-        // OPENCLAW_NODE_PROBE_SECONDS replaces the 30 s (tests).
-        let probeEvery = Int(ProcessEnvironment.current["OPENCLAW_NODE_PROBE_SECONDS"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? 30
+        // Each capability that still cannot serve waits twice as long for its next probe, up to
+        // 30 min: a probe may cost (on a Raspberry Pi with no camera attached, the camera's runs
+        // rpicam-hello, half a second of CPU), so what comes soon after start is found soon and
+        // what never comes costs next to nothing. OPENCLAW_NODE_PROBE_SECONDS replaces the 30 s (tests).
+        let tick = Duration.seconds(Int(ProcessEnvironment.current["OPENCLAW_NODE_PROBE_SECONDS"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? 30)
         let prober = Task {
+            var due: [String: (at: ContinuousClock.Instant, wait: Duration)] = [:]
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(probeEvery))
-                if !Task.isCancelled, !runtime.registry.probeable.isEmpty { _ = await probe(nil) }
+                try? await Task.sleep(for: tick)
+                let now = ContinuousClock.now
+                let names = runtime.registry.probeable.filter { name in due[name].map { $0.at <= now } ?? true }
+                guard !names.isEmpty, !Task.isCancelled else { continue }
+                let started = await probe(names).started
+                for name in names where !started.contains(name) {
+                    let wait = min((due[name]?.wait ?? tick) * 2, tick * 60)
+                    due[name] = (now + wait, wait)
+                }
             }
         }
         // SIGHUP: read the config file again and apply it (one reload at a time, in order).
