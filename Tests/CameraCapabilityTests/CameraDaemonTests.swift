@@ -51,7 +51,8 @@ import Testing
         let (after, shot) = try cam.invoke("camera.snap", local: false)
         #expect(after.code == 0, "\(after.stdout.prefix(300)) \(after.stderr)\n\(d.log.suffix(1500))")
         #expect(FakeCamera.checkPattern(try CameraFakeDeviceTests.image(shot), width: 640, height: 480).isEmpty)
-        #expect(d.log.contains("can serve now (probed again): camera"), "\(d.log.suffix(1500))")
+        // The daemon's output reaches the test's copy of its log a moment later.
+        #expect(waitUntil(timeout: 5) { d.log.contains("can serve now (probed again): camera") }, "\(d.log.suffix(1500))")
     }
 
     @Test func backgroundPresenceRefusesCamera() throws {

@@ -110,7 +110,8 @@ struct ScreenWaylandTests {
         let v = try #require(JSONValue.parse(after.stdout))
         #expect(v["width"] == 640 && v["height"] == 360)
         #expect(ImageChecks.near(try ImageChecks.image(v).pixel(x: 10, y: 10), 0xffffff, tolerance: 0))
-        #expect(node.log.contains("can serve now (probed again): screen"), "\(node.log.suffix(1500))")
+        // The daemon's output reaches the test's copy of its log a moment later.
+        #expect(waitUntil(timeout: 5) { node.log.contains("can serve now (probed again): screen") }, "\(node.log.suffix(1500))")
         #expect(node.stop() == 0)
     }
 
