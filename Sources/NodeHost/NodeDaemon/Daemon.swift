@@ -202,8 +202,8 @@ public enum Daemon {
                 return outcome
             }
         }
-        // A probe is a capability's availability check (a stat, a connect): cheap enough to make
-        // for each such invoke, and the gate above runs them one at a time.
+        // An invoke that finds its capability unavailable has it probed at once, whatever the
+        // schedule below: somebody wants it now (the gate above runs probes one at a time).
         await runtime.dispatcher.setProbeAgain { name in await probe([name]).started.contains(name) }
         // Each capability that still cannot serve waits twice as long for its next probe, up to
         // 30 min: a probe may cost (on a Raspberry Pi with no camera attached, the camera's runs
