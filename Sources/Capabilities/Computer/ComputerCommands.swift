@@ -16,24 +16,19 @@ struct ComputerSettings: Sendable {
     /// The Wayland compositor to drive (wins over the X display): capabilities.computer.waylandDisplay,
     /// else $WAYLAND_DISPLAY, else the session's socket in XDG_RUNTIME_DIR, looked for at each use
     /// (WaylandSockets: a user unit started before the desktop has no WAYLAND_DISPLAY).
-    var waylandDisplay: String? { WaylandSockets.display(configured: namedWaylandDisplay, environment: runtimeEnvironment) }
-    /// What the config or the environment named (nil: look in the runtime directory).
-    var namedWaylandDisplay: String?
-    /// XDG_RUNTIME_DIR, where a compositor nobody named is looked for (none in settings made by hand).
-    var runtimeEnvironment: [String: String] = [:]
+    var waylandDisplay: String? { waylandChoice.current }
+    var waylandChoice: WaylandDisplayChoice
     /// The desktop session's D-Bus (GNOME): $DBUS_SESSION_BUS_ADDRESS, else the user bus.
     var sessionBus: String?
 
     init(backend: Backend = .auto, display: String? = nil, waylandDisplay: String? = nil, sessionBus: String? = nil) {
-        self.backend = backend; self.display = display; self.namedWaylandDisplay = waylandDisplay; self.sessionBus = sessionBus
+        self.backend = backend; self.display = display; self.waylandChoice = WaylandDisplayChoice(named: waylandDisplay); self.sessionBus = sessionBus
     }
 
     init(_ section: BundleSection, environment: [String: String]) {
         backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
         display = section.string("display") ?? environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
-        namedWaylandDisplay = section.string("waylandDisplay").flatMap { $0.isEmpty ? nil : $0 }
-            ?? environment["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
-        runtimeEnvironment = environment["XDG_RUNTIME_DIR"].map { ["XDG_RUNTIME_DIR": $0] } ?? [:]
+        waylandChoice = WaylandDisplayChoice(configured: section.string("waylandDisplay"), environment: environment)
         sessionBus = SessionBus.sessionAddress(environment: environment)
     }
 }

@@ -19,12 +19,8 @@ struct DesktopSettings: Sendable {
     /// server: auto — the compositor socket as an absolute path (config or $WAYLAND_DISPLAY, a
     /// name resolved in $XDG_RUNTIME_DIR; else the session's socket there, looked for at each use:
     /// a user unit started before the desktop has no WAYLAND_DISPLAY).
-    var waylandSocket: String? {
-        WaylandSockets.display(configured: namedWayland, environment: environment)
-            .map { RemoteDesktopSessions.waylandSocketPath($0, environment: environment) }
-    }
-    /// What the config or the environment named (nil: look in the runtime directory).
-    private let namedWayland: String?
+    var waylandSocket: String? { wayland.current.map { RemoteDesktopSessions.waylandSocketPath($0, environment: environment) } }
+    private let wayland: WaylandDisplayChoice
     /// What the VNC server the node starts inherits (XAUTHORITY, XDG_RUNTIME_DIR, PATH).
     let environment: [String: String]
     /// server: auto on GNOME — the session bus and PipeWire of the desktop session.
@@ -37,7 +33,7 @@ struct DesktopSettings: Sendable {
         port = section.int("port") ?? 5900
         passwordFile = nonEmpty(section.string("passwordFile"))
         display = nonEmpty(section.string("display")) ?? nonEmpty(env["DISPLAY"])
-        namedWayland = nonEmpty(section.string("waylandDisplay")) ?? nonEmpty(env["WAYLAND_DISPLAY"])
+        wayland = WaylandDisplayChoice(configured: section.string("waylandDisplay"), environment: env)
         environment = env
         sessionBus = SessionBus.sessionAddress(environment: env)
         pipewire = PipeWireRemote.session(environment: env)

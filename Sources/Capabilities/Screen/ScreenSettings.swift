@@ -16,11 +16,8 @@ struct ScreenSettings: Sendable {
     /// Wayland compositor socket: `capabilities.screen.waylandDisplay`, else $WAYLAND_DISPLAY, else
     /// the session's socket in XDG_RUNTIME_DIR, looked for at each use (WaylandSockets: a user unit
     /// started before the desktop has no WAYLAND_DISPLAY).
-    var waylandDisplay: String? { WaylandSockets.display(configured: namedWaylandDisplay, environment: runtimeEnvironment) }
-    /// What the config or the environment named (nil: look in the runtime directory).
-    var namedWaylandDisplay: String?
-    /// XDG_RUNTIME_DIR, where a compositor nobody named is looked for (none in tests made by hand).
-    var runtimeEnvironment: [String: String] = [:]
+    var waylandDisplay: String? { waylandChoice.current }
+    var waylandChoice: WaylandDisplayChoice
     /// MIT-SHM capture (falls back to XGetImage by itself when the server refuses it).
     /// OPENCLAW_NODE_SCREEN_NO_SHM=1 forces XGetImage, for remote displays and tests.
     var useSharedMemory = true
@@ -42,7 +39,7 @@ struct ScreenSettings: Sendable {
         self.backend = backend
         self.sessionBus = sessionBus
         self.pipewire = pipewire
-        self.namedWaylandDisplay = waylandDisplay
+        self.waylandChoice = WaylandDisplayChoice(named: waylandDisplay)
         self.display = display
         self.framebuffer = framebuffer
         self.useSharedMemory = useSharedMemory
@@ -54,8 +51,7 @@ struct ScreenSettings: Sendable {
         backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
         display = section.string("display").flatMap { $0.isEmpty ? nil : $0 } ?? env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         framebuffer = section.string("fbdev").flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/fb0"
-        namedWaylandDisplay = section.string("waylandDisplay").flatMap { $0.isEmpty ? nil : $0 } ?? env["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
-        runtimeEnvironment = env["XDG_RUNTIME_DIR"].map { ["XDG_RUNTIME_DIR": $0] } ?? [:]
+        waylandChoice = WaylandDisplayChoice(configured: section.string("waylandDisplay"), environment: env)
         useSharedMemory = !["1", "true", "yes"].contains(env["OPENCLAW_NODE_SCREEN_NO_SHM"]?.lowercased() ?? "")
         wayland = ScreenSettings.waylandEvidence(env)
         audioDevice = env["OPENCLAW_NODE_AUDIO_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"

@@ -9,9 +9,7 @@ public enum WaylandSockets {
     /// `configured` (a capability's `waylandDisplay`), else WAYLAND_DISPLAY, else the session's
     /// compositor socket found in XDG_RUNTIME_DIR now; nil when there is none.
     public static func display(configured: String?, environment: [String: String]) -> String? {
-        if let name = configured, !name.isEmpty { return name }
-        if let name = environment["WAYLAND_DISPLAY"], !name.isEmpty { return name }
-        return discovered(runtimeDirectory: environment["XDG_RUNTIME_DIR"])
+        WaylandDisplayChoice(configured: configured, environment: environment).current
     }
 
     /// The lowest-numbered `wayland-N` socket in the runtime directory: the session's compositor
@@ -24,4 +22,25 @@ public enum WaylandSockets {
         }
         return numbered.sorted { $0.0 < $1.0 }.first { FileSystem.isSocket(dir + "/" + $0.1) }?.1
     }
+}
+
+/// A capability's compositor, as its settings keep it: what the config or WAYLAND_DISPLAY named
+/// when it loaded, and the runtime directory where one nobody named is looked for at each use.
+public struct WaylandDisplayChoice: Sendable {
+    public let named: String?
+    public let runtimeDirectory: String?
+
+    public init(named: String?, runtimeDirectory: String? = nil) {
+        self.named = named.flatMap { $0.isEmpty ? nil : $0 }
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    /// From a capability's `waylandDisplay` key and the environment it loaded in.
+    public init(configured: String?, environment: [String: String]) {
+        self.init(named: configured.flatMap { $0.isEmpty ? nil : $0 } ?? environment["WAYLAND_DISPLAY"],
+                  runtimeDirectory: environment["XDG_RUNTIME_DIR"])
+    }
+
+    /// The compositor to use now: the named one, else the session's socket found now.
+    public var current: String? { named ?? WaylandSockets.discovered(runtimeDirectory: runtimeDirectory) }
 }

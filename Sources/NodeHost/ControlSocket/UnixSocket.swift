@@ -90,10 +90,7 @@ final class UnixSocket: Sendable {
         while true {
             let left = deadline - .now
             guard left > .zero else { return false }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let rc = poll(&p, 1, Wakeup.milliseconds(left))
-            if rc < 0 && errno != EINTR { return true }  // the connection is unusable: as good as closed
-            guard rc > 0 else { continue }
+            guard pollOnce(fd, events: Int16(POLLIN), timeout: left) else { continue }
             let fd = self.fd
             let n = (try? scratch.withUnsafeMutableBytes { try SystemIO.live.read(fd, into: $0) }) ?? 0
             if n == 0 { return true }
