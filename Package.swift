@@ -54,6 +54,7 @@ let package = Package(
     name: "openclaw-node",
     products: [
         .executable(name: "openclaw-node", targets: ["openclaw-node"]),
+        .executable(name: "openclaw-node-launcher", targets: ["openclaw-node-launcher"]),
     ] + bundles.map { b in
         // Capability bundles: libopenclaw-<name>.so, found next to the executable or in ../lib/openclaw-node/.
         .library(name: "openclaw-\(b.folder.lowercased())", type: .dynamic, targets: ["\(b.folder)Capability"])
@@ -86,6 +87,12 @@ let package = Package(
         // layout's lib directory (bin/openclaw-node + lib/openclaw-node/*.so).
         .executableTarget(name: "openclaw-node", dependencies: [core], path: "Sources/openclaw-node",
                           linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath=$ORIGIN/../lib/openclaw-node"])]),
+        // What the package installs as /usr/bin/openclaw-node: `invoke` answered by a running
+        // daemon in a program with the Swift runtime linked in (no shared Swift library to load:
+        // half the start of a call), everything else handed to the full program by execv.
+        .executableTarget(name: "openclaw-node-launcher",
+                          dependencies: [.product(name: "openclaw-node-client", package: "Kit")],
+                          path: "Sources/openclaw-node-launcher", linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
         // Tests are split by module, so that a module's tests build without the others: the kit's
         // own (JSON5, config, manifests, JSON writing) with the kit alone; the core's (runtime, CLI,

@@ -93,7 +93,7 @@ def probe(animate):
 
 def grant(name, exe):
     with open(ROOT + "/scripts/debian/ai.openclaw.node.desktop") as f:
-        entry = f.read().replace("\nExec=/usr/bin/openclaw-node\n", "\nExec=%s\n" % exe)
+        entry = f.read().replace("\nExec=/usr/lib/openclaw-node/openclaw-node\n", "\nExec=%s\n" % exe)
     with open("%s/share/applications/%s.desktop" % (T, name), "w") as f:
         f.write(entry)
 

@@ -197,7 +197,7 @@ import Testing
         // module → the one library that may define its types
         // (every core module, as Sources/NodeHost/Package.swift lists them)
         var home = ["Support": "libopenclaw-node-kit.so", "Config": "libopenclaw-node-kit.so", "Kit": "libopenclaw-node-kit.so",
-                    "Media": "libopenclaw-media.so"]
+                    "ControlLink": "libopenclaw-node-kit.so", "Media": "libopenclaw-media.so"]
         #expect(ModuleWallTests.coreModules.count >= 12)
         for module in ModuleWallTests.coreModules { home[module] = "libopenclaw-node-core.so" }
         for lib in libs {

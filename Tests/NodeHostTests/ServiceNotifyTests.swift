@@ -1,4 +1,5 @@
 @testable import Config
+import ControlLink
 @testable import ControlSocket
 import Foundation
 @testable import Kit

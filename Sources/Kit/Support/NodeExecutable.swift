@@ -9,4 +9,15 @@ public enum NodeExecutable {
         let beside = PathName.join(PathName.directory(exe), "openclaw-node")
         return Subprocess.isExecutableFile(beside) ? beside : nil
     }
+
+    /// The command a user or another program should run (what `mcp config` writes for MCP
+    /// clients): installed, the launcher bin/openclaw-node in front of this program, which lives in
+    /// lib/openclaw-node/ (docs/ARCHITECTURE.md, "The launcher"); else this program.
+    public static var command: String? {
+        guard let exe = path else { return nil }
+        let lib = PathName.directory(exe)
+        guard PathName.lastComponent(lib) == "openclaw-node", PathName.lastComponent(PathName.directory(lib)) == "lib" else { return exe }
+        let launcher = PathName.join(PathName.directory(PathName.directory(lib)), "bin/openclaw-node")
+        return Subprocess.isExecutableFile(launcher) ? launcher : exe
+    }
 }

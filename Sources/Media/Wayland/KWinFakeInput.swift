@@ -5,8 +5,7 @@ import Kit
 import Support
 
 /// KWin's fake input (org_kde_kwin_fake_input v4, KDE Plasma 5.27 and later), which KWin shows
-/// only to a program its desktop entries grant it (the package's ai.openclaw.node.desktop for
-/// /usr/bin/openclaw-node): the pointer in global compositor coordinates, Linux button and key
+/// only to a program its desktop entries grant it (KWinGrant): the pointer in global compositor coordinates, Linux button and key
 /// codes, wheel notches. Shared by computer.act and desktop.stream; one thread at a time.
 public final class KWinFakeInput {
     public let connection: WaylandConnection
@@ -19,8 +18,8 @@ public final class KWinFakeInput {
             let exe = (try? FileSystem.destinationOfSymbolicLink("/proc/self/exe")) ?? "this program"
             throw NodeError(unavailableCode, c.kdeFakeInput == nil
                 ? "KWin at \(socket) does not offer its fake input to \(exe): it shows org_kde_kwin_fake_input only to programs a desktop entry " +
-                  "grants it (X-KDE-Wayland-Interfaces); the package installs /usr/share/applications/ai.openclaw.node.desktop for " +
-                  "/usr/bin/openclaw-node (then run kbuildsycoca5 as the desktop's user, or log in again)"
+                  "grants it (X-KDE-Wayland-Interfaces); the package installs \(KWinGrant.file) for " +
+                  "\(KWinGrant.program) (then \(KWinGrant.refresh))"
                 : "KWin's fake input is version \(c.kdeFakeInputVersion); keys need version 4 (Plasma 5.27 or later)")
         }
         connection = c

@@ -1,4 +1,5 @@
 import Config
+import ControlLink
 import ControlSocket
 import Kit
 import NodeDaemon

@@ -1,4 +1,5 @@
 import Config
+import ControlLink
 import GatewaySession
 import Glibc
 import HostPresence
@@ -50,7 +51,7 @@ public enum CLI {
         guard args.first == "invoke" else { return nil }
         signal(SIGPIPE, SIG_IGN)
         NodeSecrets.withhold()
-        return InvokeCommand.viaDaemon(Array(args.dropFirst()))
+        return DaemonInvoke.viaDaemon(Array(args.dropFirst()))
     }
 
     public static func main(_ args: [String],

@@ -1,25 +1,15 @@
 import Config
+import ControlLink
 import Glibc
 import Kit
 import Store
 import Support
 
-/// stdout/stderr writers. (`print` to a pipe is buffered and lost if the process is killed.)
+/// stdout/stderr writers (ControlLink's StandardStreams: write(2), nothing lost to buffering,
+/// a reader that went away is not fatal).
 enum Out {
-    static func line(_ s: String) { write(STDOUT_FILENO, s + "\n") }
-    static func err(_ s: String) { write(STDERR_FILENO, s + "\n") }
-
-    /// Plain write(2): FileHandle.write raises (and kills the process) when the reader went away,
-    /// e.g. `openclaw-node discover | head -3`. Output to a closed pipe is dropped instead.
-    private static func write(_ fd: Int32, _ s: String) {
-        var bytes = Array(s.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            bytes = bytes.dropFirst(n)
-        }
-    }
+    static func line(_ s: String) { StandardStreams.line(s, to: STDOUT_FILENO) }
+    static func err(_ s: String) { StandardStreams.line(s, to: STDERR_FILENO) }
     static func json(_ v: JSONValue, pretty: Bool = true) { line(v.jsonString(pretty: pretty)) }
 }
 

@@ -1,5 +1,5 @@
 import Config
-import ControlSocket
+import ControlLink
 import DeviceInfo
 import GatewaySession
 import Kit

@@ -1,5 +1,5 @@
 import Config
-import ControlSocket
+import ControlLink
 import HostPresence
 import Kit
 import Store

@@ -13,8 +13,6 @@ import Support
 ///   {"op":"reconnect","fresh":true} → the same after a new session from the config and the stored
 ///     gateway (what `openclaw-node pair` asks of a running daemon)
 public enum ControlProtocol {
-    /// Invoke params and payloads can be large (photos): 64 MiB per line.
-    static let maxLineBytes = 64 * 1024 * 1024
     /// What a local invoke's handler fits its payload to: a gateway's default `policy.maxPayload`
     /// (25 MiB), so `openclaw-node invoke` shows what a gateway would get — never the limit of
     /// whichever gateway the daemon happens to be connected to.

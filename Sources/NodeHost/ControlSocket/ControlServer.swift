@@ -1,4 +1,5 @@
 import Config
+import ControlLink
 import Glibc
 import HostPresence
 import Kit
@@ -104,7 +105,7 @@ public final class ControlServer: Sendable {
     /// The client's requests, one line each, until it goes; the table's slot is left by the caller.
     private func serve(_ client: UnixSocket, slot: Int) {
         var buffer: [UInt8] = []
-        while let line = client.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer) {
+        while let line = client.readLine(limit: ControlWire.maxLineBytes, buffer: &buffer) {
             clients.setBusy(slot, true)
             let id = "local-" + SecureRandom.uuid()
             let reply = waitFor(client) { await self.handle(line, id: id) } onHangUp: {

@@ -12,7 +12,7 @@ struct ModuleWallTests {
     static let coreModules: [String] = coreLayers.map(\.module)
 
     /// Each core module, its folder, and every module it may import: its row's dependencies in
-    /// Sources/NodeHost/Package.swift (`kit` is Support, Config and Kit), read from the file.
+    /// Sources/NodeHost/Package.swift (`kit` is the kit product's modules), read from the file.
     static let coreLayers: [(module: String, path: String, allowed: Set<String>)] = {
         let text = (try? String(contentsOfFile: TestPaths.repoRoot + "/Sources/NodeHost/Package.swift", encoding: .utf8)) ?? ""
         return text.components(separatedBy: ".target(name: \"").dropFirst().compactMap { row in
@@ -22,11 +22,16 @@ struct ModuleWallTests {
             else { return nil }
             var allowed: Set<String> = []
             for d in deps.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) {
-                if d == "kit" { allowed.formUnion(["Support", "Config", "Kit"]) } else { allowed.insert(d.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
+                if d == "kit" { allowed.formUnion(kitModules) } else { allowed.insert(d.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) }
             }
             return (name, path, allowed)
         }
     }()
+    /// The kit product's modules (Sources/Kit/Package.swift): the core may import all of them.
+    static let kitModules: Set<String> = ["Support", "Config", "Kit", "ControlLink"]
+    /// The kit's modules that are the runtime's, not the bundles': the control socket's client
+    /// (in the kit so that the launcher can link it without the core).
+    static let runtimeOnlyKitModules: Set<String> = ["ControlLink"]
     /// What any module may import besides its dependencies: the C library and the Swift runtime's own.
     static let systemModules: Set<String> = ["Glibc", "Synchronization", "_Concurrency"]
 
@@ -94,7 +99,7 @@ struct ModuleWallTests {
             #expect(Self.bundleBreaches([(file, "import struct \(other).Thing\n")]).count == 1, "\(folder) importing \(other)")
             #expect(Self.bundleBreaches([(file, "import Kit\nimport Media\n")]).isEmpty, "\(folder): what every bundle may import")
         }
-        for module in Self.coreModules {
+        for module in Self.coreModules + Self.runtimeOnlyKitModules {
             let file = TestPaths.repoRoot + "/Sources/Capabilities/Camera/Planted.swift"
             #expect(Self.bundleBreaches([(file, "import \(module)\n")]).count == 1, "a bundle importing \(module)")
         }
@@ -103,13 +108,14 @@ struct ModuleWallTests {
         #expect(Self.bundleModules.count == 11, "\(Self.bundleModules)")
     }
 
-    /// Imports a bundle's file may not make: the core's modules, and another bundle's.
+    /// Imports a bundle's file may not make: the core's modules (and the kit's that are the
+    /// runtime's), and another bundle's.
     static func bundleBreaches(_ files: [(path: String, text: String)]) -> [String] {
         var bad: [String] = []
         for (f, text) in files {
             let folder = f.components(separatedBy: "/Sources/Capabilities/").dropFirst().first?.split(separator: "/").first.map(String.init)
             let own = folder.map { "\($0)Capability" } ?? "HelloBundle"
-            for i in imports(text: text) where coreModules.contains(i.module) || (bundleModules.contains(i.module) && i.module != own) {
+            for i in imports(text: text) where coreModules.contains(i.module) || runtimeOnlyKitModules.contains(i.module) || (bundleModules.contains(i.module) && i.module != own) {
                 bad.append("\(f):\(i.line): import \(i.module)")
             }
         }

@@ -40,13 +40,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: PathName.directory(link), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: PathName.directory(link)) }
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: state)
-        for dir in [state, link] {
+        // The full program and the launcher installed in front of it (which asks the daemon itself).
+        for (dir, program) in [(state, TestPaths.nodeBinary), (link, TestPaths.nodeBinary), (state, TestPaths.launcherBinary), (link, TestPaths.launcherBinary)] {
             let config = TestPaths.tempDir("cfg") + "/config.json5"
             defer { try? FileManager.default.removeItem(atPath: PathName.directory(config)) }
             try "{ node: { stateDir: '\(dir)' }, gateway: { discovery: { lan: false } } }".write(toFile: config, atomically: true, encoding: .utf8)
-            let r = try runProcess(TestPaths.nodeBinary, ["invoke", "device.info", "--params", #"{"secret":"do-not-send"}"#, "--config", config])
-            #expect(r.stderr.contains("is served by another account (nobody)"), "\(dir): \(r.stderr)")
-            #expect(!r.stdout.contains("impostor"), "\(dir): \(r.stdout)")
+            let r = try runProcess(program, ["invoke", "device.info", "--params", #"{"secret":"do-not-send"}"#, "--config", config])
+            #expect(r.stderr.contains("is served by another account (nobody)"), "\(program) \(dir): \(r.stderr)")
+            #expect(!r.stdout.contains("impostor"), "\(program) \(dir): \(r.stdout)")
         }
         #expect(!FileManager.default.fileExists(atPath: state + "/received"), "the other account's socket was sent a request")
     }

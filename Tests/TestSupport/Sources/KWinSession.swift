@@ -49,12 +49,12 @@ final class KWinSession: @unchecked Sendable {
 
     private func start(width: Int, height: Int, rgb: String, grant: Bool) throws {
         if grant {
-            // The package's own entry, with Exec= the built binary instead of /usr/bin/openclaw-node:
+            // The package's own entry, with Exec= the built binary instead of the installed one:
             // what is tested is the grant the package ships.
             let exe = URL(fileURLWithPath: TestPaths.nodeBinary).resolvingSymlinksInPath().path
             let shipped = try String(contentsOfFile: TestPaths.repoRoot + "/scripts/debian/ai.openclaw.node.desktop", encoding: .utf8)
-            guard shipped.contains("\nExec=/usr/bin/openclaw-node\n") else { throw TestFailure("the package's grant does not name /usr/bin/openclaw-node") }
-            try shipped.replacingOccurrences(of: "\nExec=/usr/bin/openclaw-node\n", with: "\nExec=\(exe)\n")
+            guard shipped.contains("\nExec=/usr/lib/openclaw-node/openclaw-node\n") else { throw TestFailure("the package's grant does not name /usr/lib/openclaw-node/openclaw-node") }
+            try shipped.replacingOccurrences(of: "\nExec=/usr/lib/openclaw-node/openclaw-node\n", with: "\nExec=\(exe)\n")
                 .write(toFile: dir + "/share/applications/ai.openclaw.node.desktop", atomically: false, encoding: .utf8)
         }
         // KWin looks grants up in KDE's service cache: built first, or its first lookup rebuilds it.

@@ -107,6 +107,8 @@ final class NodeUnderTest: @unchecked Sendable {
 
     /// Extra environment for the node and its CLI (e.g. DBUS_SYSTEM_BUS_ADDRESS of a private bus).
     var extraEnv: [String: String] = [:]
+    /// The program `start` and `cli` run: the full program, or the launcher in front of it.
+    var program = TestPaths.nodeBinary
 
     convenience init(gatewayURL: String, extraGateway: String = "", extra: String = "") {
         self.init(gatewaySection: "url: '\(gatewayURL)', \(extraGateway)", extra: extra)
@@ -137,7 +139,7 @@ final class NodeUnderTest: @unchecked Sendable {
     }
 
     func start() throws {
-        process = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", configPath], env: env)
+        process = try BackgroundProcess(program, ["run", "--config", configPath], env: env)
     }
 
     @discardableResult
@@ -147,7 +149,7 @@ final class NodeUnderTest: @unchecked Sendable {
     var isRunning: Bool { process?.isRunning ?? false }
 
     func cli(_ args: [String]) throws -> ProcessResult {
-        try runProcess(TestPaths.nodeBinary, args + ["--config", configPath], env: env)
+        try runProcess(program, args + ["--config", configPath], env: env)
     }
 
     func status() throws -> JSONValue? { JSONValue.parse(try cli(["status", "--json"]).stdout) }

@@ -25,6 +25,11 @@ enum TestPaths {
         return repoRoot + "/.build/debug/openclaw-node"
     }
 
+    /// The built launcher beside it (what the package installs as /usr/bin/openclaw-node).
+    static var launcherBinary: String {
+        URL(fileURLWithPath: nodeBinary).deletingLastPathComponent().appendingPathComponent("openclaw-node-launcher").path
+    }
+
     static var repoRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().path

@@ -31,7 +31,7 @@ final class KdeRFBDesktop: RFBDesktop, @unchecked Sendable {  // the Wayland con
         let image: KWinScreenShot.Image
         do throws(SessionBus.Failure) { image = try KWinScreenShot.capture(bus, output: first.name, includeCursor: true) } catch {
             throw .serverUnavailable(KWinScreenShot.isNotAuthorized(error)
-                ? "KWin refused the screenshot: the package's /usr/share/applications/ai.openclaw.node.desktop grants it to /usr/bin/openclaw-node (run kbuildsycoca5 as the desktop's user, or log in again)"
+                ? "KWin refused the screenshot: the package's \(KWinGrant.file) grants it to \(KWinGrant.program) (\(KWinGrant.refresh))"
                 : error.description)
         }
         latest.withLock { $0 = (image, 1) }

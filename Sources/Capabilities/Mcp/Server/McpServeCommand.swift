@@ -120,8 +120,8 @@ enum McpServeCommand {
         return ["mcpServers": ["openclaw-node": ["command": .string(executablePath()), "args": .array(args)]]]
     }
 
-    /// This process's executable, as the kernel names it (an agent starts it by that path).
-    static func executablePath() -> String { (try? FileSystem.destinationOfSymbolicLink("/proc/self/exe")) ?? "openclaw-node" }
+    /// The node's command by its full path (an agent starts it by that path): installed, /usr/bin/openclaw-node.
+    static func executablePath() -> String { NodeExecutable.command ?? "openclaw-node" }
 }
 
 /// Why `mcp serve` cannot serve as asked (an address, the listener, the token), in words for the user.

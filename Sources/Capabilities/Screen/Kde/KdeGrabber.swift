@@ -52,17 +52,12 @@ final class KdeGrabber: ScreenGrabber {
 
 /// What the KDE backend says when KWin refuses.
 enum KdeScreen {
-    /// The desktop entry the package installs: KWin grants its restricted interfaces to the
-    /// executable it names.
-    static let grantFile = "/usr/share/applications/ai.openclaw.node.desktop"
-
     static func refused(_ error: SessionBus.Failure) -> NodeError {
         if KWinScreenShot.isNotAuthorized(error) {
             let exe = (try? FileSystem.destinationOfSymbolicLink("/proc/self/exe")) ?? "this program"
             return ScreenError.unavailable("KWin refused the screenshot: it serves only programs its desktop entries grant " +
-                "org.kde.KWin.ScreenShot2, and none names \(exe). The package installs \(grantFile) for /usr/bin/openclaw-node; " +
-                "a node run from elsewhere needs an entry of its own with Exec=\(exe) (see README, GNOME and KDE); then run kbuildsycoca5 " +
-                "as the desktop's user, or log in again")
+                "org.kde.KWin.ScreenShot2, and none names \(exe). The package installs \(KWinGrant.file) for \(KWinGrant.program); " +
+                "a node run from elsewhere needs an entry of its own with Exec=\(exe) (see README, GNOME and KDE); then \(KWinGrant.refresh)")
         }
         return ScreenError.unavailable("KWin could not take the screenshot: \(error.description)")
     }

@@ -4,28 +4,28 @@ import Kit
 import Support
 
 /// A connected or listening AF_UNIX stream socket. Owns its fd; closes it exactly once.
-final class UnixSocket: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let op: String
-        let code: Int32
-        var description: String { "\(op): \(String(cString: strerror(code)))" }
+public final class UnixSocket: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let op: String
+        public let code: Int32
+        public var description: String { "\(op): \(String(cString: strerror(code)))" }
     }
 
     /// The fd, -1 once closed. Reads take the lock too, so a close on another thread (the
     /// server's stop) is seen, not raced.
     private let descriptor: Locked<Int32>
-    var fd: Int32 { descriptor.withLock { $0 } }
+    public var fd: Int32 { descriptor.withLock { $0 } }
 
     private init(fd: Int32) { descriptor = Locked(fd) }
     deinit { close() }
 
-    func close() {
+    public func close() {
         descriptor.withLock { fd in
             if fd >= 0 { Glibc.close(fd); fd = -1 }
         }
     }
 
-    static func address(_ path: String) throws(Failure) -> sockaddr_un {
+    public static func address(_ path: String) throws(Failure) -> sockaddr_un {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -37,7 +37,7 @@ final class UnixSocket: Sendable {
         return addr
     }
 
-    static func connect(_ path: String) throws(Failure) -> UnixSocket {
+    public static func connect(_ path: String) throws(Failure) -> UnixSocket {
         var addr = try address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(op: "socket", code: errno) }
@@ -49,7 +49,7 @@ final class UnixSocket: Sendable {
     }
 
     /// Binds with a umask so the socket is created 0600: no window where others could connect.
-    static func listen(_ path: String) throws(Failure) -> UnixSocket {
+    public static func listen(_ path: String) throws(Failure) -> UnixSocket {
         var addr = try address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(op: "socket", code: errno) }
@@ -64,7 +64,7 @@ final class UnixSocket: Sendable {
         return UnixSocket(fd: fd)
     }
 
-    func accept() -> UnixSocket? {
+    public func accept() -> UnixSocket? {
         let c = Glibc.accept(fd, nil, nil)
         guard c >= 0 else { return nil }
         _ = fcntl(c, F_SETFD, FD_CLOEXEC)
@@ -72,20 +72,20 @@ final class UnixSocket: Sendable {
     }
 
     /// uid of the process on the other end (SO_PEERCRED).
-    func peerUID() -> uid_t? { PeerCredentials.of(fd)?.uid }
+    public func peerUID() -> uid_t? { PeerCredentials.of(fd)?.uid }
 
-    func setReceiveTimeout(seconds: Int) {
+    public func setReceiveTimeout(seconds: Int) {
         var tv = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    func writeAll(_ data: [UInt8]) -> Bool {
+    public func writeAll(_ data: [UInt8]) -> Bool {
         (try? SystemIO.live.writeAll(fd, data, socket: true)) != nil
     }
 
     /// Waits until the other end closes the connection (what arrives before is dropped), at most
     /// until `deadline`: false when the time ran out first. One poll(2) per wake-up, no polling.
-    func waitForClose(until deadline: ContinuousClock.Instant) -> Bool {
+    public func waitForClose(until deadline: ContinuousClock.Instant) -> Bool {
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {
             let left = deadline - .now
@@ -98,7 +98,7 @@ final class UnixSocket: Sendable {
     }
 
     /// Reads one '\n'-terminated line (without the newline), at most `limit` bytes.
-    func readLine(limit: Int, buffer: inout [UInt8]) -> [UInt8]? {
+    public func readLine(limit: Int, buffer: inout [UInt8]) -> [UInt8]? {
         while true {
             if let nl = buffer.firstIndex(of: 10) {
                 let line = Array(buffer[..<nl])

@@ -63,7 +63,7 @@ public final class ControlClient {
         }
         // Read even when the write failed: a daemon that is too busy answers NODE_BUSY at once and
         // closes before our request arrives, and that answer is what the user should see.
-        guard let line = socket.readLine(limit: ControlProtocol.maxLineBytes, buffer: &buffer),
+        guard let line = socket.readLine(limit: ControlWire.maxLineBytes, buffer: &buffer),
               let reply = JSONValue.parse(line) else {
             throw Failure(description: sent ? "no answer from the daemon on its control socket" : "the daemon closed the control socket")
         }
