@@ -84,6 +84,26 @@ struct BundleManifestReaderTests {
         #expect(problems("{ name: 'demo' ").first?.hasPrefix("m.json5:1:") == true)
     }
 
+    /// `programs`: what the bundle runs, where it comes from, what for; each mistake said.
+    @Test func programsReadInOrderAndMistakesAreNamed() throws {
+        let m = try read("""
+            { name: "demo", summary: "s", commands: { "demo.x": { summary: "s" } },
+              programs: { tar: { package: "tar", for: "archives" },
+                          "/usr/lib/demo/helper": { from: "the vendor's site", optional: true, for: "the helper" } } }
+            """)
+        #expect(m.programs == [.init(name: "tar", package: "tar", from: nil, purpose: "archives"),
+                               .init(name: "/usr/lib/demo/helper", package: nil, from: "the vendor's site", purpose: "the helper", optional: true)])
+        func refused(_ row: String) -> String {
+            problems("{ name: 'demo', summary: 's', commands: { 'demo.x': { summary: 's' } }, programs: { \(row) } }").joined(separator: "\n")
+        }
+        #expect(refused("'bin/tar': { package: 'tar', for: 'x' }").contains("a name looked up on PATH (no slash) or an absolute path"))
+        #expect(refused("tar: { for: 'x' }").contains("either package (the Debian package that ships it) or from"))
+        #expect(refused("tar: { package: 'tar', from: 'x', for: 'x' }").contains("either package"))
+        #expect(refused("tar: { package: 'tar | cpio', for: 'x' }").contains("is not one Debian package name"))
+        #expect(refused("tar: { package: 'tar' }").contains("missing key \"for\""))
+        #expect(refused("tar: { package: 'tar', for: 'x', optinal: true }").contains("optinal"))
+    }
+
     @Test func theBuiltInManifestIsAnOrdinaryOne() {
         let d = BuiltInManifest.device
         #expect(d.name == "device" && d.library == nil && d.enabledByDefault)

@@ -52,12 +52,7 @@ struct FilesCapability: Capability, CapabilityLifecycle, SelfDiagnosing, Adverti
         out.append(Diagnosis(s.read.isEmpty ? .warn : .ok, "read: \(globs(s.read)) — fs.listDir, file.fetch, dir.list and dir.fetch (capabilities.files.read)"))
         out.append(Diagnosis(.ok, "write: \(globs(s.write)) — file.write (capabilities.files.write); followSymlinks \(s.followSymlinks), maxBytes \(s.maxBytes)"))
         out.append(Diagnosis(.ok, "terminal uploads are staged in \(uploads.path) and removed after 24 h"))
-        out.append(ToolProcess.find("file") == nil
-            ? Diagnosis(.warn, "file(1) is not installed: file.fetch guesses MIME types from the extension (apt install file)")
-            : Diagnosis(.ok, "file(1) found: file.fetch reports MIME types from the content"))
-        out.append(ToolProcess.find("tar") == nil
-            ? Diagnosis(.fail, "tar is not installed: dir.fetch fails (apt install tar)")
-            : Diagnosis(.ok, "tar found for dir.fetch"))
+        // tar and file(1): doctor's programs line, from the manifest.
         return out
     }
 }

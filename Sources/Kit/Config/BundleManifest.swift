@@ -61,6 +61,26 @@ public struct BundleManifest: Sendable {
         public let doc: String
     }
 
+    /// A program the bundle runs as a child process: doctor says which are installed and what
+    /// installs the others.
+    public struct Program: Sendable, Equatable {
+        /// What is looked up on PATH, or an absolute path the bundle runs as is.
+        public let name: String
+        /// The Debian package that ships it; nil when it comes from elsewhere (`from`).
+        public let package: String?
+        /// Where it comes from when no Debian package ships it ("Raspberry Pi OS's rpicam-apps").
+        public let from: String?
+        /// What the bundle runs it for (one phrase: "desktop.stream on an X display").
+        public let purpose: String
+        /// Only some devices need it (one of alternatives, a Raspberry Pi's camera programs, a
+        /// sandbox the config may ask for): doctor mentions it missing without a warning.
+        public let optional: Bool
+
+        public init(name: String, package: String?, from: String?, purpose: String, optional: Bool = false) {
+            self.name = name; self.package = package; self.from = from; self.purpose = purpose; self.optional = optional
+        }
+    }
+
     /// A subcommand of `openclaw-node` the bundle serves (`openclaw-node approvals …`).
     public struct CLICommand: Sendable, Equatable {
         public let name: String
@@ -81,16 +101,18 @@ public struct BundleManifest: Sendable {
     /// Debian packages the bundle's libraries come from (what to install when it cannot load).
     public var depends: [String] { packages.names("depends") }
     public var recommends: [String] { packages.names("recommends") }
+    /// The programs it runs, in manifest order.
+    public let programs: [Program]
     public let doctor: [DoctorCheck]
     public let cli: [CLICommand]
     /// Where it was read ("built in" for the core's own).
     public let file: String
 
     public init(name: String, summary: String, enabledByDefault: Bool, library: String?, config: [ConfigField] = [],
-                commands: [Command], packages: PackageNeeds = PackageNeeds(), doctor: [DoctorCheck] = [],
-                cli: [CLICommand] = [], file: String) {
+                commands: [Command], packages: PackageNeeds = PackageNeeds(), programs: [Program] = [],
+                doctor: [DoctorCheck] = [], cli: [CLICommand] = [], file: String) {
         self.name = name; self.summary = summary; self.enabledByDefault = enabledByDefault; self.library = library
-        self.config = config; self.commands = commands; self.packages = packages
+        self.config = config; self.commands = commands; self.packages = packages; self.programs = programs
         self.doctor = doctor; self.cli = cli; self.file = file
     }
 

@@ -84,6 +84,23 @@ public enum BundleManifestReader {
             packages = PackageNeeds(build: list("build"), depends: list("depends"), recommends: list("recommends"),
                                     suggests: list("suggests"), test: list("test"))
         }
+        var programs: [BundleManifest.Program] = []
+        for m in members(value(node: "programs", top)) {
+            let row = members(m.value)
+            let package = value("package", row)?.stringValue, from = value("from", row)?.stringValue
+            if m.key.isEmpty || (m.key.contains("/") && !m.key.hasPrefix("/")) || m.key.hasPrefix("-") || m.key.contains(where: { $0 == " " }) {
+                fail(m.value, "programs.\(m.key)", "a program is a name looked up on PATH (no slash) or an absolute path, without spaces")
+            } else if (package == nil) == (from == nil) {
+                fail(m.value, "programs.\(m.key)", "say where the program comes from: either package (the Debian package that ships it) or from (anywhere else)")
+            } else if let package, PackageNeeds.entry(package)?.text != package || package.contains("|") {
+                fail(m.value, "programs.\(m.key).package", "\"\(package)\" is not one Debian package name")
+            } else if value("for", row)?.stringValue?.isEmpty != false {
+                fail(m.value, "programs.\(m.key)", "missing key \"for\": what the bundle runs it for")
+            } else {
+                programs.append(.init(name: m.key, package: package, from: from, purpose: value("for", row)?.stringValue ?? "",
+                                      optional: value("optional", row)?.boolValue ?? false))
+            }
+        }
         let doctor = members(value(node: "doctor", top)).map { BundleManifest.DoctorCheck(id: $0.key, doc: $0.value.plain.stringValue ?? "") }
         let cli = members(value(node: "cli", top)).map { m in
             BundleManifest.CLICommand(name: m.key, summary: m.value.plain["summary"]?.stringValue ?? "",
@@ -92,7 +109,7 @@ public enum BundleManifestReader {
         if !problems.isEmpty { throw Invalid(problems: problems) }
         return BundleManifest(name: name, summary: summary, enabledByDefault: enabled, library: library, config: config,
                               commands: commands,
-                              packages: packages,
+                              packages: packages, programs: programs,
                               doctor: doctor, cli: cli, file: file)
     }
 
@@ -247,6 +264,12 @@ public enum BundleManifestReader {
                 ConfigField("suggests", .stringArray, "Debian packages it can use"),
                 ConfigField("test", .stringArray, "Debian packages its tests and benchmarks need besides"),
             ]), "where its libraries come from"),
+            ConfigField("programs", .map(.object([
+                ConfigField("package", .string, "the Debian package that ships it"),
+                ConfigField("from", .string, "where it comes from when no Debian package ships it"),
+                ConfigField("for", .string, "what the bundle runs it for (required)"),
+                ConfigField("optional", .bool, "only some devices need it (alternatives, a Pi's camera programs): doctor does not warn when it is missing"),
+            ])), "the programs it runs (looked up on PATH): doctor says which are installed"),
             ConfigField("config", .map(fieldSchema), "the keys of capabilities.<name> besides enabled"),
             ConfigField("commands", .map(.object([
                 ConfigField("summary", .string, "one line for caps and the docs"),

@@ -122,6 +122,7 @@ public enum Doctor {
             }
             findings += await (e.capability.selfDiagnosing?.diagnose() ?? []).map { Finding(level: Finding.Level($0.level), area: name, text: $0.text) }
             findings += packageFindings(e.capability.manifest, installed: installed)
+            findings += programFindings(e.capability.manifest)
         }
         let plugins = registry.entries.compactMap { $0.capability as? PluginCapability }
         findings.append(.init(level: .ok, area: "plugins", text: plugins.isEmpty
@@ -151,6 +152,30 @@ public enum Doctor {
         let install = missing.map { String($0.split(separator: "|")[0]).trimmed() }
         return [Finding(level: .warn, area: manifest.name,
                         text: "uses \(missing.joined(separator: ", ")) when present, not installed: sudo apt install \(install.joined(separator: " "))")]
+    }
+
+    /// The programs an enabled bundle runs (its manifest's `programs`): where each is, and for the
+    /// others what it is for and what installs it. A missing program the manifest calls optional
+    /// (one of alternatives, a Raspberry Pi's camera programs) is said without a warning.
+    static func programFindings(_ manifest: BundleManifest, find: (String) -> String? = Self.findProgram) -> [Finding] {
+        guard !manifest.programs.isEmpty else { return [] }
+        var found: [String] = [], missing: [String] = [], warn = false
+        for p in manifest.programs {
+            if let path = find(p.name) { found.append(p.name.hasPrefix("/") ? p.name : "\(p.name) (\(path))"); continue }
+            warn = warn || !p.optional
+            let install = p.package.map { "sudo apt install \($0)" } ?? "from \(p.from ?? "elsewhere")"
+            missing.append("\(p.name), for \(p.purpose) (\(install))")
+        }
+        var text = found.isEmpty ? "" : "programs: \(found.joined(separator: ", "))"
+        if !missing.isEmpty { text += (text.isEmpty ? "" : "; ") + "not on PATH: \(missing.joined(separator: "; "))" }
+        return [Finding(level: warn ? .warn : .ok, area: manifest.name, text: text)]
+    }
+
+    /// A program's path: an absolute one as it is, a name on PATH (and /usr/bin:/bin, where a
+    /// service's trimmed PATH would still find Debian's programs).
+    static func findProgram(_ name: String) -> String? {
+        if name.hasPrefix("/") { return FileSystem.isExecutableFile(name) ? name : nil }
+        return Subprocess.findExecutable(name) ?? Subprocess.findExecutable(name, path: "/usr/bin:/bin")
     }
 
     /// What presence.mode says now, and why: a mode whose helper library does not load is a
