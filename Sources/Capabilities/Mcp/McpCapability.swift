@@ -29,7 +29,10 @@ struct McpCapability: Capability, CapabilityLifecycle, GatewaySessionAware, Self
         return .available
     }
 
-    func shutdown() async { await hub.stopAll() }
+    func shutdown() async {
+        await hub.publisher.stop()
+        await hub.stopAll()
+    }
     func metrics() async -> [MetricFamily] { await hub.metrics() }
 
     func gatewayConnected(_ link: GatewayLink) async { await hub.publisher.connected(link) }

@@ -11,6 +11,8 @@ actor McpHub {
     let publisher = ToolPublisher()
     private var catalogue: [PluginToolDescriptor] = []
     private var started = false
+    /// The servers' first starts and the first catalogue after them; stopAll ends them.
+    private let starting = OwnedTasks()
 
     init(settings: McpSettings, context: CapabilityContext) {
         self.settings = settings; self.context = context
@@ -32,17 +34,19 @@ actor McpHub {
         started = true
         for (name, why) in settings.skipped { log.info("server \(name) skipped: \(why)") }
         let all = settings.servers.compactMap { runner($0.name) }
-        for r in all { Task { await r.start() } }
+        for r in all { starting.start { await r.start() } }
         // The first catalogue once every server's first attempt is over (or 30 s passed), so a
         // gateway does not see a half-empty list first.
-        Task {
+        starting.start {
             for r in all { await r.settled(within: .seconds(30)) }
             await self.rebuild()
         }
     }
 
     func stopAll() async {
+        // Stopped servers settle, which ends the first-catalogue wait.
         for r in runners.values { await r.stop() }
+        await starting.cancelAll()
     }
 
     /// A call outside the daemon: the server starts first.

@@ -13,7 +13,8 @@ actor ToolPublisher {
     private var lastAccepted: [PluginToolDescriptor]?
     private var lastRejected: [PluginToolDescriptor]?
     private var current: [PluginToolDescriptor]?
-    private var running = false
+    /// The publishing loop while it runs; a disconnect ends it (it stops on a changed session).
+    private var running: Task<Void, Never>?
     /// How many updates the gateway accepted (tests and `mcp list`).
     private(set) var accepted = 0
 
@@ -25,6 +26,9 @@ actor ToolPublisher {
     }
 
     func disconnected() { link = nil; session += 1 }
+
+    /// The capability's end: the publishing loop stops.
+    func stop() { link = nil; session += 1; running?.cancel() }
 
     /// The catalogue now (nil until the servers' first start is over: nothing is published before).
     func update(_ catalogue: [PluginToolDescriptor]) {
@@ -38,9 +42,8 @@ actor ToolPublisher {
     }
 
     private func kick() {
-        guard !running else { return }
-        running = true
-        Task { await self.run(); self.running = false }
+        guard running == nil else { return }
+        running = Task { await self.run(); self.running = nil }
     }
 
     private func run() async {

@@ -27,6 +27,8 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     let conversations: Conversations
     /// Replies being spoken now (the loop's barge-in listens only then).
     private let speaking = Locked(0)
+    /// Replies being spoken beside the event queue; shutdown stops them.
+    private let replyTasks = OwnedTasks()
 
     init(manifest: BundleManifest, settings: TalkSettings, stateDirectory: String, keepAwake: any KeepAwake = NoKeepAwake()) {
         self.manifest = manifest
@@ -66,7 +68,7 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
             if let text = replies.handle(payload) {
                 // Spoken beside the event queue, which must not wait for speech to end.
                 let session = state.withLock { $0.link }?.operatorSession
-                Task {
+                replyTasks.start { [self] in
                     speaking.withLock { $0 += 1 }
                     await voice.speak(text, why: "the agent's reply", operatorSession: session)
                     speaking.withLock { $0 -= 1 }
@@ -201,8 +203,11 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     func gatewayDisconnected() async {}
     func shutdown() async {
         _ = await conversations.stop()
-        wake.stop()
+        await wake.shutdown()
         _ = state.withLock { $0.ptt }?.cancel()
+        voice.interrupt()
+        await replyTasks.cancelAll()
+        await voice.shutdown()
     }
 
     func session() throws(NodeError) -> PushToTalk {

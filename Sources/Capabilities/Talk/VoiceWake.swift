@@ -31,6 +31,8 @@ final class VoiceWake: Sendable {
     /// change, the end of a command) cannot both decide while a listener is being opened. Taken
     /// before `state`.
     private let updates = Locked(())
+    /// Wake commands being recorded and handed on; shutdown waits for them.
+    private let commands = OwnedTasks()
     private let log = Logger(component: "talk")
     private let settings: TalkSettings
     private let keywordFile: String
@@ -71,6 +73,12 @@ final class VoiceWake: Sendable {
     }
 
     func resume() { state.withLock { $0.pausedForPTT = false }; update() }
+
+    /// The capability's end: stop listening, then let a command being recorded finish or stop.
+    func shutdown() async {
+        stop()
+        await commands.cancelAll()
+    }
 
     func stop() {
         if let t = state.withLock({ s -> DeadlineTimer.Token? in defer { s.retryTimer = nil }; return s.retryTimer }) { DeadlineTimer.shared.cancel(t) }
@@ -169,7 +177,7 @@ final class VoiceWake: Sendable {
         let done = Endpoint()
         state.withLock { $0.ptt }?.setEndpoint(capture) { done.fire() }
         let timer = DeadlineTimer.shared.schedule(at: .now + Self.commandCap) { done.fire() }
-        Task { [self] in
+        commands.start { [self] in
             await done.wait()
             DeadlineTimer.shared.cancel(timer)
             let ptt = state.withLock { $0.ptt }

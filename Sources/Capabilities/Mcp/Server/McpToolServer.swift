@@ -117,11 +117,18 @@ final class McpToolServer: Sendable {
             send(JSONRPCMessage.result(id: id, [:]))
         case "tools/list":
             // One page: the node has a few dozen commands, not thousands.
-            let (commands, toolList) = (self.commands, self.toolList)
-            Task {
-                let rows = await commands().filter(toolList.offers)
-                self.state.withLock { $0.listed = rows }
-                send(JSONRPCMessage.result(id: id, ["tools": .array(rows.map(NodeToolList.tool))]))
+            // Held with the calls, by its request id: a cancel of it finds it there.
+            let (commands, toolList, key) = (self.commands, self.toolList, id.jsonString())
+            state.withLock { s in
+                s.calls[key] = Task {
+                    let rows = await commands().filter(toolList.offers)
+                    let answer = self.state.withLock { s -> Bool in
+                        s.listed = rows
+                        s.calls[key] = nil
+                        return s.cancelled.remove(key) == nil
+                    }
+                    send(answer ? JSONRPCMessage.result(id: id, ["tools": .array(rows.map(NodeToolList.tool))]) : nil)
+                }
             }
         case "tools/call":
             call(id: id, params: params, answer: send)

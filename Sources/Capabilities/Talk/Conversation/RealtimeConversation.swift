@@ -266,11 +266,12 @@ final class RealtimeConversation: Sendable {
             if s.heldAcks != nil { s.heldAcks?.append(mark); return nil }
             return s.ended ? nil : s.relayId
         }) else { return }
-        Task {
+        let t = Task {
             if case .failure(let e) = await session.call(.talkSessionAcknowledgeMark, ["sessionId": .string(id), "markName": .string(mark)], timeout: .seconds(8)) {
                 log.debug("acknowledgeMark \(mark): \(e)")
             }
         }
+        state.withLock { $0.tasks.append(t) }  // the conversation's end cancels it
     }
 
     /// The person spoke over the reply: stop it here now, and ask the gateway to cancel the turn.
@@ -282,7 +283,8 @@ final class RealtimeConversation: Sendable {
         state.withLock { $0.cancelledTurn = turn; $0.lastActivityNs = monotonicNowNs(); $0.heldAcks = [] }
         playback.clear()
         log.info("barge-in: the person spoke over the reply (\(turn)); stopped it")
-        Task {
+        // Held with the conversation's other tasks: its end cancels it.
+        let t = Task {
             let r = await session.call(.talkSessionCancelOutput, ["sessionId": .string(id), "turnId": .string(turn), "reason": "barge-in"],
                                        timeout: .seconds(8))
             let status = (try? r.get())?["status"]?.stringValue
@@ -301,6 +303,7 @@ final class RealtimeConversation: Sendable {
                 }
             }
         }
+        state.withLock { $0.tasks.append(t) }
     }
 
     // MARK: tools

@@ -16,6 +16,8 @@ final class ReplySpeaker: Sendable {
     private let settings: TalkSettings
     private let speaker: AudioPlayback
     private let log = Logger(component: "talk")
+    /// chat.push replies played after the command answered; shutdown ends them.
+    private let playing = OwnedTasks()
 
     init(settings: TalkSettings, speaker: AudioPlayback) {
         self.settings = settings
@@ -25,6 +27,12 @@ final class ReplySpeaker: Sendable {
     /// Stops what is being spoken, and any reply asked for before now that has not started yet
     /// (talk.speak may still be synthesizing when a new push-to-talk begins).
     func interrupt() { speaker.interrupt() }
+
+    /// Stops what is being spoken and waits for the playbacks it started.
+    func shutdown() async {
+        speaker.interrupt()
+        await playing.cancelAll()
+    }
 
     /// Speaks `text`; `why` names it in the log ("the agent's reply").
     func speak(_ text: String, why: String, operatorSession: OperatorSession?) async {
@@ -72,7 +80,7 @@ final class ReplySpeaker: Sendable {
     func speakLocally(_ text: String) async throws(NodeError) {
         let (settings, speaker) = (settings, speaker)
         let audio = try await TalkWork.blocking { () throws(NodeError) in try EspeakVoice.synthesize(text, voice: settings.voice) }
-        Task { [log] in
+        playing.start { [log] in
             do throws(NodeError) { try await TalkWork.blocking { () throws(NodeError) in
                 do throws(AudioPlayback.Failure) { try speaker.play(audio.samples, sampleRate: audio.sampleRate) } catch { throw NodeError.unavailable(error.description) }
             } } catch { log.warn("chat.push not spoken: \(error.message)") }
