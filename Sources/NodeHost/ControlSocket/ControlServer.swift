@@ -125,11 +125,13 @@ public final class ControlServer: Sendable {
                          onHangUp: () -> Void) -> JSONValue {
         let result = Locked<JSONValue?>(nil)
         let done = Wakeup()
-        Task { let v = await work(); result.update { $0 = v }; done.signal() }
+        // This thread owns the task: it waits for its result below.
+        let task = Task { let v = await work(); result.update { $0 = v }; done.signal() }
         // One poll on both: the work's end, or the client's hang-up (POLLRDHUP, or POLLHUP when it
         // closed; data it sends meanwhile does not wake this). No timeout is needed.
         if done.wait(for: client.fd, events: Self.peerClosedEvents) == .ready { onHangUp() }
         result.wait(until: { $0 != nil })
+        _ = task
         return result.withLock { $0 } ?? .null
     }
 

@@ -40,6 +40,8 @@ public final class GatewayDiscovery: Sendable {
         var rounds = 0
     }
     private let wideAreaState = Locked(WideArea())
+    /// The wide-area round in progress, held until it answers.
+    private let browsing = OwnedTasks()
 
     /// `onChange` is called (on some thread) whenever the LAN picture changes.
     public init(config: NodeConfig.Gateway, onChange: @escaping @Sendable () -> Void = {}) {
@@ -89,7 +91,7 @@ public final class GatewayDiscovery: Sendable {
             return true
         }
         guard go else { return }
-        Task.detached { [weak self] in
+        browsing.start { [weak self] in
             let r = await wideArea.browse()
             guard let self else { return }
             self.wideAreaState.update { w in

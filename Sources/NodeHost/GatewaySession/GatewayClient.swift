@@ -61,6 +61,10 @@ public actor GatewayClient {
     private var onPairResolved: (@Sendable (JSONValue) -> Void)?
     /// Interrupts a backoff wait (network change, stop).
     private var wake: CheckedContinuation<Void, Never>?
+    /// The backoff wait's timer, and, from a pause for pairing, the watch for the operator's
+    /// decision: stop cancels them.
+    private var backoffTimer: Task<Void, Never>?
+    private var pairingWatch: Task<Void, Never>?
 
     public struct ConfigError: Error, CustomStringConvertible { public let description: String }
 
@@ -126,6 +130,8 @@ public actor GatewayClient {
 
     public func stop() {
         stopped = true
+        backoffTimer?.cancel()
+        pairingWatch?.cancel()
         current?.ws.close(code: 1000, reason: "node stopping")
         wake?.resume()
         wake = nil
@@ -440,7 +446,7 @@ public actor GatewayClient {
         await status.set(.paused(record))
         pausedFor = record
         if let pairingSocket {
-            Task { [weak self] in
+            pairingWatch = Task { [weak self] in
                 if let decision = await pairingSocket.pairingResolution() { await self?.pairResolved(decision) }
             }
         }
@@ -594,11 +600,13 @@ public actor GatewayClient {
         if !quiet { await status.set(.waiting(reason: reason, retryInMs: delay.milliseconds)) }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             wake = c
-            Task { [weak self] in
+            backoffTimer = Task { [weak self] in
                 try? await Task.sleep(for: delay)
                 await self?.wakeUp()
             }
         }
+        backoffTimer?.cancel()
+        backoffTimer = nil
     }
 
     private func wakeUp() {

@@ -18,12 +18,14 @@ final class GatewayStreamSocket: GatewayStream {
         var end: GatewayStreamMessage?
     }
     private let mailbox = Locked(Mailbox())
+    /// Reads the connection's events until it ends.
+    private let reader: Task<Void, Never>
 
     private init(_ ws: WebSocketConnection) {
         self.ws = ws
         // The connection's events are read by a task of their own, so `next` needs no iterator
         // shared between callers.
-        Task { [mailbox] in
+        reader = Task { [mailbox] in
             for await e in ws.events {
                 let m: GatewayStreamMessage
                 switch e {
@@ -71,6 +73,10 @@ final class GatewayStreamSocket: GatewayStream {
     func send(binary: [UInt8]) -> Bool { ws.send(binary: binary) }
     var bufferedBytes: Int { ws.bufferedBytes }
     func close(code: UInt16, reason: String) { ws.close(code: code, reason: reason) }
+
+    /// The reader ends by itself when the connection does (its close code still reaches `next`);
+    /// a socket let go before that takes the reader with it.
+    deinit { reader.cancel() }
 
     /// Opens `pathAndQuery` on the origin of `session`'s URL. The certificate must be the one the
     /// session accepted: verified against the trust store again, or, when the session was let in by

@@ -55,7 +55,7 @@ actor InvokeProgress {
     /// For a duplex command: an empty chunk whenever nothing went out for `heartbeatInterval`,
     /// until the channel closes or the task is cancelled.
     static func heartbeats(_ progress: InvokeProgress, _ channel: DuplexChannel) -> Task<Void, Never> {
-        Task {
+        return Task {
             let interval = heartbeatInterval
             while !Task.isCancelled {
                 let idle = await progress.idle

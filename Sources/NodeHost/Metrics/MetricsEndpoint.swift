@@ -18,6 +18,8 @@ public final class MetricsEndpoint: Sendable {
     private let log: Logger
     private let clients = Locked(0)
     private let stopped = Locked(false)
+    /// The scrapes being answered, each held until it ends.
+    private let serving = OwnedTasks()
 
     private init(address: LocalServerAddress, listener: Int32, metrics: NodeMetrics, log: Logger) {
         self.address = address; self.listener = listener; self.metrics = metrics; self.log = log
@@ -41,11 +43,12 @@ public final class MetricsEndpoint: Sendable {
                     Glibc.close(fd)
                     return
                 }
-                Task { [self] in
+                let started = serving.start { [self] in
                     await serve(fd)
                     Glibc.close(fd)
                     clients.withLock { $0 -= 1 }
                 }
+                if !started { Glibc.close(fd); clients.withLock { $0 -= 1 } }
             }
             if let failed { log.error("the metrics listener failed: \(failed)") }
             Glibc.close(listener)

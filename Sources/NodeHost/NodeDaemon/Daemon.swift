@@ -53,12 +53,14 @@ public enum Daemon {
         let gatewayStatus = GatewayStatus()
         let gateway = GatewayHandle()
         let session = SessionLink()
+        // What the session hooks and the event forwarders below start: stopped with the daemon.
+        let hooks = OwnedTasks()
         // Every hook below reads the command table in force, so capabilities a reload starts take
         // part and the ones it stops do not.
         let advertised = { @Sendable in runtime.registry.entries.filter(\.advertised).map(\.capability) }
         // A session's end: capabilities let go of what only made sense with it (held input).
         await gateway.setOnDisconnect {
-            Task { await session.set(nil); for c in advertised() { await c.sessionAware?.gatewayDisconnected() } }
+            hooks.start { await session.set(nil); for c in advertised() { await c.sessionAware?.gatewayDisconnected() } }
         }
         // Presence reaches the capabilities that act on their own (voice wake listens only in the foreground).
         let presenceWatch = Task {
@@ -102,7 +104,7 @@ public enum Daemon {
                 await gateway.sendEventNow(event, payload: payload)
             }
             if ProvisionedSetupCode.spent(stateDir: config.stateDir) { log.info("paired: the provisioned setup code is spent and removed") }
-            Task {
+            hooks.start {
                 await session.set(link)
                 for c in advertised() { await c.sessionAware?.gatewayConnected(link) }
                 await connector.refreshOperator()  // a setup code may just have handed over an operator token
@@ -170,7 +172,7 @@ public enum Daemon {
         if let p = service.watchdogPeriod { log.info("systemd watchdog: alive every \(p)") }
         // Capability events (location.update, …) go to the gateway; while offline the latest of
         // each kind is held and sent after the next connect.
-        for entry in runtime.registry.entries where entry.advertised { await forwardEvents(entry.capability, to: gateway, log: log) }
+        for entry in runtime.registry.entries where entry.advertised { await forwardEvents(entry.capability, to: gateway, tasks: hooks, log: log) }
         let network = NetworkChangeMonitor { Task { await connector.networkChanged() } }
         let sleep = SleepMonitor { Task { await connector.systemResumed() } }
         if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }
@@ -182,7 +184,7 @@ public enum Daemon {
                 guard let c = runtime.registry.entry(forCapability: name)?.capability else { continue }
                 await c.presenceAware?.presenceChanged(foreground: await runtime.presence.current == .foreground)
                 if let link = await session.link { await c.sessionAware?.gatewayConnected(link) }
-                await forwardEvents(c, to: gateway, log: log)
+                await forwardEvents(c, to: gateway, tasks: hooks, log: log)
             }
         }
         let changes = RegistryChanges()
@@ -277,6 +279,7 @@ public enum Daemon {
         await connector.stop()
         server.stop()
         metrics.stop()
+        await hooks.cancelAll()
         await runtime.shutdown()
         log.info(signal == 0 ? "stopped; starting again" : "stopped")
         return signal == 0 ? .restart : .stopped
@@ -324,11 +327,12 @@ public enum Daemon {
         for r in BundleCatalog.current.refusedReasons { log.warn("not advertised: \(r)") }
     }
 
-    /// Sends a capability's events to the gateway until its stream ends (it was stopped).
-    static func forwardEvents(_ capability: any Capability, to gateway: GatewayHandle, log: Logger) async {
+    /// Sends a capability's events to the gateway until its stream ends (it was stopped), in a
+    /// task of `tasks`.
+    static func forwardEvents(_ capability: any Capability, to gateway: GatewayHandle, tasks: OwnedTasks, log: Logger) async {
         guard let stream = await capability.eventSource?.events() else { return }
         let name = capability.name
-        Task {
+        tasks.start {
             for await e in stream {
                 if await !gateway.sendOrHoldEvent(e.event, payload: e.payload) {
                     log.debug("\(name): \(e.event) held until the gateway is connected")

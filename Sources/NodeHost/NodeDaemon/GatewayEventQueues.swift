@@ -6,7 +6,8 @@ import Support
 /// marks, a chat run's deltas before its final), while a slow capability holds up only itself.
 final class GatewayEventQueues: Sendable {
     typealias Event = (name: String, payload: JSONValue)
-    private let queues = Locked<[String: AsyncStream<Event>.Continuation]>([:])
+    /// Each capability's queue and the task that empties it (it ends when the queue is finished).
+    private let queues = Locked<[String: (queue: AsyncStream<Event>.Continuation, task: Task<Void, Never>)]>([:])
     /// The capability of that name advertised now (a reload may have replaced it).
     private let current: @Sendable (String) -> (any GatewaySessionAware)?
 
@@ -19,19 +20,22 @@ final class GatewayEventQueues: Sendable {
 
     private func queue(_ capability: String) -> AsyncStream<Event>.Continuation {
         queues.withLock { q in
-            if let k = q[capability] { return k }
+            if let k = q[capability] { return k.queue }
             let (stream, k) = AsyncStream<Event>.makeStream()
             let current = current
-            Task {
+            let task = Task {
                 for await e in stream { await current(capability)?.gatewayEvent(e.name, e.payload) }
             }
-            q[capability] = k
+            q[capability] = (k, task)
             return k
         }
     }
 
-    /// Ends every queue's task (the daemon is stopping).
+    /// Ends every queue and its task (the daemon is stopping; what is still queued is dropped).
     func finish() {
-        for k in queues.withLock({ q in defer { q = [:] }; return Array(q.values) }) { k.finish() }
+        for k in queues.withLock({ q in defer { q = [:] }; return Array(q.values) }) {
+            k.queue.finish()
+            k.task.cancel()
+        }
     }
 }

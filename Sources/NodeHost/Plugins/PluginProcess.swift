@@ -27,6 +27,8 @@ actor PluginProcess {
     private var crashes: [ContinuousClock.Instant] = []
     private var restartBackoff = Backoff(initial: .seconds(1), cap: .seconds(30))
     private var stopping = false
+    /// The pending restart after a crash; stop cancels it.
+    private var restartTask: Task<Void, Never>?
     private(set) var gaveUp: String?
     private let eventSink: AsyncStream<CapabilityEvent>.Continuation
     /// Events go to the gateway, logs to the journal: a plugin gets a fair share of each.
@@ -137,8 +139,10 @@ actor PluginProcess {
     /// Called on the reader thread; keeps lines in order by waiting for each to be handled.
     private nonisolated func deliver(_ line: String) {
         let done = Locked(false)
-        Task { await self.handle(line); done.update { $0 = true } }
+        // This thread owns the task: it waits for it to end.
+        let task = Task { await self.handle(line); done.update { $0 = true } }
         done.wait(until: { $0 })
+        _ = task
     }
 
     private nonisolated func deliverOversize(_ n: Int) {
@@ -166,7 +170,7 @@ actor PluginProcess {
         }
         let delay = restartBackoff.next()
         log.warn("exited with code \(code); restarting in \(delay)")
-        Task {
+        restartTask = Task {
             try? await Task.sleep(for: delay)
             self.restartAfterCrash()
         }
@@ -179,6 +183,8 @@ actor PluginProcess {
 
     func stop() {
         stopping = true
+        restartTask?.cancel()
+        restartTask = nil
         ready = false
         gaveUp = gaveUp ?? "was stopped (the node is stopping or its config changed)"
         if let c = child {
