@@ -20,10 +20,11 @@ let desktopSession = Target.Dependency.product(name: "openclaw-session", package
 let video = Target.Dependency.product(name: "openclaw-video", package: "Video")
 let testSupport = Target.Dependency.product(name: "openclaw-test-support", package: "TestSupport")
 
-/// A cross build names the target's static Swift runtime for the launcher's link (scripts/package:
-/// its -resource-dir for the rest is the target's shared runtime, and with -static-stdlib the
-/// driver takes the static libraries from the resource directory it is given).
-let launcherStaticRuntime = Context.environment["OPENCLAW_STATIC_RESOURCE_DIR"].flatMap { $0.isEmpty ? nil : ["-resource-dir", $0] } ?? []
+/// The launcher links the Swift runtime statically, but in the main pass of a cross build
+/// (scripts/package sets OPENCLAW_LAUNCHER_STATIC=0 there): Swift 6.0's driver takes
+/// -static-stdlib's libraries from the -resource-dir it is given, which is the target's shared
+/// runtime there, so the shipped launcher is built in a pass of its own against the static one.
+let launcherLink = Context.environment["OPENCLAW_LAUNCHER_STATIC"] == "0" ? [] : ["-static-stdlib"]
 
 /// The capability bundles, one row each: the folder under Sources/Capabilities (its lower-cased
 /// name is the bundle's), and what it links besides the kit and the bundle contract. Each row makes
@@ -97,7 +98,7 @@ let package = Package(
         // half the start of a call), everything else handed to the full program by execv.
         .executableTarget(name: "openclaw-node-launcher",
                           dependencies: [.product(name: "openclaw-node-client", package: "Kit")],
-                          path: "Sources/openclaw-node-launcher", linkerSettings: [.unsafeFlags(["-static-stdlib"] + launcherStaticRuntime)]),
+                          path: "Sources/openclaw-node-launcher", linkerSettings: [.unsafeFlags(launcherLink)]),
 
         // Tests are split by module, so that a module's tests build without the others: the kit's
         // own (JSON5, config, manifests, JSON writing) with the kit alone; the core's (runtime, CLI,
