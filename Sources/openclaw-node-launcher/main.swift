@@ -9,12 +9,15 @@ import Support
 // hands every other command line — and an invoke with no daemon to ask — to the full program by
 // execv (same process, arguments and environment).
 
-let arguments = CommandLine.arguments
+var arguments = CommandLine.arguments
 if arguments.count > 1, arguments[1] == "invoke" {
     // A daemon that closes early, or a reader of stdout that went away, is an error, not a signal.
-    signal(SIGPIPE, SIG_IGN)
+    let inherited = signal(SIGPIPE, SIG_IGN)
     if let code = DaemonInvoke.viaDaemon(Array(arguments.dropFirst(2))) { exit(code) }
-    signal(SIGPIPE, SIG_DFL)
+    signal(SIGPIPE, inherited)
+    // The socket is somebody else's (said already): the program runs the invoke itself, as it
+    // would after finding that out again.
+    if DaemonInvoke.refusedTheSocket { arguments.insert("--local", at: 2) }
 }
 let why = FullProgram.exec(arguments)
 StandardStreams.line("openclaw-node: \(why)", to: STDERR_FILENO)

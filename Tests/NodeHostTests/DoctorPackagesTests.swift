@@ -48,22 +48,22 @@ struct DoctorPackagesTests {
     }
 
     /// The programs an enabled bundle runs: found ones with their path, missing ones with what
-    /// they are for and what installs them; a warning only for one that is not optional.
+    /// they are for and what installs them; a failure only for one that is not optional.
     @Test func programsAreFoundOrNamedWithWhatInstallsThem() throws {
         let desktop = try BundleManifestReader.read("""
             { name: "desktop", summary: "s", commands: { "desktop.x": { summary: "x" } },
               programs: { x11vnc: { package: "x11vnc", optional: true, for: "X" }, wayvnc: { package: "wayvnc", optional: true, for: "wlroots" } } }
             """, file: "m", expectedName: "desktop", library: nil)
         let onlyX = Doctor.programFindings(desktop) { $0 == "x11vnc" ? "/usr/bin/x11vnc" : nil }
-        #expect(onlyX.map(\.text) == ["programs: x11vnc (/usr/bin/x11vnc); not on PATH: wayvnc, for wlroots (sudo apt install wayvnc)"])
+        #expect(onlyX.map(\.text) == ["programs: x11vnc (/usr/bin/x11vnc); missing: wayvnc, for wlroots (sudo apt install wayvnc)"])
         #expect(onlyX.first?.level == .ok)
         let files = try BundleManifestReader.read("""
             { name: "files", summary: "s", commands: { "files.x": { summary: "x" } },
               programs: { tar: { package: "tar", for: "dir.fetch" }, rpicam: { from: "Raspberry Pi OS", optional: true, for: "a Pi" } } }
             """, file: "m", expectedName: "files", library: nil)
         let none = Doctor.programFindings(files) { _ in nil }
-        #expect(none.map(\.text) == ["not on PATH: tar, for dir.fetch (sudo apt install tar); rpicam, for a Pi (from Raspberry Pi OS)"])
-        #expect(none.first?.level == .warn, "tar is not optional")
+        #expect(none.map(\.text) == ["missing: tar, for dir.fetch (sudo apt install tar); rpicam, for a Pi (from Raspberry Pi OS)"])
+        #expect(none.first?.level == .fail, "tar is not optional: dir.fetch cannot work")
         // The real lookup: this machine's tar, on PATH or in /usr/bin.
         #expect(Doctor.programFindings(files).first?.text.hasPrefix("programs: tar (/") == true)
     }

@@ -75,9 +75,10 @@ struct PackageInstallTests {
         #expect(caps.stdout.contains("install openclaw-node's recommended packages"), "\(caps.stdout)")
         // The installed (release) daemon stops on SIGTERM, as `systemctl stop` asks it to: a fault
         // only release builds had once left it running until systemd's SIGKILL.
-        // While it runs, /usr/bin/openclaw-node (the launcher) answers an invoke through it, and
-        // the daemon's process is the program in /usr/lib/openclaw-node (what KWin's grant names).
-        let stop = try root.run("runuser -u openclaw-node -- /bin/sh -c 'openclaw-node run >/tmp/run.log 2>&1 & p=$!; sleep 2; echo exe=$(readlink /proc/$p/exe); openclaw-node invoke device.info --compact; kill -TERM $p; i=0; while kill -0 $p 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; if kill -0 $p 2>/dev/null; then echo still-running; kill -9 $p; else wait $p; echo exit=$?; fi; cat /tmp/run.log'")
+        // Once its control socket is up, /usr/bin/openclaw-node (the launcher) answers an invoke
+        // through it, and the daemon's process is the program in /usr/lib/openclaw-node (what
+        // KWin's grant names).
+        let stop = try root.run("runuser -u openclaw-node -- /bin/sh -c 'openclaw-node run >/tmp/run.log 2>&1 & p=$!; i=0; while [ ! -S /var/lib/openclaw-node/control.sock ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; echo exe=$(readlink /proc/$p/exe); openclaw-node invoke device.info --compact; kill -TERM $p; i=0; while kill -0 $p 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; if kill -0 $p 2>/dev/null; then echo still-running; kill -9 $p; else wait $p; echo exit=$?; fi; cat /tmp/run.log'")
         #expect(stop.stdout.contains("exit=0") && stop.stdout.contains("received SIGTERM; stopping"), "\(stop.stdout)\(stop.stderr)")
         #expect(stop.stdout.contains("exe=/usr/lib/openclaw-node/openclaw-node\n") && stop.stdout.contains(#""appVersion":"#), "\(stop.stdout)")
         let state = try root.run("ls /var/lib/openclaw-node; stat -c '%U %a' /var/lib/openclaw-node")

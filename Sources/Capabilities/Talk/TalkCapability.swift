@@ -203,11 +203,13 @@ final class TalkCapability: Capability, CapabilityLifecycle, GatewaySessionAware
     func gatewayDisconnected() async {}
     func shutdown() async {
         _ = await conversations.stop()
-        await wake.shutdown()
         _ = state.withLock { $0.ptt }?.cancel()
         voice.interrupt()
-        await replyTasks.cancelAll()
-        await voice.shutdown()
+        // Side by side: each waits for what it started (cancelled, so briefly).
+        async let wakeEnded: Void = wake.shutdown()
+        async let repliesEnded = replyTasks.cancelAll()
+        async let voiceEnded: Void = voice.shutdown()
+        _ = await (wakeEnded, repliesEnded, voiceEnded)
     }
 
     func session() throws(NodeError) -> PushToTalk {

@@ -178,7 +178,8 @@ final class VoiceWake: Sendable {
         state.withLock { $0.ptt }?.setEndpoint(capture) { done.fire() }
         let timer = DeadlineTimer.shared.schedule(at: .now + Self.commandCap) { done.fire() }
         commands.start { [self] in
-            await done.wait()
+            // Cancelled (the capability stops): the command ends now, not at the cap.
+            await withTaskCancellationHandler { await done.wait() } onCancel: { done.fire() }
             DeadlineTimer.shared.cancel(timer)
             let ptt = state.withLock { $0.ptt }
             let result = await BlockingExecutor.run("wake-command") { (_: CancelFlag) -> (id: String, transcript: String)? in try? ptt?.stop() }

@@ -72,8 +72,9 @@ public struct BundleManifest: Sendable {
         public let from: String?
         /// What the bundle runs it for (one phrase: "desktop.stream on an X display").
         public let purpose: String
-        /// Only some devices need it (one of alternatives, a Raspberry Pi's camera programs, a
-        /// sandbox the config may ask for): doctor mentions it missing without a warning.
+        /// Only some devices need it, or it only improves a result (one of alternatives, a
+        /// Raspberry Pi's camera programs, a sandbox the config may ask for, file(1)): doctor
+        /// mentions it missing without failing.
         public let optional: Bool
 
         public init(name: String, package: String?, from: String?, purpose: String, optional: Bool = false) {

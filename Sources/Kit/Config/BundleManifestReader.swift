@@ -268,7 +268,7 @@ public enum BundleManifestReader {
                 ConfigField("package", .string, "the Debian package that ships it"),
                 ConfigField("from", .string, "where it comes from when no Debian package ships it"),
                 ConfigField("for", .string, "what the bundle runs it for (required)"),
-                ConfigField("optional", .bool, "only some devices need it (alternatives, a Pi's camera programs): doctor does not warn when it is missing"),
+                ConfigField("optional", .bool, "only some devices need it, or it only improves a result (alternatives, a Pi's camera programs): doctor does not fail when it is missing"),
             ])), "the programs it runs (looked up on PATH): doctor says which are installed"),
             ConfigField("config", .map(fieldSchema), "the keys of capabilities.<name> besides enabled"),
             ConfigField("commands", .map(.object([

@@ -16,12 +16,24 @@ public final class ControlClient {
     /// node's. A state directory reached through another account's symbolic link once sent the
     /// operator's invoke (and its params) to that account's socket.
     public static func connect(stateDir: String) -> ControlClient? {
-        guard let s = try? UnixSocket.connect(ControlPaths.socket(stateDir: stateDir)) else { return nil }
-        guard let why = refusal(serverUID: s.peerUID(), stateDir: stateDir) else { return ControlClient(socket: s) }
-        s.close()
-        let line = Array("openclaw-node: \(why)\n".utf8)
-        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if case .connected(let c) = open(stateDir: stateDir) { return c }
         return nil
+    }
+
+    public enum Opened {
+        case connected(ControlClient)
+        case noDaemon
+        /// Served by an account that is not the node's (said on stderr).
+        case refused
+    }
+
+    /// `connect`, telling "nobody listens" from "somebody else listens".
+    public static func open(stateDir: String) -> Opened {
+        guard let s = try? UnixSocket.connect(ControlPaths.socket(stateDir: stateDir)) else { return .noDaemon }
+        guard let why = refusal(serverUID: s.peerUID(), stateDir: stateDir) else { return .connected(ControlClient(socket: s)) }
+        s.close()
+        StandardStreams.line("openclaw-node: \(why)", to: STDERR_FILENO)
+        return .refused
     }
 
     static func refusal(serverUID: uid_t?, stateDir: String) -> String? {

@@ -52,11 +52,20 @@ public enum DaemonInvoke {
         return ask(client, r)
     }
 
+    /// Whether this process found the control socket served by another account (and said so on
+    /// stderr): it is not asked again, and the invoke runs in-process.
+    public static var refusedTheSocket: Bool { refused.withLock { $0 } }
+    private static let refused = Locked(false)
+
     /// The daemon that uses the config this command line names (its state directory holds the
     /// socket), read without the installed bundles' manifests: a client needs no more.
     public static func client(for r: Request) -> ControlClient? {
-        guard let dir = ConfigLoader.stateDir(path: ConfigLoader.resolvePath(explicit: r.config)) else { return nil }
-        return ControlClient.connect(stateDir: dir)
+        guard !refusedTheSocket, let dir = ConfigLoader.stateDir(path: ConfigLoader.resolvePath(explicit: r.config)) else { return nil }
+        switch ControlClient.open(stateDir: dir) {
+        case .connected(let c): return c
+        case .noDaemon: return nil
+        case .refused: refused.withLock { $0 = true }; return nil
+        }
     }
 
     /// Sends the invoke and prints its payload (exit 0) or its error object (exit 1).

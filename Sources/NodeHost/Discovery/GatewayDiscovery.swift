@@ -40,7 +40,7 @@ public final class GatewayDiscovery: Sendable {
         var rounds = 0
     }
     private let wideAreaState = Locked(WideArea())
-    /// The wide-area round in progress, held until it answers.
+    /// The wide-area round in progress, held until it answers; `stop` cancels it.
     private let browsing = OwnedTasks()
 
     /// `onChange` is called (on some thread) whenever the LAN picture changes.
@@ -80,7 +80,10 @@ public final class GatewayDiscovery: Sendable {
         refreshWideArea()
     }
 
-    public func stop() { lan?.stop() }
+    public func stop() {
+        lan?.stop()
+        Task { [browsing] in await browsing.cancelAll() }
+    }
 
     /// Starts one wide-area round unless one is running. Its answer replaces the previous one.
     public func refreshWideArea() {

@@ -601,7 +601,9 @@ public actor GatewayClient {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             wake = c
             backoffTimer = Task { [weak self] in
-                try? await Task.sleep(for: delay)
+                // Cancelled: the wait was ended early (or the client stopped); a late wake-up
+                // would end the next wait instead.
+                do { try await Task.sleep(for: delay) } catch { return }
                 await self?.wakeUp()
             }
         }

@@ -18,7 +18,7 @@ public final class MetricsEndpoint: Sendable {
     private let log: Logger
     private let clients = Locked(0)
     private let stopped = Locked(false)
-    /// The scrapes being answered, each held until it ends.
+    /// The scrapes being answered, each held until it ends; `stop` cancels them.
     private let serving = OwnedTasks()
 
     private init(address: LocalServerAddress, listener: Int32, metrics: NodeMetrics, log: Logger) {
@@ -57,9 +57,10 @@ public final class MetricsEndpoint: Sendable {
         }
     }
 
-    /// Stops accepting (a scrape being answered finishes).
+    /// Stops accepting; a scrape being answered is cancelled (its client sees the connection close).
     public func stop() {
         stopped.withLock { $0 = true }
+        Task { [serving] in await serving.cancelAll() }
         // accept() returns EINVAL once the socket is shut down: the loop ends and closes it.
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
         // The socket file goes now, not when that thread next runs: the daemon may exit first.

@@ -156,19 +156,20 @@ public enum Doctor {
 
     /// The programs an enabled bundle runs (its manifest's `programs`): where each is, and for the
     /// others what it is for and what installs it. A missing program the manifest calls optional
-    /// (one of alternatives, a Raspberry Pi's camera programs) is said without a warning.
+    /// (one of alternatives, a Raspberry Pi's camera programs, one that only improves a result) is
+    /// said without a warning; a missing one that is not is a failure (a command cannot work).
     static func programFindings(_ manifest: BundleManifest, find: (String) -> String? = Self.findProgram) -> [Finding] {
         guard !manifest.programs.isEmpty else { return [] }
-        var found: [String] = [], missing: [String] = [], warn = false
+        var found: [String] = [], missing: [String] = [], broken = false
         for p in manifest.programs {
             if let path = find(p.name) { found.append(p.name.hasPrefix("/") ? p.name : "\(p.name) (\(path))"); continue }
-            warn = warn || !p.optional
+            broken = broken || !p.optional
             let install = p.package.map { "sudo apt install \($0)" } ?? "from \(p.from ?? "elsewhere")"
             missing.append("\(p.name), for \(p.purpose) (\(install))")
         }
         var text = found.isEmpty ? "" : "programs: \(found.joined(separator: ", "))"
-        if !missing.isEmpty { text += (text.isEmpty ? "" : "; ") + "not on PATH: \(missing.joined(separator: "; "))" }
-        return [Finding(level: warn ? .warn : .ok, area: manifest.name, text: text)]
+        if !missing.isEmpty { text += (text.isEmpty ? "" : "; ") + "missing: \(missing.joined(separator: "; "))" }
+        return [Finding(level: broken ? .fail : .ok, area: manifest.name, text: text)]
     }
 
     /// A program's path: an absolute one as it is, a name on PATH (and /usr/bin:/bin, where a

@@ -12,8 +12,8 @@ struct TaskOwnershipTests {
     static func unowned(_ text: String) -> [(line: Int, text: String)] {
         var out: [(Int, String)] = []
         let opening = try! NSRegularExpression(pattern: #"(?<![A-Za-z0-9_.])Task(\.detached)?(\s*\([^)]*\))?\s*\{"#)
-        // Held: the task is the value of an assignment, an argument, an append or a return.
-        let held = try! NSRegularExpression(pattern: #"(=|return|\(|append\(|\?\?)\s*$"#)
+        // Held: the task is the value of an assignment (not to `_`), an argument, an append or a return.
+        let held = try! NSRegularExpression(pattern: #"((?<!\b_ )=|return|\(|append\(|\?\?)\s*$"#)
         // A hop: `{ [captures] in await call(…) }`, the whole body one awaited call.
         let hop = try! NSRegularExpression(pattern: #"^\s*(\[[^\]]*\]\s*in\s*)?(try\?\s*)?await\s+[^;{}]*(\{[^{}]*\})?[^;{}]*\}[\s)},]*$"#)
         for (i, line) in text.components(separatedBy: "\n").enumerated() {
@@ -41,6 +41,19 @@ struct TaskOwnershipTests {
         #expect(Self.unowned("Task { await a(); await b() }").count == 1)
         #expect(Self.unowned("Task.detached { [weak self] in").count == 1)
         #expect(Self.unowned("// Task { forgotten }").isEmpty)
+        #expect(Self.unowned("_ = Task { await a(); await b() }").count == 1, "assigned to nothing is not held")
+    }
+
+    /// An OwnedTasks holds tasks for an owner that stops them: the file that makes one cancels it.
+    @Test func everyOwnedTasksIsCancelledWhereItIsMade() throws {
+        var made = 0
+        for f in ModuleWallTests.swiftFiles(under: "Sources") where !f.hasSuffix("/OwnedTasks.swift") {
+            let text = try String(contentsOfFile: f, encoding: .utf8)
+            guard text.contains("OwnedTasks()") else { continue }
+            made += 1
+            #expect(text.contains(".cancelAll("), "\(f) makes an OwnedTasks and never cancels it")
+        }
+        #expect(made >= 6, "found \(made)")
     }
 
     @Test func everyTaskInTheProductHasAnOwner() throws {

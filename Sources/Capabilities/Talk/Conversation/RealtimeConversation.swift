@@ -266,12 +266,20 @@ final class RealtimeConversation: Sendable {
             if s.heldAcks != nil { s.heldAcks?.append(mark); return nil }
             return s.ended ? nil : s.relayId
         }) else { return }
-        let t = Task {
+        hold { [self] in
             if case .failure(let e) = await session.call(.talkSessionAcknowledgeMark, ["sessionId": .string(id), "markName": .string(mark)], timeout: .seconds(8)) {
                 log.debug("acknowledgeMark \(mark): \(e)")
             }
         }
-        state.withLock { $0.tasks.append(t) }  // the conversation's end cancels it
+    }
+
+    /// Starts `body` as one of the conversation's tasks, which its end cancels; nothing once it
+    /// has ended (checked under the same lock that end() takes them with).
+    private func hold(_ body: @escaping @Sendable () async -> Void) {
+        state.withLock { s in
+            guard !s.ended else { return }
+            s.tasks.append(Task(operation: body))
+        }
     }
 
     /// The person spoke over the reply: stop it here now, and ask the gateway to cancel the turn.
@@ -283,8 +291,7 @@ final class RealtimeConversation: Sendable {
         state.withLock { $0.cancelledTurn = turn; $0.lastActivityNs = monotonicNowNs(); $0.heldAcks = [] }
         playback.clear()
         log.info("barge-in: the person spoke over the reply (\(turn)); stopped it")
-        // Held with the conversation's other tasks: its end cancels it.
-        let t = Task {
+        hold { [self] in
             let r = await session.call(.talkSessionCancelOutput, ["sessionId": .string(id), "turnId": .string(turn), "reason": "barge-in"],
                                        timeout: .seconds(8))
             let status = (try? r.get())?["status"]?.stringValue
@@ -296,14 +303,13 @@ final class RealtimeConversation: Sendable {
                 uplink.withLock { $0 }?.liftFence()
             } else {
                 // The gateway completes a cancellation within about a second; never stay deaf longer.
-                try? await Task.sleep(for: .seconds(3))
+                do { try await Task.sleep(for: .seconds(3)) } catch { return }  // the conversation ended
                 if state.withLock({ $0.cancelledTurn == turn }) {
                     state.withLock { $0.cancelledTurn = nil }
                     uplink.withLock { $0 }?.liftFence()
                 }
             }
         }
-        state.withLock { $0.tasks.append(t) }
     }
 
     // MARK: tools
