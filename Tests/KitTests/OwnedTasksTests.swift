@@ -10,20 +10,20 @@ struct OwnedTasksTests {
         let ended = Locked(0)
         for _ in 0..<3 {
             #expect(tasks.start {
-                // Until cancelled (a long reply being spoken).
-                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+                await Self.untilCancelled()  // a long reply being spoken
                 ended.withLock { $0 += 1 }
             })
         }
         let quick = Locked(false)
         tasks.start { quick.withLock { $0 = true } }
-        #expect(await waitFor { quick.withLock { $0 } && tasks.count == 3 }, "a finished task leaves the set")
+        #expect(await Self.onThread { tasks.waitUntilRunning(3, timeout: .seconds(20)) }, "a finished task leaves the set")
+        #expect(quick.withLock { $0 })
         #expect(await tasks.cancelAll())
         #expect(ended.withLock { $0 } == 3 && tasks.count == 0, "cancelAll returned before its tasks ended")
         let late = Locked(false)
         #expect(!tasks.start { late.withLock { $0 = true } }, "started after cancelAll")
-        try? await Task.sleep(for: .milliseconds(50))
-        #expect(!late.withLock { $0 })
+        // Refused means never made: nothing is running that could still set it.
+        #expect(tasks.count == 0 && !late.withLock { $0 })
         #expect(await tasks.cancelAll(), "nothing left: at once")
     }
 
@@ -37,14 +37,28 @@ struct OwnedTasksTests {
         let waited = ContinuousClock.now - started
         #expect(waited >= .milliseconds(150) && waited < .seconds(5), "\(waited)")
         release.update { $0 = true }  // update wakes the waiter (withLock does not)
-        #expect(await waitFor { tasks.count == 0 })
+        #expect(await Self.onThread { tasks.waitUntilRunning(0, timeout: .seconds(20)) })
     }
 
-    private func waitFor(_ condition: @Sendable () -> Bool) async -> Bool {
-        for _ in 0..<400 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
+    /// Suspends until the calling task is cancelled (no clock: the cancellation resumes it).
+    private static func untilCancelled() async {
+        let resumed = Locked<CheckedContinuation<Void, Never>?>(nil)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { c in
+                let now = resumed.withLock { r -> Bool in
+                    if Task.isCancelled { return true }
+                    r = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            resumed.withLock { r in r?.resume(); r = nil }
         }
-        return condition()
+    }
+
+    /// A blocking wait, on a thread of its own rather than the cooperative pool.
+    private static func onThread(_ body: @escaping @Sendable () -> Bool) async -> Bool {
+        await BlockingExecutor.run("test-wait") { (_: CancelFlag) -> Bool in body() }
     }
 }

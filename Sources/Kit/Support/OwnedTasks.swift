@@ -31,7 +31,8 @@ public final class OwnedTasks: Sendable {
             // Made under the lock, so its own removal (which takes the lock) comes after this insert.
             s.running[id] = Task { [state] in
                 await body()
-                let waiters = state.withLock { s -> [Waiter] in
+                // `update`: a thread waiting on the count (waitUntilRunning) is woken.
+                let waiters = state.update { s -> [Waiter] in
                     s.running.removeValue(forKey: id)
                     guard s.closed, s.running.isEmpty else { return [] }
                     defer { s.drained = [] }
@@ -45,6 +46,11 @@ public final class OwnedTasks: Sendable {
 
     /// How many are running now.
     public var count: Int { state.withLock { $0.running.count } }
+
+    /// Blocks this thread until `n` are running (each task's end wakes it), or `timeout` passed.
+    func waitUntilRunning(_ n: Int, timeout: Duration) -> Bool {
+        state.wait(until: { $0.running.count == n }, timeout: timeout)
+    }
 
     /// Cancels every task and waits until each has ended, or for `limit` at most (a task that does
     /// not notice cancellation must not hold its owner's stop forever): true when all ended.
