@@ -172,11 +172,11 @@ public enum Doctor {
         return [Finding(level: broken ? .fail : .ok, area: manifest.name, text: text)]
     }
 
-    /// A program's path: an absolute one as it is, a name on PATH (and /usr/bin:/bin, where a
-    /// service's trimmed PATH would still find Debian's programs).
+    /// A program's path: an absolute one as it is, a name as the bundles' tools are found
+    /// (ToolProcess.find: PATH, then /usr/bin and /bin, which a service's trimmed PATH may lack).
     static func findProgram(_ name: String) -> String? {
         if name.hasPrefix("/") { return FileSystem.isExecutableFile(name) ? name : nil }
-        return Subprocess.findExecutable(name) ?? Subprocess.findExecutable(name, path: "/usr/bin:/bin")
+        return ToolProcess.find(name)
     }
 
     /// What presence.mode says now, and why: a mode whose helper library does not load is a
