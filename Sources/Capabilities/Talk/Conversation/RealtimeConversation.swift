@@ -227,8 +227,7 @@ final class RealtimeConversation: Sendable {
                 Task { await end("the person said \"\(text)\"", closeRelay: true) }
             }
         case .toolCall(let callId, let name, let args, let forced):
-            let t = Task { [self] in await runTool(callId: callId, name: name, args: args, forced: forced) }
-            state.withLock { $0.tasks.append(t) }
+            hold { [self] in await runTool(callId: callId, name: name, args: args, forced: forced) }
         case .toolCallCancelled(let callId):
             let waiter = state.withLock { s in s.callRuns[callId].flatMap { s.consults.removeValue(forKey: $0) } }
             waiter?.resume(returning: nil)
