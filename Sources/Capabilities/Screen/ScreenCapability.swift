@@ -16,7 +16,8 @@ public struct ScreenCapability: Capability, CapabilityLifecycle, SelfDiagnosing,
     private let log = Logger(component: "screen")
 
     public init(context: CapabilityContext) {
-        self.init(manifest: context.manifest, settings: ScreenSettings(context.section, environment: context.environment))
+        self.init(manifest: context.manifest, settings: ScreenSettings(context.section, environment: context.environment,
+                                                                            stateDirectory: context.stateDirectory))
         // FFmpeg's libraries (scaling, video) are Media's, shared by every bundle: one node-wide period.
         IdleLibraryRelease.after = context.releaseIdleLibrariesAfter
     }

@@ -7,7 +7,7 @@ import Support
 /// `capabilities.screen` plus the environment it depends on, read once at start-up (only a
 /// compositor nobody named is looked for at each use).
 struct ScreenSettings: Sendable {
-    enum Backend: String, Sendable { case auto, x11, wayland, gnome, kde, fbdev }
+    enum Backend: String, Sendable { case auto, x11, wayland, gnome, kde, portal, fbdev }
 
     var backend: Backend = .auto
     /// X display to capture: `capabilities.screen.display`, else $DISPLAY.
@@ -33,6 +33,8 @@ struct ScreenSettings: Sendable {
     /// The session's PipeWire ($PIPEWIRE_REMOTE, else pipewire-0 in $XDG_RUNTIME_DIR), where
     /// GNOME's and KDE's screen casts deliver frames.
     var pipewire: PipeWireRemote?
+    /// Where the desktop portal's screen-share approval is kept (the bundle's state directory).
+    var portalApproval = PortalApproval(directory: nil)
 
     init(backend: Backend = .auto, display: String? = nil, framebuffer: String = "/dev/fb0",
          useSharedMemory: Bool = true, wayland: String? = nil, audioDevice: String = "default", waylandDisplay: String? = nil, sessionBus: String? = nil, pipewire: PipeWireRemote? = nil) {
@@ -47,7 +49,8 @@ struct ScreenSettings: Sendable {
         self.audioDevice = audioDevice
     }
 
-    init(_ section: BundleSection, environment env: [String: String]) {
+    init(_ section: BundleSection, environment env: [String: String], stateDirectory: String = "") {
+        portalApproval = PortalApproval(directory: stateDirectory.isEmpty ? nil : stateDirectory)
         backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
         display = section.string("display").flatMap { $0.isEmpty ? nil : $0 } ?? env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         framebuffer = section.string("fbdev").flatMap { $0.isEmpty ? nil : $0 } ?? "/dev/fb0"

@@ -7,10 +7,11 @@ import WaylandSupport
 import X11Support
 
 /// Opens a grabber on the configured backend. `auto` takes the Wayland compositor when one is known
-/// and offers wlr-screencopy, else GNOME's Mutter when the session bus has its screen cast (before
-/// X11: under GNOME, DISPLAY is Xwayland, whose root window shows only X clients), else X11 when the
-/// display answers, else the framebuffer; when none works the error lists what was tried and what
-/// to change.
+/// and offers wlr-screencopy, else GNOME's Mutter when the session bus has its screen cast and lets
+/// the node use it (before X11: under GNOME, DISPLAY is Xwayland, whose root window shows only X
+/// clients), else KWin's ScreenShot2, else — in a Wayland session — the desktop portal's screen
+/// cast (asks the person at the desktop once), else X11 when the display answers, else the
+/// framebuffer; when none works the error lists what was tried and what to change.
 struct ScreenSources: Sendable {
     let settings: ScreenSettings
 
@@ -20,6 +21,7 @@ struct ScreenSources: Sendable {
         case wayland(WaylandConnection)
         case gnome(SessionBus)
         case kde(SessionBus, WaylandConnection)
+        case portal(SessionBus)
         case framebuffer(String)
     }
 
@@ -36,6 +38,8 @@ struct ScreenSources: Sendable {
             return try GnomeGrabber(bus: bus, pipewire: pipewire, screenIndex: screenIndex)
         case .kde(let bus, let connection):
             return try KdeGrabber(bus: bus, connection: connection, screenIndex: screenIndex)
+        case .portal(let bus):
+            return try PortalGrabber(bus: bus, approval: settings.portalApproval, screenIndex: screenIndex)
         case .framebuffer(let path):
             return try FramebufferGrabber(path: path, screenIndex: screenIndex)
         }
@@ -54,6 +58,8 @@ struct ScreenSources: Sendable {
                 _ = try GnomeScreen.monitors(bus)
             case .kde(_, let connection):
                 if connection.orderedOutputs.isEmpty { return .unavailable("KWin at \(connection.socket) has no outputs") }
+            case .portal:
+                break  // which monitors it shares is known only once a cast starts, and starting one may ask the person
             case .framebuffer(let path):
                 _ = try FramebufferDevice(path: path).visible()
             }
@@ -89,6 +95,17 @@ struct ScreenSources: Sendable {
                         return Diagnosis(.fail, Self.reason(KdeScreen.refused(error)))
                     }
                 }
+            case .portal(let bus):
+                label = "the desktop portal's screen cast (\(PortalScreenCast.interface) version \(PortalScreenCast.version(on: bus) ?? 0))"
+                let how = settings.backend == .auto ? "backend auto" : "capabilities.screen.backend \"portal\""
+                let notUsed = tried.isEmpty ? "" : "; not used: " + tried.joined(separator: "; ")
+                guard let path = settings.portalApproval.path, settings.portalApproval.token != nil else {
+                    return Diagnosis(.warn, "\(how): captures through \(label), which asks the person at this desktop before the first capture: " +
+                                     "run `openclaw-node invoke screen.snapshot --timeout 90000` once while someone is there to choose Share in the desktop's " +
+                                     "Screen Share dialog (with \"Remember this selection\" ticked); the approval is then kept and later captures do not ask" + notUsed)
+                }
+                return Diagnosis(.ok, "\(how): captures through \(label); the approval given at this desktop is kept in \(path), so it does not ask again " +
+                                      "(delete that file to be asked again)" + notUsed)
             case .framebuffer(let path): label = "the framebuffer \(path)"
             }
         } catch {
@@ -119,6 +136,8 @@ struct ScreenSources: Sendable {
         case .kde:
             guard let k = try kde(required: true) else { throw ScreenError.unavailable("no KWin") }
             return .kde(k.0, k.1)
+        case .portal:
+            return .portal(try portalBus(required: true)!)
         case .fbdev:
             return .framebuffer(settings.framebuffer)
         case .auto:
@@ -132,14 +151,27 @@ struct ScreenSources: Sendable {
                 } catch { tried.append(Self.reason(error)) }
             }
             do throws(NodeError) {
-                if let bus = try gnomeBus(required: false) { return .gnome(bus) }
-                tried.append(settings.sessionBus == nil ? "no session bus (DBUS_SESSION_BUS_ADDRESS unset), so no GNOME"
-                                                        : "no GNOME on the session bus (\(MutterScreenCast.service) is not there)")
+                if let bus = try gnomeBus(required: false) {
+                    // A GNOME that closed Mutter's API, or a sandbox filtering the bus, refuses it.
+                    guard let refusal = MutterScreenCast.refusal(on: bus) else { return .gnome(bus) }
+                    tried.append("GNOME's Mutter refuses this program its screen cast (\(refusal.name))")
+                } else {
+                    tried.append(settings.sessionBus == nil ? "no session bus (DBUS_SESSION_BUS_ADDRESS unset), so no GNOME"
+                                                            : "no GNOME on the session bus (\(MutterScreenCast.service) is not there)")
+                }
             } catch { tried.append(Self.reason(error)) }
             if noScreencopy != nil {
                 do throws(NodeError) {
                     if let k = try kde(required: false) { return .kde(k.0, k.1) }
                     tried.append("no KDE on the session bus (\(KWinScreenShot.service) with ScreenShot2 is not there)")
+                } catch { tried.append(Self.reason(error)) }
+            }
+            // The portal asks the person at the desktop, so only where nothing unattended works
+            // and the session is Wayland (on X11 the display itself is captured below).
+            if settings.wayland != nil || noScreencopy != nil {
+                do throws(NodeError) {
+                    if let bus = try portalBus(required: false) { return .portal(bus) }
+                    tried.append("no desktop portal with screen casts on the session bus (\(PortalScreenCast.interface))")
                 } catch { tried.append(Self.reason(error)) }
             }
             if let display = settings.display {
@@ -172,6 +204,26 @@ struct ScreenSources: Sendable {
         guard required else { return nil }
         throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but nothing on the session bus at \(address) offers " +
                                       "\(MutterScreenCast.service) (is this a GNOME session?)")
+    }
+
+    /// The session bus when the desktop portal there offers screen casts; nil (or, when `required`,
+    /// an error saying why) when it does not.
+    private func portalBus(required: Bool) throws(NodeError) -> SessionBus? {
+        guard let address = settings.sessionBus else {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"portal\" but no session bus is known: DBUS_SESSION_BUS_ADDRESS " +
+                                          "is unset and XDG_RUNTIME_DIR has no bus (run the node inside the desktop session)")
+        }
+        let bus: SessionBus
+        do throws(SessionBus.Failure) { bus = try SessionBus(address: address) } catch {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"portal\": \(error.description)")
+        }
+        if PortalScreenCast.version(on: bus) != nil { return bus }
+        guard required else { return nil }
+        throw ScreenError.unavailable("capabilities.screen.backend is \"portal\" but the desktop portal on the session bus at \(address) offers no " +
+                                      "screen casts (\(PortalScreenCast.interface)): install xdg-desktop-portal and the desktop's backend " +
+                                      "(xdg-desktop-portal-gnome on GNOME, xdg-desktop-portal-kde on Plasma)")
     }
 
     /// KWin's session bus and its Wayland connection when KWin offers ScreenShot2; nil (or, when

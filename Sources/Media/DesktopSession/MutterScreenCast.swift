@@ -57,6 +57,22 @@ public final class MutterScreenCast {
         started = true
     }
 
+    /// Why Mutter refuses this program a screen cast (the D-Bus error), or nil when it lets it:
+    /// a session is made and stopped at once, without recording (nothing shows on the screen).
+    /// Mutter 43 lets any program of the session in; a sandbox's bus filter or a GNOME that
+    /// closed the API answers AccessDenied.
+    public static func refusal(on bus: SessionBus) -> SessionBus.Failure? {
+        do throws(SessionBus.Failure) {
+            let created = try bus.call(service, "/org/gnome/Mutter/ScreenCast", service, "CreateSession", [.options([])], timeout: .seconds(3))
+            if let session = created.first?.string {
+                _ = try? bus.call(service, session, service + ".Session", "Stop", timeout: .seconds(2))
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     deinit {
         // The RemoteDesktop session's owner stops it (and this cast with it).
         if remoteDesktopSession == nil {

@@ -82,6 +82,13 @@ public final class SessionBus {
         return values
     }
 
+    /// This connection's unique name on the bus (":1.42"), which the portals build request paths from.
+    public var uniqueName: String? {
+        var name: UnsafePointer<CChar>?
+        guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
+        return String(cString: name)
+    }
+
     /// Whether some connection owns `name` now (the desktop's service is running).
     public func hasOwner(_ name: String) -> Bool {
         let r = try? call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", [.string(name)], timeout: .seconds(2))

@@ -33,8 +33,15 @@ final class GnomeShell: @unchecked Sendable {
          "NO_AT_BRIDGE": "1", "GTK_A11Y": "none", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
     }
 
+    /// What the session bus refuses one account (nil: nobody is refused).
+    private let refusedAccount: String?
+
     /// `monitors`: size and colour of each virtual monitor, left to right (Meta-0, Meta-1, …).
-    init(monitors specs: [(width: Int, height: Int, rgb: String)]) throws {
+    /// `refuseMutterTo`: an account whose calls to Mutter's screen cast and remote desktop the
+    /// session bus answers with AccessDenied, as a GNOME that closed those APIs to other programs
+    /// does (the bus's own policy: the name is still there, its calls are refused).
+    init(monitors specs: [(width: Int, height: Int, rgb: String)], refuseMutterTo account: String? = nil) throws {
+        refusedAccount = account
         dir = TestPaths.tempDir("gnome")
         runtimeDir = dir + "/run"
         sessionBus = "unix:path=\(dir)/run/bus"
@@ -55,7 +62,10 @@ final class GnomeShell: @unchecked Sendable {
     }
 
     private func start() throws {
-        try SessionBuses.start(runtimeDir: runtimeDir, configDir: dir, environment: environment, into: &processes)
+        let policy = refusedAccount.map {
+            "<policy user=\"\($0)\"><deny send_destination=\"org.gnome.Mutter.ScreenCast\"/><deny send_destination=\"org.gnome.Mutter.RemoteDesktop\"/></policy>"
+        } ?? ""
+        try SessionBuses.start(runtimeDir: runtimeDir, configDir: dir, environment: environment, sessionPolicy: policy, into: &processes)
         processes.append(try BackgroundProcess("/usr/bin/pipewire", [], env: environment))
         guard waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: self.runtimeDir + "/pipewire-0") }) else {
             throw TestFailure("pipewire did not start: \(processes.last?.log ?? "")")
@@ -105,6 +115,32 @@ final class GnomeShell: @unchecked Sendable {
     }
 
     func hasOwner(_ name: String) -> Bool { SessionBuses.hasOwner(name, on: sessionBus) }
+
+    /// Whether the desktop portal with GNOME's backend can be started (`startPortal`).
+    static var portalAvailable: Bool {
+        ["/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gnome", "/usr/libexec/xdg-permission-store"]
+            .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts the desktop portal as a GNOME session has it: the permission store (where the
+    /// portal keeps screen-share approvals), GNOME's backend (its dialogs), then the portal itself,
+    /// each by its PID (the session bus activates nothing). Returns once the portal offers screen casts.
+    func startPortal() throws {
+        for program in ["/usr/libexec/xdg-permission-store", "/usr/libexec/xdg-desktop-portal-gnome"] {
+            processes.append(try BackgroundProcess(program, ["--replace"], env: environment))
+        }
+        guard waitUntil(timeout: 20, { self.hasOwner("org.freedesktop.impl.portal.PermissionStore") && self.hasOwner("org.freedesktop.impl.portal.desktop.gnome") }) else {
+            throw TestFailure("the portal's permission store or GNOME backend did not start: \(processes.suffix(2).map(\.log).joined(separator: "\n"))")
+        }
+        processes.append(try BackgroundProcess("/usr/libexec/xdg-desktop-portal", ["--replace"], env: environment))
+        let offered = waitUntil(timeout: 20) {
+            let r = try? runProcess("/usr/bin/gdbus", ["call", "--session", "-d", "org.freedesktop.portal.Desktop", "-o", "/org/freedesktop/portal/desktop",
+                                                      "-m", "org.freedesktop.DBus.Properties.Get", "org.freedesktop.portal.ScreenCast", "version"], env: self.environment)
+            return r?.code == 0
+        }
+        guard offered else { throw TestFailure("xdg-desktop-portal did not offer screen casts: \(processes.last?.log ?? "")") }
+    }
+
 
     func stop() {
         for w in windows.reversed() { _ = w.stop() }

@@ -6,7 +6,9 @@ import Foundation
 /// Shell and KWin exit at start without one), both in the session's runtime directory.
 enum SessionBuses {
     /// Starts both daemons (their processes are appended to `processes`, for stopping by PID).
-    static func start(runtimeDir: String, configDir: String, environment: [String: String], into processes: inout [BackgroundProcess]) throws {
+    /// `sessionPolicy`: more <policy> rules for the session bus (a desktop refusing one account).
+    static func start(runtimeDir: String, configDir: String, environment: [String: String], sessionPolicy: String = "",
+                      into processes: inout [BackgroundProcess]) throws {
         for (name, socket) in [("session", "bus"), ("system", "system_bus")] {
             let conf = configDir + "/\(name).conf"
             try """
@@ -14,7 +16,7 @@ enum SessionBuses {
                  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
                 <busconfig><type>session</type><listen>unix:path=\(runtimeDir)/\(socket)</listen><auth>EXTERNAL</auth>
                 <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
-                </busconfig>
+                \(name == "session" ? sessionPolicy : "")</busconfig>
                 """.write(toFile: conf, atomically: false, encoding: .utf8)
             processes.append(try BackgroundProcess("/usr/bin/dbus-daemon", ["--config-file=\(conf)", "--nofork", "--nopidfile"], env: environment))
             guard waitUntil(timeout: 10, { FileManager.default.fileExists(atPath: "\(runtimeDir)/\(socket)") }) else {
