@@ -168,7 +168,8 @@ enum WaylandScreen {
         let desktop = ProcessEnvironment.current["XDG_CURRENT_DESKTOP"].map { " (\($0))" } ?? ""
         return ScreenError.unavailable("the Wayland compositor at \(c.socket)\(desktop) offers no wlr-screencopy, so its screen cannot be " +
             "captured through it: wlroots compositors (sway, wayfire, labwc — Raspberry Pi OS's desktop) have it; GNOME is captured " +
-            "through Mutter's screen cast instead (backend \"gnome\", over the session bus); KDE Plasma is not supported yet: " +
-            "there, log in to an X11 session or use backend \"fbdev\"")
+            "through Mutter's screen cast instead (backend \"gnome\", over the session bus), KDE Plasma through KWin's ScreenShot2 " +
+            "(backend \"kde\"), any desktop with xdg-desktop-portal through its screen cast (backend \"portal\", asks once); " +
+            "each needs the session bus (DBUS_SESSION_BUS_ADDRESS, or the user bus in XDG_RUNTIME_DIR)")
     }
 }
