@@ -187,41 +187,38 @@ struct ScreenSources: Sendable {
         }
     }
 
+    /// The session bus, connected, for a backend that works over it; nil (or, when `required`, an
+    /// error saying why, and `whereToRun` what to do) when none is known or it cannot be reached.
+    private func connectSessionBus(_ backend: String, required: Bool, whereToRun: String) throws(NodeError) -> SessionBus? {
+        guard let address = settings.sessionBus else {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"\(backend)\" but no session bus is known: DBUS_SESSION_BUS_ADDRESS " +
+                                          "is unset and XDG_RUNTIME_DIR has no bus (\(whereToRun))")
+        }
+        do throws(SessionBus.Failure) { return try SessionBus(address: address) } catch {
+            guard required else { return nil }
+            throw ScreenError.unavailable("capabilities.screen.backend is \"\(backend)\": \(error.description)")
+        }
+    }
+
     /// The session bus when GNOME's Mutter offers its screen cast there; nil (or, when `required`,
     /// an error saying why) when it does not.
     private func gnomeBus(required: Bool) throws(NodeError) -> SessionBus? {
-        guard let address = settings.sessionBus else {
-            guard required else { return nil }
-            throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but no session bus is known: DBUS_SESSION_BUS_ADDRESS " +
-                                          "is unset and XDG_RUNTIME_DIR has no bus (run the node inside the GNOME session, e.g. as a systemd --user service)")
-        }
-        let bus: SessionBus
-        do throws(SessionBus.Failure) { bus = try SessionBus(address: address) } catch {
-            guard required else { return nil }
-            throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\": \(error.description)")
-        }
+        guard let bus = try connectSessionBus("gnome", required: required,
+                                              whereToRun: "run the node inside the GNOME session, e.g. as a systemd --user service") else { return nil }
         if bus.hasOwner(MutterScreenCast.service) { return bus }
         guard required else { return nil }
-        throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but nothing on the session bus at \(address) offers " +
+        throw ScreenError.unavailable("capabilities.screen.backend is \"gnome\" but nothing on the session bus at \(bus.address) offers " +
                                       "\(MutterScreenCast.service) (is this a GNOME session?)")
     }
 
     /// The session bus when the desktop portal there offers screen casts; nil (or, when `required`,
     /// an error saying why) when it does not.
     private func portalBus(required: Bool) throws(NodeError) -> SessionBus? {
-        guard let address = settings.sessionBus else {
-            guard required else { return nil }
-            throw ScreenError.unavailable("capabilities.screen.backend is \"portal\" but no session bus is known: DBUS_SESSION_BUS_ADDRESS " +
-                                          "is unset and XDG_RUNTIME_DIR has no bus (run the node inside the desktop session)")
-        }
-        let bus: SessionBus
-        do throws(SessionBus.Failure) { bus = try SessionBus(address: address) } catch {
-            guard required else { return nil }
-            throw ScreenError.unavailable("capabilities.screen.backend is \"portal\": \(error.description)")
-        }
+        guard let bus = try connectSessionBus("portal", required: required, whereToRun: "run the node inside the desktop session") else { return nil }
         if PortalScreenCast.version(on: bus) != nil { return bus }
         guard required else { return nil }
-        throw ScreenError.unavailable("capabilities.screen.backend is \"portal\" but the desktop portal on the session bus at \(address) offers no " +
+        throw ScreenError.unavailable("capabilities.screen.backend is \"portal\" but the desktop portal on the session bus at \(bus.address) offers no " +
                                       "screen casts (\(PortalScreenCast.interface)): install xdg-desktop-portal and the desktop's backend " +
                                       "(xdg-desktop-portal-gnome on GNOME, xdg-desktop-portal-kde on Plasma)")
     }
@@ -229,16 +226,12 @@ struct ScreenSources: Sendable {
     /// KWin's session bus and its Wayland connection when KWin offers ScreenShot2; nil (or, when
     /// `required`, an error saying why) when it does not.
     private func kde(required: Bool) throws(NodeError) -> (SessionBus, WaylandConnection)? {
-        guard let address = settings.sessionBus, let socket = settings.waylandDisplay else {
+        guard settings.sessionBus != nil, let socket = settings.waylandDisplay else {
             guard required else { return nil }
             throw ScreenError.unavailable("capabilities.screen.backend is \"kde\" but the session bus or the Wayland socket is not known " +
                                           "(DBUS_SESSION_BUS_ADDRESS, WAYLAND_DISPLAY): run the node inside the Plasma session")
         }
-        let bus: SessionBus
-        do throws(SessionBus.Failure) { bus = try SessionBus(address: address) } catch {
-            guard required else { return nil }
-            throw ScreenError.unavailable("capabilities.screen.backend is \"kde\": \(error.description)")
-        }
+        guard let bus = try connectSessionBus("kde", required: required, whereToRun: "run the node inside the Plasma session") else { return nil }
         guard KWinScreenShot.isOffered(on: bus) else {
             guard required else { return nil }
             throw ScreenError.unavailable("capabilities.screen.backend is \"kde\" but nothing on the session bus offers \(KWinScreenShot.interface) (is this a Plasma session?)")
