@@ -134,6 +134,17 @@ import Testing
         let rig = try DesktopRig(desktop: "display: '\(screen.x.display)'"); defer { rig.stop() }
         let auto = try rig.node.cli(["doctor"])
         #expect(auto.stdout.contains("desktop.stream would start x11vnc (/usr/bin/x11vnc) for X display \(screen.x.display)"), "\(auto.stdout)")
+        // Forced: the X display is served as asked; a desktop that is not there is refused, saying what is missing.
+        rig.node.rewriteConfig(gatewaySection: "url: '\(rig.gw.url)'", extra: "capabilities: { desktop: { enabled: true, backend: 'x11', display: '\(screen.x.display)' } }")
+        let x11 = try rig.node.cli(["doctor"])
+        #expect(x11.stdout.contains("desktop.stream would start x11vnc (/usr/bin/x11vnc) for X display \(screen.x.display)")
+                && x11.stdout.contains("(capabilities.desktop.backend \"x11\")"), "\(x11.stdout)")
+        for (backend, missing) in [("gnome", "org.gnome.Mutter.RemoteDesktop is not on the session bus"), ("kde", "KWin's ScreenShot2 and the compositor's socket are not both there"),
+                                   ("wayland", "no compositor socket is there")] {
+            rig.node.rewriteConfig(gatewaySection: "url: '\(rig.gw.url)'", extra: "capabilities: { desktop: { enabled: true, backend: '\(backend)', waylandDisplay: '/nonexistent/wayland-9' } }")
+            let refused = try rig.node.cli(["doctor"])
+            #expect(refused.stdout.contains("capabilities.desktop.backend is \"\(backend)\" but") && refused.stdout.contains(missing), "\(backend): \(refused.stdout)")
+        }
         rig.node.rewriteConfig(gatewaySection: "url: '\(rig.gw.url)'", extra: "capabilities: { desktop: { enabled: true, server: 'external', port: 5999 } }")
         let external = try rig.node.cli(["doctor"])
         #expect(external.stdout.contains("127.0.0.1:5999") && external.stdout.contains("passwordFile is not set"), "\(external.stdout)")

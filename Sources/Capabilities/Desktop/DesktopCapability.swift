@@ -82,7 +82,8 @@ final class DesktopCapability: Capability, CapabilityLifecycle, GatewaySessionAw
         case .auto:
             switch LocalVNCServer.choose(settings) {
             case .success(let (kind, exe, target)):
-                return [Diagnosis(.ok, "desktop.stream would start \(Self.describe(kind, exe, target))")]
+                let forced = settings.backend == .auto ? "" : " (capabilities.desktop.backend \"\(settings.backend.rawValue)\")"
+                return [Diagnosis(.ok, "desktop.stream would start \(Self.describe(kind, exe, target))\(forced)")]
             case .failure(let why):
                 return [Diagnosis(.fail, why.nodeError.message)]
             }

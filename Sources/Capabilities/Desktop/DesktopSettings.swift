@@ -8,8 +8,11 @@ import Support
 /// the types and ranges).
 struct DesktopSettings: Sendable {
     enum Server: String, Sendable { case auto, external }
+    /// server: auto — which desktop the node's stream serves (auto: what the session offers).
+    enum Backend: String, Sendable { case auto, x11, wayland, gnome, kde }
 
     let server: Server
+    let backend: Backend
     /// server: external — the VNC server's TCP port on 127.0.0.1.
     let port: Int
     /// server: external — where its password is.
@@ -30,6 +33,7 @@ struct DesktopSettings: Sendable {
     init(_ section: BundleSection, environment env: [String: String]) {
         func nonEmpty(_ s: String?) -> String? { s.flatMap { $0.isEmpty ? nil : $0 } }
         server = section.string("server").flatMap(Server.init(rawValue:)) ?? .auto
+        backend = section.string("backend").flatMap(Backend.init(rawValue:)) ?? .auto
         port = section.int("port") ?? 5900
         passwordFile = nonEmpty(section.string("passwordFile"))
         display = nonEmpty(section.string("display")) ?? nonEmpty(env["DISPLAY"])

@@ -35,6 +35,37 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
     /// the node's own servers: GNOME ("", the session bus address), KDE (the session bus address,
     /// the compositor's socket).
     static func choose(_ s: DesktopSettings) -> Result<(Kind, String, String), DesktopStreamError> {
+        switch s.backend {
+        case .auto: return chooseAuto(s)
+        case .gnome:
+            guard let address = s.sessionBus, let bus = try? SessionBus(address: address), bus.hasOwner(MutterRemoteDesktop.service) else {
+                return .failure(.configuration("capabilities.desktop.backend is \"gnome\" but \(MutterRemoteDesktop.service) is not on the session bus " +
+                                               "(\(s.sessionBus ?? "none known: DBUS_SESSION_BUS_ADDRESS is unset")): run the node inside the GNOME session"))
+            }
+            return .success((.gnome, "", address))
+        case .kde:
+            guard let address = s.sessionBus, let bus = try? SessionBus(address: address), let socket = s.waylandSocket, FileSystem.isSocket(socket),
+                  KWinScreenShot.isOffered(on: bus) else {
+                return .failure(.configuration("capabilities.desktop.backend is \"kde\" but KWin's ScreenShot2 and the compositor's socket are not both there " +
+                                               "(session bus \(s.sessionBus ?? "unknown"), socket \(s.waylandSocket ?? "unknown")): run the node inside the Plasma session"))
+            }
+            return .success((.kde, address, socket))
+        case .wayland:
+            guard let socket = s.waylandSocket, FileSystem.isSocket(socket) else {
+                return .failure(.configuration("capabilities.desktop.backend is \"wayland\" but no compositor socket is there " +
+                                               "(capabilities.desktop.waylandDisplay, $WAYLAND_DISPLAY, or wayland-N in $XDG_RUNTIME_DIR)"))
+            }
+            return wayvnc(s, socket)
+        case .x11:
+            guard let display = s.display else {
+                return .failure(.configuration("capabilities.desktop.backend is \"x11\" but no X display is known (capabilities.desktop.display, $DISPLAY)"))
+            }
+            return x11vnc(s, display)
+        }
+    }
+
+    /// `backend: "auto"`: GNOME, then KDE, then a wlroots compositor, then the X display.
+    private static func chooseAuto(_ s: DesktopSettings) -> Result<(Kind, String, String), DesktopStreamError> {
         // GNOME first: its Wayland socket is there too, but wayvnc cannot capture it.
         if let address = s.sessionBus, let bus = try? SessionBus(address: address) {
             if bus.hasOwner(MutterRemoteDesktop.service) { return .success((.gnome, "", address)) }
@@ -43,19 +74,23 @@ final class LocalVNCServer: @unchecked Sendable {  // fields are set once in sta
                 return .success((.kde, address, socket))
             }
         }
-        if let socket = s.waylandSocket, FileSystem.isSocket(socket) {
-            guard let exe = Subprocess.findExecutable("wayvnc", path: s.environment["PATH"]) else {
-                return .failure(.configuration("desktop stream needs wayvnc to serve the Wayland compositor at \(socket): install the wayvnc package (or run a VNC server yourself and set capabilities.desktop.server to \"external\")"))
-            }
-            return .success((.wayvnc, exe, socket))
-        }
-        if let display = s.display {
-            guard let exe = Subprocess.findExecutable("x11vnc", path: s.environment["PATH"]) else {
-                return .failure(.configuration("desktop stream needs x11vnc to serve X display \(display): install the x11vnc package (or run a VNC server yourself and set capabilities.desktop.server to \"external\")"))
-            }
-            return .success((.x11vnc, exe, display))
-        }
+        if let socket = s.waylandSocket, FileSystem.isSocket(socket) { return wayvnc(s, socket) }
+        if let display = s.display { return x11vnc(s, display) }
         return .failure(.configuration("desktop stream has no desktop to serve: no Wayland compositor socket (capabilities.desktop.waylandDisplay, $WAYLAND_DISPLAY) and no X display (capabilities.desktop.display, $DISPLAY)"))
+    }
+
+    private static func wayvnc(_ s: DesktopSettings, _ socket: String) -> Result<(Kind, String, String), DesktopStreamError> {
+        guard let exe = Subprocess.findExecutable("wayvnc", path: s.environment["PATH"]) else {
+            return .failure(.configuration("desktop stream needs wayvnc to serve the Wayland compositor at \(socket): install the wayvnc package (or run a VNC server yourself and set capabilities.desktop.server to \"external\")"))
+        }
+        return .success((.wayvnc, exe, socket))
+    }
+
+    private static func x11vnc(_ s: DesktopSettings, _ display: String) -> Result<(Kind, String, String), DesktopStreamError> {
+        guard let exe = Subprocess.findExecutable("x11vnc", path: s.environment["PATH"]) else {
+            return .failure(.configuration("desktop stream needs x11vnc to serve X display \(display): install the x11vnc package (or run a VNC server yourself and set capabilities.desktop.server to \"external\")"))
+        }
+        return .success((.x11vnc, exe, display))
     }
 
     private init(kind: Kind, password: String, directory: String, process: Subprocess?, inProcess: InProcessRFB? = nil, logFile: String) {
