@@ -34,9 +34,11 @@ public final class GnomePresenceSource: PresenceSource, Sendable {
             return PresenceSample(.background, "presence.mode is gnome but no session bus is known (DBUS_SESSION_BUS_ADDRESS is unset and XDG_RUNTIME_DIR has no bus)")
         }
         let idle: UInt64
+        let before: UInt64
         do throws(SessionBus.Failure) {
             if s.bus == nil { s.bus = try SessionBus(address: address) }
             guard let bus = s.bus else { return PresenceSample(.background, "no session bus") }
+            before = InjectedInput.nowMs()
             let reply = try bus.call(Self.service, "/org/gnome/Mutter/IdleMonitor/Core", Self.service, "GetIdletime", timeout: .seconds(2))
             guard let ms = reply.first?.int, ms >= 0 else { return PresenceSample(.background, "GNOME's idle monitor answered without a time") }
             idle = UInt64(ms)
@@ -44,9 +46,11 @@ public final class GnomePresenceSource: PresenceSource, Sendable {
             s.bus = nil
             return PresenceSample(.background, "GNOME's idle monitor cannot be asked: \(error.description)")
         }
+        // GNOME measured the idle time somewhere inside the call: the activity lies between
+        // these two (a busy machine makes them tens of milliseconds apart).
         let now = InjectedInput.nowMs()
         let activity = now >= idle ? now - idle : 0
-        let ours = InjectedInput.isOwn(activityMs: activity)
+        let ours = InjectedInput.isOwn(activityBetween: before >= idle ? before - idle : 0, and: activity)
         if !ours || s.personSeenMs == nil {
             // A person's input (or, at the first sample, the best that is known).
             s.personSeenMs = max(s.personSeenMs ?? 0, ours ? 0 : activity)

@@ -29,10 +29,12 @@ public enum InjectedInput {
 
     static func record(sent: UInt64, registered: UInt64) { state.withLock { $0.last = (sent, registered) } }
 
-    /// Whether activity GNOME places at `ms` (monotonic; whole milliseconds, so 2 ms of slack)
-    /// was the node's latest injected event.
-    public static func isOwn(activityMs ms: UInt64) -> Bool {
+    /// Whether activity GNOME places between `earliest` and `latest` (monotonic ms: GNOME's idle
+    /// time is measured somewhere inside the call that asked for it, so the asker knows the
+    /// activity's time only between "before the call" and "after it", minus the idle time; whole
+    /// milliseconds, so 2 ms of slack) can be the node's latest injected event.
+    public static func isOwn(activityBetween earliest: UInt64, and latest: UInt64) -> Bool {
         guard let l = state.withLock({ $0.last }) else { return false }
-        return ms + 2 >= l.sent && ms <= l.registered + 2
+        return latest + 2 >= l.sent && earliest <= l.registered + 2
     }
 }

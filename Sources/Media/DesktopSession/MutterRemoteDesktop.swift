@@ -79,17 +79,21 @@ public final class MutterRemoteDesktop {
 
     /// Mutter answers an input call before its compositor loop handles the event (a frame later,
     /// longer on a busy machine): waits (≤ 500 ms) until the idle monitor shows activity from
-    /// `sent` on, and returns when it did, so presence can tell this event's time from a person's.
+    /// `sent` on, and returns the latest time that activity can have (the idle time is measured
+    /// somewhere inside the call that asks for it: after the call, minus it), so presence can
+    /// tell this event's time from a person's.
     private func confirmed(after sent: UInt64) -> UInt64 {
         while true {
-            let now = InjectedInput.nowMs()
-            if let reply = try? bus.call(GnomePresenceSource.service, "/org/gnome/Mutter/IdleMonitor/Core", GnomePresenceSource.service,
-                                         "GetIdletime", timeout: .seconds(1)),
-               let idle = reply.first?.int, now >= UInt64(idle), now - UInt64(idle) + 2 >= sent {
-                return now
+            let before = InjectedInput.nowMs()
+            let reply = try? bus.call(GnomePresenceSource.service, "/org/gnome/Mutter/IdleMonitor/Core", GnomePresenceSource.service,
+                                      "GetIdletime", timeout: .seconds(1))
+            let after = InjectedInput.nowMs()
+            // Registered for sure when even the earliest time the activity can have is from `sent` on.
+            if let idle = reply?.first?.int.map(UInt64.init), before >= idle, before - idle + 2 >= sent {
+                return after - min(after, idle)
             }
             // No signal says Mutter handled it: its idle time is asked again shortly.
-            if now > sent + 500 || !Pause.for(.milliseconds(2)) { return now }
+            if after > sent + 500 || !Pause.for(.milliseconds(2)) { return after }
         }
     }
 
