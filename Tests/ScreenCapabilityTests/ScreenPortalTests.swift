@@ -42,6 +42,13 @@ struct ScreenPortalTests {
         let again = try ImageChecks.image(try node.snapshot())
         #expect(Date().timeIntervalSince(started) < 15)
         for y in stride(from: 0, to: 720, by: 47) { for x in stride(from: 0, to: 1280, by: 53) { #expect(ImageChecks.near(again.pixel(x: x, y: y), 0xff0000, tolerance: 0), "(\(x),\(y))") } }
+        // A recording through the same kept approval: a still screen gives a clip of the asked
+        // length, the probe window's colour in it.
+        let clip = try ScreenRecordTests.write(try node.invoke(#"{"durationMs": 1500, "fps": 10}"#, command: "screen.record"))
+        defer { try? FileManager.default.removeItem(atPath: (clip as NSString).deletingLastPathComponent) }
+        let probe = try ImageChecks.ffprobe(clip)
+        #expect(abs((Double(probe["format"]?["duration"]?.stringValue ?? "") ?? 0) - 1.5) < 0.2, "\(probe)")
+        #expect(ImageChecks.near(try ImageChecks.frame(of: clip, at: 1.0).pixel(x: 640, y: 360), 0xff0000, tolerance: 16))
         let after = try node.run(["doctor", "--config", node.config]).stdout
         #expect(after.contains("[ok  ] screen: backend auto: captures through the desktop portal's screen cast") && after.contains("kept in \(token)"), "\(after)")
         let missing = try node.invoke(#"{"screenIndex": 1}"#)
@@ -76,9 +83,9 @@ struct ScreenPortalTests {
                            env: environment, timeout: timeout)
         }
 
-        /// `invoke screen.snapshot` run locally: the payload, or the error object.
-        func invoke(_ params: String) throws -> JSONValue {
-            let r = try run(["invoke", "screen.snapshot", "--local", "--config", config, "--timeout", "90000", "--params", params], timeout: 120)
+        /// `invoke COMMAND` run locally: the payload, or the error object.
+        func invoke(_ params: String, command: String = "screen.snapshot") throws -> JSONValue {
+            let r = try run(["invoke", command, "--local", "--config", config, "--timeout", "90000", "--params", params], timeout: 120)
             guard let value = JSONValue.parse(r.stdout) else { throw TestFailure("not JSON: \(r.stdout)\(r.stderr)") }
             return value
         }
