@@ -26,21 +26,33 @@ rd.Start()
 cx, cy = width / 2, height / 2
 # Measured on GNOME 43 at 1280x720: the monitor row at (640, 401), Share at (852, 249), Cancel at (430, 249).
 ROW, SHARE, CANCEL = (0, 41), (212, -111), (-210, -111)
+idle = bus.get_object("org.gnome.Mutter.IdleMonitor", "/org/gnome/Mutter/IdleMonitor/Core")
+
+
+def handled(send):
+    """Sends an event until GNOME's idle monitor shows it handled: Mutter answers the call before
+    its compositor handles the event, drops the first event of a session's new virtual pointer,
+    and refuses motion before the session's stream runs. Each try is asked about until it shows
+    or half a second passes (then sent again); at most 10 s in all."""
+    started = time.monotonic()
+    while time.monotonic() - started < 10:
+        sent = time.monotonic()
+        try:
+            send()
+        except dbus.DBusException:
+            continue  # the stream is not running yet
+        while time.monotonic() - sent < 0.5:
+            if int(idle.GetIdletime(dbus_interface="org.gnome.Mutter.IdleMonitor")) <= (time.monotonic() - sent) * 1000 + 2:
+                return
+    sys.exit("GNOME never handled the person's input")
 
 
 def click(offset):
-    rd.NotifyPointerMotionAbsolute(stream, float(cx + offset[0]), float(cy + offset[1]))
-    time.sleep(0.1)
-    rd.NotifyPointerButton(272, True)
-    rd.NotifyPointerButton(272, False)
-    time.sleep(0.2)
+    handled(lambda: rd.NotifyPointerMotionAbsolute(stream, float(cx + offset[0]), float(cy + offset[1])))
+    handled(lambda: rd.NotifyPointerButton(272, True))
+    handled(lambda: rd.NotifyPointerButton(272, False))
 
 
-# Mutter makes the session's virtual pointer on first use and may drop that first event: a
-# motion to the centre warms it up, and a moment lets the stream start.
-time.sleep(0.3)
-rd.NotifyPointerMotionAbsolute(stream, float(cx), float(cy))
-time.sleep(0.3)
 try:
     if answer == "share":
         click(ROW)
