@@ -37,16 +37,13 @@ public enum DesktopPortal {
         let senderPart = String(sender.dropFirst().map { $0 == "." ? "_" : $0 })
         let path = "\(objectPath)/request/\(senderPart)/\(token)"
         let answered = try bus.subscribe(path: path, interface: "org.freedesktop.portal.Request", member: "Response")
-        let returned = try bus.call(service, objectPath, interface, method,
-                                    arguments + [.options(options + [("handle_token", .string(token))])])
-        // A portal older than the token scheme answers on a path of its own making.
-        let handle = returned.first?.string ?? path
+        // Every portal with ScreenCast names the request after handle_token: its Response comes on `path`.
+        try bus.call(service, objectPath, interface, method, arguments + [.options(options + [("handle_token", .string(token))])])
         let response: [DBusValue]
         do throws(SessionBus.Failure) {
-            let watched = handle == path ? answered : try bus.subscribe(path: handle, interface: "org.freedesktop.portal.Request", member: "Response")
-            response = try bus.next(watched, timeout: timeout)
+            response = try bus.next(answered, timeout: timeout)
         } catch {
-            _ = try? bus.call(service, handle, "org.freedesktop.portal.Request", "Close", timeout: .seconds(2))
+            _ = try? bus.call(service, path, "org.freedesktop.portal.Request", "Close", timeout: .seconds(2))
             if error.name == "timeout" {
                 throw SessionBus.Failure(name: unanswered, message: "\(interface).\(method): nobody answered within \(timeout)")
             }

@@ -35,7 +35,7 @@ final class GnomeGrabber: ScreenGrabber {
     func grab<T>(includePointer: Bool, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T {
         let cast = try ready(includePointer: includePointer)
         let result = try cast.stream.withLatestFrame { (f: PipeWireFrame) throws(NodeError) -> T in
-            try body(PixelView(base: f.base, width: f.width, height: f.height, bytesPerRow: f.bytesPerRow, layout: f.order == .bgrx ? .bgrx : .rgbx))
+            try body(PixelView(f))
         }
         guard let result else { throw ScreenError.unavailable("GNOME's screen cast of \(monitor.connector) sent no picture") }
         return result
@@ -75,6 +75,13 @@ final class GnomeGrabber: ScreenGrabber {
     func liveIdentity(screenIndex: Int) -> String? {
         guard let monitors = try? MutterDisplays.monitors(bus), monitors.indices.contains(screenIndex) else { return nil }
         return monitors[screenIndex].identity
+    }
+}
+
+extension PixelView {
+    /// A PipeWire screen-cast frame's pixels, in place (Mutter's and the portal's casts).
+    init(_ f: PipeWireFrame) {
+        self.init(base: f.base, width: f.width, height: f.height, bytesPerRow: f.bytesPerRow, layout: f.order == .bgrx ? .bgrx : .rgbx)
     }
 }
 

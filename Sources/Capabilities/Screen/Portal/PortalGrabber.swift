@@ -40,7 +40,7 @@ final class PortalGrabber: ScreenGrabber {
     func grab<T>(includePointer: Bool, _ body: (PixelView) throws(NodeError) -> T) throws(NodeError) -> T {
         let stream = try ready(includePointer: includePointer)
         let result = try stream.withLatestFrame { (f: PipeWireFrame) throws(NodeError) -> T in
-            try body(PixelView(base: f.base, width: f.width, height: f.height, bytesPerRow: f.bytesPerRow, layout: f.order == .bgrx ? .bgrx : .rgbx))
+            try body(PixelView(f))
         }
         guard let result else { throw ScreenError.unavailable("the portal's screen cast sent no picture") }
         return result
