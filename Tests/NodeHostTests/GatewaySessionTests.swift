@@ -16,6 +16,7 @@ import Testing
         let gw: TestGateway
         let client: GatewayClient
         let task: Task<Void, Never>
+        let dispatcher: Dispatcher
         let dir: String
 
         init(gatewayArgs: [String] = ["--auto-approve"]) async throws {
@@ -27,10 +28,22 @@ import Testing
             var config = NodeConfig(environment: ["HOME": dir])
             config.gateway.url = gw.url
             config.stateDir = dir + "/state"
+            dispatcher = Dispatcher(registry: registry, presence: presence)
             let c = try GatewayClient(config: config, store: store, identity: try store.identity(),
-                                      dispatcher: Dispatcher(registry: registry, presence: presence), deviceInfo: [:])
+                                      dispatcher: dispatcher, deviceInfo: [:])
             client = c
             task = Task { await c.run() }
+        }
+
+        /// Waits until `n` invokes are running in the node (they came through the gateway, which
+        /// takes its own time on a busy machine); false after 30 s.
+        func running(_ n: Int) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while await dispatcher.inFlightCount < n {
+                guard ContinuousClock.now < deadline else { return false }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return true
         }
 
         func stop() async {
@@ -55,7 +68,7 @@ import Testing
         let h = try await Harness()
         _ = try #require(h.gw.waitFor("hello"))
         h.gw.command(["cmd": "invoke", "id": "c-1", "command": "gate.sleep", "paramsJSON": #"{"ms":20000}"#])
-        usleep(300_000)
+        #expect(await h.running(1))
         h.gw.command(["cmd": "cancel", "id": "c-1"])
         let r = try #require(h.gw.waitFor("invoke_result", timeout: 5) { $0["id"] == "c-1" })
         #expect(r["ok"] == false)
@@ -78,11 +91,12 @@ import Testing
     @Test func ninthConcurrentInvokeIsBusy() async throws {
         let h = try await Harness()
         _ = try #require(h.gw.waitFor("hello"))
-        for i in 0..<8 { h.gw.command(["cmd": "invoke", "id": .string("s-\(i)"), "command": "gate.sleep", "paramsJSON": #"{"ms":2000}"#]) }
-        usleep(300_000)
+        // Long enough that none ends before the ninth arrives, however slow the machine.
+        for i in 0..<8 { h.gw.command(["cmd": "invoke", "id": .string("s-\(i)"), "command": "gate.sleep", "paramsJSON": #"{"ms":6000}"#]) }
+        #expect(await h.running(8))
         let busy = try #require(h.gw.invoke("gate.echo", id: "s-9", paramsJSON: #"{"text":"x"}"#))
         #expect(busy["error"]?["code"] == "NODE_BUSY")
-        for i in 0..<8 { #expect(h.gw.waitFor("invoke_result", timeout: 10) { $0["id"] == .string("s-\(i)") }?["ok"] == true) }
+        for i in 0..<8 { #expect(h.gw.waitFor("invoke_result", timeout: 30) { $0["id"] == .string("s-\(i)") }?["ok"] == true) }
         await h.stop()
     }
 }

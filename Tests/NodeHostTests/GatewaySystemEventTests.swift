@@ -26,7 +26,7 @@ import Testing
         defer { p.stop() }
         _ = try #require(gw.waitFor("hello"), "\(p.log)")
         _ = try #require(gw.waitFor("node_event") { $0["payload"]?["trigger"] == "connect" })
-        usleep(300_000)  // the node's D-Bus match is in place shortly after start
+        // The node listens for resume before it connects: the gateway seeing it means it hears.
         logind.send("sleep")
         logind.send("resume")
         let alive = gw.waitFor("node_event", timeout: 10) { $0["name"] == "node.presence.alive" && $0["payload"]?["trigger"] == "background" }

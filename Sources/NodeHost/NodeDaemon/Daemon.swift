@@ -110,6 +110,12 @@ public enum Daemon {
                 await connector.refreshOperator()  // a setup code may just have handed over an operator token
             }
         }
+        // Listening for network changes and resume before the first connect: one that comes while
+        // the node connects is not missed (SleepMonitor's match is in place when it returns, so
+        // the gateway seeing the node means a resume from then on reaches it).
+        let network = NetworkChangeMonitor { Task { await connector.networkChanged() } }
+        let sleep = SleepMonitor { Task { await connector.systemResumed() } }
+        if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }
         await connector.connect(config)
         // `openclaw-node reconnect`: a paused reconnect starts again at once.
         // The config in force (SIGHUP may replace it), for a fresh session after `openclaw-node pair`.
@@ -173,9 +179,6 @@ public enum Daemon {
         // Capability events (location.update, …) go to the gateway; while offline the latest of
         // each kind is held and sent after the next connect.
         for entry in runtime.registry.entries where entry.advertised { await forwardEvents(entry.capability, to: gateway, tasks: hooks, log: log) }
-        let network = NetworkChangeMonitor { Task { await connector.networkChanged() } }
-        let sleep = SleepMonitor { Task { await connector.systemResumed() } }
-        if sleep == nil { log.debug("no system bus: resume-from-suspend detection is off") }
 
         // Capabilities a reload or a probe started: told the presence and the gateway session, and
         // their events forwarded, as those running since start-up were.
