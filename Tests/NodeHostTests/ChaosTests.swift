@@ -46,8 +46,8 @@ import Testing
             let results = gw.all("invoke_result").compactMap { $0["id"]?.stringValue }.filter { ids.contains($0) }
             answered += Set(results).count
             if results.count != Set(results).count { duplicates += results.count - Set(results).count }
-            let t0 = Date()
             gw = try TestGateway(port: port, stateFile: state, args: args)
+            let t0 = Date()  // the gateway listens: from here on the node's backoff is all that is measured
             guard let hello = gw.waitFor("hello", timeout: 40) else {
                 failures += 1
                 Issue.record("cycle \(cycle): no reconnect\n\(node.log.suffix(3000))")
@@ -68,13 +68,12 @@ import Testing
         }
         let pairings = gw.all("pairing_requested").count
         #expect(gw.invoke("device.status")?["ok"] == true)
-        Thread.sleep(forTimeInterval: 1.5)
-        let end = try #require(ProcStats(pid: pid))
+        let end = try #require(ProcStats.settled(pid: pid, near: baseline, fds: 2, threads: 4))
         #expect(failures == 0 && duplicates == 0 && pairings == 0, "failures \(failures), duplicates \(duplicates), pairings \(pairings)")
         // Back to baseline: sockets, pipes and threads of dead sessions are gone.
         #expect(end.fds <= baseline.fds + 2, "fds \(baseline.fds) → \(end.fds)")
         #expect(end.threads <= baseline.threads + 4, "threads \(baseline.threads) → \(end.threads)")
-        // Within the reconnect backoff's first steps (1 s, jittered) plus the gateway's own start.
+        // Within the reconnect backoff's first steps (the wait that was running when the gateway came up).
         #expect(worstMs < 10_000, "worst reconnect \(worstMs) ms")
         #expect(node.isRunning)
         Chaos.report("gateway-churn", ["iterations": .number(Double(cycles)), "failures": .number(Double(failures + duplicates + pairings)),
@@ -106,23 +105,21 @@ import Testing
             try node.start()
             running.append((c.mode, c.expect, c.bound, server, node, Date()))
         }
-        // Watch all of them at once: when did each one's failure line first appear?
-        var firstSeen: [Int: Double] = [:]
-        let deadline = Date().addingTimeInterval(25)
-        while firstSeen.count < running.count && Date() < deadline {
-            for (i, r) in running.enumerated() where firstSeen[i] == nil && r.node.log.contains(r.expect) {
-                firstSeen[i] = Date().timeIntervalSince(r.started)
-            }
-            usleep(50_000)
-        }
-        for (i, r) in running.enumerated() {
-            let took = firstSeen[i] ?? .infinity
+        // Each attempt's length from the two clocks that saw it: the server's accept and the
+        // node's log line saying why it gave up (not from when this test looked: four nodes
+        // starting at once on a busy machine start late, and that is not what the bound is about).
+        for r in running {
+            let noticed = waitUntil(timeout: 60) { r.node.log.contains(r.expect) }
+            #expect(noticed, "\(r.mode): no \"\(r.expect)\" in\n\(r.node.log.suffix(1500))")
+            let accepted = Self.firstConnection(r.server), gaveUp = logTimes(of: r.expect, in: r.node.log).first
+            let took = accepted.flatMap { a in gaveUp.map { $0 - a } } ?? .infinity
             worst = max(worst, took.isFinite ? took : 0)
             if took > r.bound { failures += 1 }
-            #expect(firstSeen[i] != nil, "\(r.mode): no \"\(r.expect)\" in\n\(r.node.log.suffix(1500))")
-            #expect(took <= r.bound, "\(r.mode): took \(took) s (bound \(r.bound) s)")
+            #expect(took <= r.bound, "\(r.mode): took \(took) s from the accept (bound \(r.bound) s)\n\(r.node.log.suffix(1500))")
+        }
+        for r in running {
             // And it tries again (a second connection reaches the server).
-            #expect(waitUntil(timeout: 10) { Self.connections(r.server) >= 2 }, "\(r.mode): no retry")
+            #expect(waitUntil(timeout: 30) { Self.connections(r.server) >= 2 }, "\(r.mode): no retry")
             #expect(r.node.isRunning)
         }
         var cut: [String: JSONValue] = [:]
@@ -133,12 +130,24 @@ import Testing
 
     /// Connections a bad_gateway.py accepted so far.
     static func connections(_ server: PythonServer) -> Int {
-        var n = 0
-        while let line = server.nextLine(timeout: 0.05) { if line.contains("\"conn\"") { n += 1 } }
-        seen[server.pid, default: 0] += n
-        return seen[server.pid]!
+        read(server)
+        return seen[server.pid]?.count ?? 0
     }
-    nonisolated(unsafe) static var seen: [Int32: Int] = [:]
+
+    /// When the server accepted its first connection (seconds since the epoch), waiting for it.
+    static func firstConnection(_ server: PythonServer) -> Double? {
+        _ = waitUntil(timeout: 30) { connections(server) >= 1 }
+        return seen[server.pid]?.first
+    }
+
+    /// The accept times a bad_gateway.py printed, kept per server (each line is read once).
+    private static func read(_ server: PythonServer) {
+        while let line = server.nextLine(timeout: 0.05) {
+            guard let v = JSONValue.parse(line), v["event"] == "conn" else { continue }
+            seen[server.pid, default: []].append(v["t"]?.doubleValue ?? 0)
+        }
+    }
+    nonisolated(unsafe) static var seen: [Int32: [Double]] = [:]
 
     /// The node in a network namespace of its own, reaching the test gateway over a veth pair;
     /// the gateway's end goes down (packets vanish, no RST) and comes back.
@@ -161,10 +170,11 @@ import Testing
         let p = try BackgroundProcess("/usr/sbin/ip", ["netns", "exec", ns, TestPaths.nodeBinary, "run", "--config", node.configPath], env: node.env)
         defer { p.stop() }
         _ = try #require(gw.waitFor("hello"), "\(p.log)")
-        let cutAt = Date()
         try ip(["link", "set", "ocnc-h", "down"])
-        let noticed = waitUntil(timeout: 10) { p.log.contains("nothing from the gateway") }
-        let detectMs = Date().timeIntervalSince(cutAt) * 1000
+        let cutAt = Date().timeIntervalSince1970  // the link is down once ip returns
+        let noticed = waitUntil(timeout: 30) { p.log.contains("nothing from the gateway") }
+        // From the node's own log time: when it noticed, not when this test looked.
+        let detectMs = ((logTimes(of: "nothing from the gateway", in: p.log).first ?? .infinity) - cutAt) * 1000
         #expect(noticed, "the dead link was not noticed\n\(p.log.suffix(1500))")
         Thread.sleep(forTimeInterval: 2)
         let upAt = Date()
@@ -173,7 +183,7 @@ import Testing
         let recoverMs = Date().timeIntervalSince(upAt) * 1000
         #expect(back?["auth"] == ["deviceToken"], "no reconnect after the link came back\n\(p.log.suffix(1500))")
         #expect(detectMs < 3000, "dead link noticed after \(detectMs) ms (tick 300 ms)")
-        return ["linkCutDetectMs": .number(detectMs.rounded()), "linkBackReconnectMs": .number(recoverMs.rounded())]
+        return ["linkCutDetectMs": .number(detectMs.isFinite ? detectMs.rounded() : -1), "linkBackReconnectMs": .number(recoverMs.rounded())]
     }
 
     /// A bad link, as `tc netem` would make it (10 % loss, 200 ± 100 ms delay, a quarter of the
@@ -380,8 +390,7 @@ import Testing
             last = b
         }
         socketDone.wait()
-        Thread.sleep(forTimeInterval: 1)
-        let end = try #require(ProcStats(pid: pid))
+        let end = try #require(ProcStats.settled(pid: pid, near: start, fds: 2, threads: 4))
         let growthMiB = Double(end.rssKiB - start.rssKiB) / 1024
         let p99Start = warm["p99Ms"]?.doubleValue ?? 0, p99End = last["p99Ms"]?.doubleValue ?? 0
         #expect(failures == 0 && socketFailures.value == 0, "gateway failures \(failures), control socket failures \(socketFailures.value)")

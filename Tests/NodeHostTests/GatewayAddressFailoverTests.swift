@@ -43,22 +43,10 @@ import Testing
         // One hop per round, and the backoff's 1 s between rounds: read from the log's own times,
         // so a busy machine (which only makes the gaps longer) does not change the verdict.
         let hop = "another address the pairing link named"
-        #expect(waitUntil(timeout: 30) { Self.times(of: hop, in: node.log).count >= 4 }, "\(node.log.suffix(2000))")
-        let times = Self.times(of: hop, in: node.log)
+        #expect(waitUntil(timeout: 30) { logTimes(of: hop, in: node.log).count >= 4 }, "\(node.log.suffix(2000))")
+        let times = logTimes(of: hop, in: node.log)
         for (a, b) in zip(times, times.dropFirst()) {
             #expect(b - a >= 0.9, "a new round \(b - a) s after the last, not after the 1 s backoff: a spin\n\(node.log.suffix(2000))")
-        }
-    }
-
-    /// When each log line holding `text` was written (seconds since the epoch), from its timestamp.
-    static func times(of text: String, in log: String) -> [Double] {
-        let stamp = try! Regex(#"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{3})Z"#)
-        return log.split(separator: "\n").filter { $0.contains(text) }.compactMap { line -> Double? in
-            guard let m = try? stamp.prefixMatch(in: line) else { return nil }
-            let n = (1...7).map { Int(m.output[$0].substring ?? "") ?? 0 }
-            var t = tm(); t.tm_year = Int32(n[0] - 1900); t.tm_mon = Int32(n[1] - 1); t.tm_mday = Int32(n[2])
-            t.tm_hour = Int32(n[3]); t.tm_min = Int32(n[4]); t.tm_sec = Int32(n[5])
-            return Double(timegm(&t)) + Double(n[6]) / 1000
         }
     }
 }

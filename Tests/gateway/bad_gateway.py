@@ -4,7 +4,7 @@
   drip-http   answers the WebSocket upgrade one byte per second
   drip-frame  completes the upgrade, then sends the first frame one byte per second
   oversize    completes the upgrade, then sends a 65537-byte frame instead of connect.challenge
-Prints {"port": N} when listening; each connection is logged as {"event": "conn"}."""
+Prints {"port": N} when listening; each connection is logged as {"event": "conn", "t": <when accepted, seconds since the epoch>}."""
 import base64, hashlib, json, socket, sys, threading, time
 
 mode = sys.argv[1]
@@ -27,7 +27,7 @@ def frame(payload):
 
 
 def serve(c):
-    print(json.dumps({"event": "conn"}), flush=True)
+    print(json.dumps({"event": "conn", "t": time.time()}), flush=True)
     try:
         req = b""
         while b"\r\n\r\n" not in req:

@@ -34,6 +34,19 @@ struct ProcStats {
     /// user + system CPU time in clock ticks.
     let cpuTicks: Int
 
+    /// The process's figures once its descriptors and threads are back within `fds`/`threads` of
+    /// `baseline` (what ended — sessions, clients — lets go of them a little after, on a busy
+    /// machine later still), or as they are after `timeout` seconds.
+    static func settled(pid: Int32, near baseline: ProcStats, fds: Int, threads: Int, timeout: TimeInterval = 20) -> ProcStats? {
+        var last = ProcStats(pid: pid)
+        _ = waitUntil(timeout: timeout) {
+            last = ProcStats(pid: pid)
+            guard let s = last else { return true }
+            return s.fds <= baseline.fds + fds && s.threads <= baseline.threads + threads
+        }
+        return last
+    }
+
     init?(pid: Int32) {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
