@@ -253,7 +253,8 @@ struct DiscoveryUnitTests {
         let start = ContinuousClock.now
         await #expect(throws: DNSQueryError.self) { try await client.query(DNSName(text: "_openclaw-gw._tcp.example."), .ptr) }
         let took = ContinuousClock.now - start
-        #expect(took >= .milliseconds(380) && took < .milliseconds(1500), "\(took)")
+        // At its deadline, not before; the upper bound only tells a hang (a busy machine runs late).
+        #expect(took >= .milliseconds(380) && took < .seconds(10), "\(took)")
         // Both the query and its resend reached the server.
         var buf = [UInt8](repeating: 0, count: 512)
         var got = 0
