@@ -60,7 +60,9 @@ struct CanvasRobustnessTests {
         let started = Date()
         // The page it showed comes back in a new browser.
         #expect(c.eval("window.pageName") == "colors", "\(c.node.log.suffix(2000))")
-        #expect(Date().timeIntervalSince(started) < 8)
+        // A new Chromium starts in a second or two; on a busy machine in several. The bound only
+        // tells "came back" from "waited for something that never came".
+        #expect(Date().timeIntervalSince(started) < 30)
     }
 
     @Test func aLoadThatOutlivesTheInvokeIsNotReplacedByTheScaffold() throws {

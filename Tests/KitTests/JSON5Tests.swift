@@ -635,6 +635,9 @@ struct JSON5Tests {
         let items = try #require(parsed?.plain["items"]?.arrayValue)
         #expect(items.count == i)
         #expect(items.last?["name"] == .string("item \(i - 1) é😀"))
-        #expect(elapsed < .seconds(2), "parsing 1 MB took \(elapsed)")
+        // A parse that copies or rescans what it read (quadratic) takes minutes on 1 MB; a linear
+        // one well under a second in a debug build. The bound tells those apart on a busy machine;
+        // how fast it is, is scripts/bench's to say.
+        #expect(elapsed < .seconds(20), "parsing 1 MB took \(elapsed)")
     }
 }

@@ -25,14 +25,15 @@ enum ScreenTest {
                              maxPayloadBytes: maxPayload)
     }
 
-    /// Starts a long screen.record, cancels it after 0.5 s: it must end within 3 s as CANCELLED.
+    /// Starts a long screen.record (20 s), cancels it after 0.5 s: it must end as CANCELLED, long
+    /// before the recording would have (within 10 s: room for a busy machine).
     static func expectRecordingCancelsPromptly(_ cap: ScreenCapability, _ params: String) async throws {
         let task = Task { () async throws(NodeError) -> JSONValue in try await invoke(cap, .record, params) }
         try await Task.sleep(for: .milliseconds(500))
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - cancelledAt < .seconds(3))
+        #expect(ContinuousClock.now - cancelledAt < .seconds(10))
         guard case .failure(let e) = result else { Issue.record("a cancelled recording must not succeed"); return }
         #expect((e as? NodeError)?.code == "CANCELLED")
     }

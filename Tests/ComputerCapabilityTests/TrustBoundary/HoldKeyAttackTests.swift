@@ -19,12 +19,14 @@ import Testing
         #expect(waitUntil(timeout: 5) { r.recorded("KeyPress").count == 1 }, "the key went down")
         let started = Date()
         r.gw.command(["cmd": "cancel", "id": "hold-1"])
-        #expect(waitUntil(timeout: 3) { r.recorded("KeyRelease").count == 1 }, "the key was not released on cancel")
-        #expect(Date().timeIntervalSince(started) < 2, "the hold went on after the cancel")
+        // Bounds below the hold's 10 s, with room for a busy machine: a hold that went on is told
+        // from one the cancel ended.
+        #expect(waitUntil(timeout: 8) { r.recorded("KeyRelease").count == 1 }, "the key was not released on cancel")
+        #expect(Date().timeIntervalSince(started) < 8, "the hold went on after the cancel")
         // The desktop is usable at once: the next action is not stuck behind the hold.
         let next = try r.act(["action": "key", "executionId": .string(Self.exec), "keys": "a"])
         #expect(next["payload"] == ["ok": true], "\(next)")
-        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(Date().timeIntervalSince(started) < 9)
     }
 
     @Test func sigtermEndsAHoldWithinTheStopTime() throws {
@@ -33,7 +35,8 @@ import Testing
         #expect(waitUntil(timeout: 5) { r.recorded("KeyPress").count == 1 })
         let started = Date()
         let code = r.node.stop()  // SIGTERM, SIGKILL after 5 s
-        #expect(Date().timeIntervalSince(started) < 3, "the daemon took \(Date().timeIntervalSince(started)) s to stop")
+        // Before the 5 s after which stop() kills it (the code below tells that too), and long before the hold's 10 s.
+        #expect(Date().timeIntervalSince(started) < 6, "the daemon took \(Date().timeIntervalSince(started)) s to stop")
         #expect(code == 0, "it stopped cleanly, not by SIGKILL (\(String(describing: code)))")
         #expect(r.recorded("KeyRelease").count == 1, "the key stayed down after the daemon stopped")
     }
@@ -47,7 +50,7 @@ import Testing
         let started = Date()
         kill(cli.pid, SIGKILL)
         _ = cli.stop()
-        #expect(waitUntil(timeout: 3) { r.recorded("KeyRelease").count == 1 }, "the key stayed down after the CLI was killed\n\(r.node.log.suffix(800))")
-        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(waitUntil(timeout: 8) { r.recorded("KeyRelease").count == 1 }, "the key stayed down after the CLI was killed\n\(r.node.log.suffix(800))")
+        #expect(Date().timeIntervalSince(started) < 8, "released when the CLI went, not at the end of the 10 s hold")
     }
 }
