@@ -54,7 +54,9 @@ import Testing
         let once = try r.call("talk.ptt.once", nil)  // no params at all, as the apps' callers send
         let p = try #require(once["payload"], "\(once)")
         #expect(p["transcript"] == "go forward ten meters" && p["status"] == "queued", "\(p)")
-        #expect(Date().timeIntervalSince(started) < 8, "ended on silence, well before the 12 s cap")
+        // The cap's timer starts after this call did: anything under 12 s ended on silence, however
+        // long the transcription took on a busy machine.
+        #expect(Date().timeIntervalSince(started) < 11.9, "ended on silence, before the 12 s cap")
         let event = try #require(r.gw.waitFor("node_event") { $0["name"] == "voice.transcript" }, "\(r.node.log)")
         #expect(event["payload"]?["text"] == "go forward ten meters")
         #expect(event["payload"]?["eventId"] == p["captureId"] && event["payload"]?["sessionKey"]?.stringValue?.isEmpty == false, "\(event)")
