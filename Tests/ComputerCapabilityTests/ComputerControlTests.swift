@@ -13,8 +13,7 @@ import Testing
         let x: Xvfb
         let gw: TestGateway
         let node: NodeUnderTest
-        let xev: BackgroundProcess
-        let log: String
+        let xev: XevWindow
 
         init(screen: String = "1920x1080x24", monitors: [(String, Int, Int, Int, Int)] = []) throws {
             x = try Xvfb(screens: [screen])
@@ -23,13 +22,7 @@ import Testing
                 for m in monitors { painter.setMonitor(m.0, x: m.1, y: m.2, width: m.3, height: m.4) }
             }
             let size = screen.split(separator: "x")
-            let logPath = TestPaths.tempDir("xev") + "/xev.log"
-            log = logPath
-            xev = try BackgroundProcess("/bin/sh", ["-c", "exec /usr/bin/xev -display \(x.display) -geometry \(size[0])x\(size[1])+0+0 " +
-                                                    "-event keyboard -event button -event mouse > \(logPath)"])
-            // xev prints nothing for these masks until input arrives; give it time to map its window.
-            _ = waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: logPath) }
-            usleep(500_000)
+            xev = try XevWindow(display: x.display, geometry: "\(size[0])x\(size[1])+0+0", events: ["keyboard", "button", "mouse"])
             gw = try TestGateway(stateFile: TestPaths.tempDir("gw") + "/gw.json", args: ["--auto-approve"])
             node = NodeUnderTest(gatewayURL: gw.url, extra: "capabilities: { computer: { enabled: true }, screen: { enabled: true, display: '\(x.display)' }, " +
                                  "canvas: { enabled: false }, camera: { enabled: false } }")
@@ -51,8 +44,8 @@ import Testing
 
         func act(_ params: JSONValue) throws -> JSONValue { try call("computer.act", params) }
 
-        /// xev's record so far.
-        var events: String { usleep(200_000); return (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        /// xev's record, with every event of the input handled so far.
+        var events: String { xev.settled }
 
         /// Root positions of every event of this kind ("ButtonPress"), with the button or keysym line.
         func recorded(_ kind: String) -> [(x: Int, y: Int, detail: String)] {

@@ -10,8 +10,7 @@ import Testing
 @Suite(.serialized) struct DesktopStreamX11Tests {
     final class Screen: @unchecked Sendable {
         let x: Xvfb
-        let xev: BackgroundProcess
-        let log: String
+        let xev: XevWindow
 
         init(_ size: String = "1024x768x24") throws {
             x = try Xvfb(screens: [size])
@@ -19,21 +18,18 @@ import Testing
             painter.fill(x: 0, y: 0, width: 1024, height: 768, rgb: 0x204080)
             painter.fill(x: 100, y: 100, width: 60, height: 40, rgb: 0xFF8000)
             // A small xev window in the middle records the operator's click.
-            log = TestPaths.tempDir("xev") + "/xev.log"
-            xev = try BackgroundProcess("/bin/sh", ["-c", "exec /usr/bin/xev -display \(x.display) -geometry 100x100+500+350 -event button > \(log)"])
-            _ = waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: self.log) }
-            usleep(500_000)
+            xev = try XevWindow(display: x.display, geometry: "100x100+500+350", events: ["button"])
         }
 
+        /// The button presses xev has printed; the click comes through x11vnc, in its own time, so
+        /// a test waits for the one it expects rather than reading once.
         var presses: [String] {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            return text.components(separatedBy: "\n\n").filter { $0.hasPrefix("ButtonPress event") }
+            xev.current.components(separatedBy: "\n\n").filter { $0.hasPrefix("ButtonPress event") }
         }
 
         func stop() {
             xev.stop()
             x.stop()
-            try? FileManager.default.removeItem(atPath: (log as NSString).deletingLastPathComponent)
         }
     }
 
@@ -57,6 +53,7 @@ import Testing
         #expect((closed["largestFrame"]?.intValue ?? .max) <= 65536 && closed["textFrames"] == 0, "\(closed)")
         #expect((closed["fromNode"]?.intValue ?? 0) > 1024 * 768, "at least one full screen crossed: \(closed)")
 
+        _ = waitUntil(timeout: 20) { !screen.presses.isEmpty }
         let press = screen.presses
         #expect(press.count == 1 && press.first?.contains("root:(550,400)") == true, "the click reached the X client: \(press)")
         let pid = try #require(rig.serverPid("x11vnc"), "\(rig.node.log.suffix(2000))")
@@ -115,7 +112,7 @@ import Testing
                 "\(rig.node.log.suffix(2000))")
         #expect(waitUntil(timeout: 5) { rig.node.log.contains("stopped: an operator opened the desktop through desktop.stream") }, "\(rig.node.log.suffix(2000))")
         #expect(waitUntil(timeout: 5) {
-            ((try? String(contentsOfFile: screen.log, encoding: .utf8)) ?? "").components(separatedBy: "ButtonRelease event").count == 3
+            screen.xev.current.components(separatedBy: "ButtonRelease event").count == 3
         }, "the agent's held button was let go")
         let busy = try call("computer.act", ["action": "left_click", "executionId": .string(exec)])
         #expect(busy["error"]?["code"] == "COMPUTER_HOST_BUSY" && busy["error"]?["message"]?.stringValue?.contains("desktop.stream") == true, "\(busy)")

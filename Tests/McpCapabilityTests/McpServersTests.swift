@@ -153,9 +153,11 @@ import Testing
         try? FileManager.default.removeItem(atPath: marker)
         // A cancel from the gateway does the same, and the daemon goes on serving.
         let id = "cancel-me"
+        try? FileManager.default.removeItem(atPath: marker + ".started")
         r.gw.command(["cmd": "invoke", "id": .string(id), "command": "mcp.tools.call.v1",
                       "paramsJSON": #"{"server":"t","tool":"slow","arguments":{"seconds":60}}"#, "timeoutMs": 60000])
-        Thread.sleep(forTimeInterval: 0.5)
+        // Cancelled once the server is running the tool (it says so with a file).
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: marker + ".started") }, "\(r.node.log.suffix(3000))")
         r.gw.command(["cmd": "cancel", "id": .string(id)])
         #expect(waitUntil(timeout: 10) { FileManager.default.fileExists(atPath: marker) }, "\(r.node.log.suffix(3000))")
         let echo = try #require(r.call("t", "echo", #"{"text":"still here"}"#))

@@ -1,8 +1,8 @@
 """A small MCP server written with the `mcp` SDK's own server machinery (MCPServer), for the node's
 tests and benchmark: `--transport stdio` or `--transport streamable-http --port N`.
 
-Tools: echo, fail (a tool error), slow (sleeps; writes "cancelled" to --marker when the client
-cancels it), big (N bytes of text), structured (structuredContent), crash (the process exits),
+Tools: echo, fail (a tool error), slow (sleeps; creates --marker + ".started" when it begins and
+writes "cancelled" to --marker when the client cancels it), big (N bytes of text), structured (structuredContent), crash (the process exits),
 grow (adds a tool and tells the client its list changed), write (writes a file: the sandbox test),
 env_names (what its environment holds: the secrets test), flood (notifications as fast as it can)."""
 import argparse
@@ -35,6 +35,8 @@ def fail(message: str) -> str:
 
 @server.tool(description="Sleep for this many seconds")
 async def slow(seconds: float) -> str:
+    if args.marker:
+        open(args.marker + ".started", "w").close()
     try:
         await anyio.sleep(seconds)
     except anyio.get_cancelled_exc_class():
