@@ -27,6 +27,16 @@ import Testing
         guard fake.waitForEvent("watch") != nil else { throw TestFailure("no ?WATCH from the client") }
     }
 
+    /// Waits until a location.get is waiting in the client, so what the fake sends next is new to it.
+    func waitForAWaiter(_ cap: LocationCapability) async throws {
+        let client = try #require(cap.client)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while await client.waitingCount == 0 {
+            guard ContinuousClock.now < deadline else { throw TestFailure("no location.get waiting after 20 s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     @Test func malformedJSONIsSkipped() async throws {
         let (fake, cap) = try start(); defer { fake.stop(); Task { await cap.shutdown() } }
         try await watch(fake, cap)
@@ -50,7 +60,7 @@ import Testing
         try fake.command(["send": "tail-of-the-long-line"])
 
         let pending = Task { await locationGet(cap, LocationGetParams(timeoutMs: 5000)) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitForAWaiter(cap)
         try fake.command(["send": .string(Self.goodTPV)])
         let v = try await pending.value.get()
         #expect(v["lat"]?.doubleValue == 1.2345678)
@@ -69,7 +79,7 @@ import Testing
         let (fake, cap) = try start(); defer { fake.stop(); Task { await cap.shutdown() } }
         try await watch(fake, cap)
         let pending = Task { await locationGet(cap, LocationGetParams(timeoutMs: 5000)) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitForAWaiter(cap)
         // 3D but no altitude, null speed, a string track, no eph: accuracy from epx/epy.
         try fake.command(["send": #"{"class":"TPV","mode":3,"lat":10.5,"lon":20.25,"altMSL":null,"speed":null,"track":"east","epx":3.0,"epy":4.0}"#])
         let v = try await pending.value.get()
@@ -89,7 +99,7 @@ import Testing
         // The client reconnects and watches again without being asked.
         #expect(fake.waitForEvent("watch", timeout: 5) != nil)
         let pending = Task { await locationGet(cap, LocationGetParams(timeoutMs: 5000)) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitForAWaiter(cap)
         try fake.command(["send": .string(Self.goodTPV)])
         #expect((try? await pending.value.get())?["lat"]?.doubleValue == 1.2345678)
     }
@@ -100,7 +110,9 @@ import Testing
         let cap = makeLocationCapability(GpsdEndpoint(host: "127.0.0.1", port: fake.port))
         defer { Task { await cap.shutdown() } }
         try await watch(fake, cap)
-        try await Task.sleep(for: .milliseconds(100))
+        // Once the client has read gpsd's (empty) device list.
+        let client = try #require(cap.client)
+        for _ in 0..<2000 where await client.snapshot.devices == nil { try await Task.sleep(for: .milliseconds(10)) }
         guard case .failure(let e) = await locationGet(cap) else { Issue.record("fix without device"); return }
         #expect(e.code == "LOCATION_UNAVAILABLE")
         #expect(e.message.contains("no GPS device"))
@@ -127,7 +139,7 @@ import Testing
         try await watch(fake, cap)
         let start = ContinuousClock.now
         let pending = Task { await locationGet(cap, LocationGetParams(timeoutMs: 30_000)) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitForAWaiter(cap)
         pending.cancel()
         let r = await pending.value
         #expect(elapsedSeconds(since: start) < 10, "ended by the cancel, not by the 30 s timeout")

@@ -57,7 +57,7 @@ struct LocationGpsdTests {
         #expect(elapsedSeconds(since: quick) < 10)
         // A 2D fix of 152 m (HDOP 8): precise waits the whole timeout for better, then returns it.
         try h.feed(["fix": ["lat": 48.1173, "lon": 11.5167, "mode": 2, "hdop": 8.0]])
-        try await Task.sleep(for: .milliseconds(500))
+        try await waitForFix(cap) { abs(($0.accuracyMeters ?? 0) - 152) < 0.5 }
         let start = ContinuousClock.now
         let p = try await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: .precise)).get()
         #expect(elapsedSeconds(since: start) >= 0.9)
@@ -101,7 +101,7 @@ struct LocationGpsdTests {
 
         // eph = 60 × 19 = 1140 m: even coarse times out.
         try h.feed(["fix": ["lat": 52.5216, "lon": 13.4066, "alt": 34.0, "hdop": 60.0]])
-        try await Task.sleep(for: .milliseconds(500))
+        try await waitForFix(cap) { ($0.accuracyMeters ?? 0) > 1000 }
         let c = await locationGet(cap, LocationGetParams(timeoutMs: 1000, desiredAccuracy: .coarse))
         #expect((try? c.get()) == nil)
         if case .failure(let e) = c { #expect(e.code == "LOCATION_TIMEOUT") }
@@ -112,7 +112,10 @@ struct LocationGpsdTests {
         let cap = makeLocationCapability(h.endpoint); defer { Task { await cap.shutdown() } }
         let first = try await locationGet(cap).get()
         try h.feed(["nofix": true])
-        try await Task.sleep(for: .milliseconds(600))
+        // Once gpsd reports the lost fix (mode 1): no new fix comes after this.
+        let client = try #require(cap.client)
+        for _ in 0..<2000 where await client.snapshot.lastMode != 1 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await client.snapshot.lastMode == 1)
 
         // Cached fix allowed: immediate (not after the 30 s timeout), and the same position
         // although the receiver lost its fix.
@@ -156,7 +159,7 @@ struct LocationGpsdTests {
         // Once the node has seen the connection drop (a report gpsd sent just before dying may
         // still be in flight until then, and would rightly be answered with).
         let client = try #require(cap.client)
-        for _ in 0..<100 where await client.status == .connected { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<1000 where await client.status == .connected { try await Task.sleep(for: .milliseconds(20)) }
         let start = ContinuousClock.now
         guard case .failure(let e) = await locationGet(cap, LocationGetParams(timeoutMs: 30_000)) else {
             Issue.record("a fix without gpsd"); return
@@ -171,7 +174,7 @@ struct LocationGpsdTests {
         // Restart on the same port: the background watch reconnects by itself.
         try h.startGpsd()
         var reconnected = false
-        for _ in 0..<100 where !reconnected {
+        for _ in 0..<400 where !reconnected {
             reconnected = await client.status == .connected
             if !reconnected { try await Task.sleep(for: .milliseconds(50)) }
         }
@@ -221,7 +224,7 @@ struct LocationGpsdTests {
         #expect(abs((first.payload["lat"]?.doubleValue ?? 0) - 52.5) < 1e-6)
         // 50 m north: not significant. Then 1 km north: significant.
         try h.feed(["fix": ["lat": 52.50045, "lon": 13.4, "alt": 30.0, "hdop": 0.9]])
-        try await Task.sleep(for: .milliseconds(600))
+        try await waitForFix(cap) { abs($0.latitude - 52.50045) < 1e-7 }  // seen, and not reported
         try h.feed(["fix": ["lat": 52.509, "lon": 13.4, "alt": 30.0, "hdop": 0.9]])
         let second = try #require(await it.next())
         #expect(abs((second.payload["lat"]?.doubleValue ?? 0) - 52.509) < 1e-6)
@@ -243,6 +246,17 @@ struct LocationGpsdTests {
     }
 
     /// Asks until a payload satisfies `ok` (the feeder's new state reaches gpsd within a cycle).
+    /// Waits until the capability's gpsd client holds a fix that `ok` accepts: gpsd sends what was
+    /// fed at its next cycle (up to a second later, more on a busy machine).
+    private func waitForFix(_ cap: LocationCapability, _ ok: (GpsFix) -> Bool) async throws {
+        let client = try #require(cap.client)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !((await client.latestFix).map(ok) ?? false) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("gpsd's fix did not come within 30 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     private func waitForPayload(_ cap: LocationCapability, _ ok: (JSONValue) -> Bool) async throws -> JSONValue {
         for _ in 0..<20 {
             if case .success(let v) = await locationGet(cap, LocationGetParams(timeoutMs: 5000)), ok(v) { return v }

@@ -109,6 +109,9 @@ actor GpsdClient {
                  satellitesSeen: lastSky?.seen, satellitesUsed: lastSky?.used, malformedLines: malformedLines)
     }
 
+    /// How many location.get calls are waiting for a fix now (tests wait for one before they send it).
+    var waitingCount: Int { waiters.count }
+
     // MARK: waiting
 
     /// True once connected and gpsd has answered the watch (so its device list is known).
