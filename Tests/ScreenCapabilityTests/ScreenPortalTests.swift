@@ -131,12 +131,11 @@ struct ScreenPortalTests {
             Thread { [self] in
                 defer { finished.signal() }
                 // The cast is the thread's: made, used and ended here (sd-bus is one thread's at a time).
+                // One that fails is ended inside watch(), before init hears of it: the test may then
+                // stop GNOME at once, which must not happen under a cast still being taken down.
                 let cast: MutterScreenCast
                 do {
-                    let bus = try SessionBus(address: address)
-                    let monitor = try #require(try MutterDisplays.monitors(bus).first { $0.connector == connector })
-                    cast = try MutterScreenCast(bus: bus, pipewire: .socket(pipewire), monitor: monitor, cursor: .hidden)
-                    _ = try cast.stream.waitForFrame(timeout: .seconds(10))
+                    cast = try Self.watch(address, connector, pipewire)
                 } catch {
                     failure = error
                     watching.signal()
@@ -163,6 +162,16 @@ struct ScreenPortalTests {
             }.start()
             watching.wait()
             if let failure { done.cancel(); throw failure }
+        }
+
+        /// A Mutter cast of the monitor, once its first frame came (a busy machine's gnome-shell
+        /// can take a while); a cast that fails is ended here.
+        private static func watch(_ address: String, _ connector: String, _ pipewire: String) throws -> MutterScreenCast {
+            let bus = try SessionBus(address: address)
+            let monitor = try #require(try MutterDisplays.monitors(bus).first { $0.connector == connector })
+            let cast = try MutterScreenCast(bus: bus, pipewire: .socket(pipewire), monitor: monitor, cursor: .hidden)
+            _ = try cast.stream.waitForFrame(timeout: .seconds(30))
+            return cast
         }
 
         /// The dialog's list, below the monitor's centre: white (green high) where the probe window is red.

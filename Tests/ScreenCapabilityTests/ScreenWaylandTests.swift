@@ -33,8 +33,7 @@ struct ScreenWaylandTests {
             #expect(error.message.contains("2 output(s)"), "\(error.message)")
         }
         // A new colour is seen by the warm (cached) grabber.
-        try sway.paint(output: 1, "#0000ff")
-        try await Task.sleep(for: .milliseconds(500))
+        try sway.paint(output: 1, "#0000ff")  // returns once the output shows it
         let again = try ImageChecks.image(try await ScreenTest.invoke(cap, .snapshot, #"{"screenIndex": 0, "format": "png", "includePointer": false}"#))
         #expect(ImageChecks.near(again.pixel(x: 100, y: 100), 0x0000ff, tolerance: 0))
     }
@@ -99,7 +98,8 @@ struct ScreenWaylandTests {
         defer { node.cleanup() }
         node.extraEnv = ["XDG_RUNTIME_DIR": runtime]
         try node.start()
-        #expect(waitUntil(timeout: 15) { (try? node.status())?["daemon"] != nil }, "\(node.log.suffix(1500))")
+        // The daemon answers on its control socket (status says "daemon": null until then).
+        #expect(waitUntil(timeout: 30) { (try? node.status())?["daemon"]?["running"] == true }, "\(node.log.suffix(1500))")
         let params = #"{"format":"png","includePointer":false}"#
         let before = try node.cli(["invoke", "screen.snapshot", "--params", params])
         #expect(before.code == 1 && before.stdout.contains("SCREEN_UNAVAILABLE"), "\(before.stdout.prefix(300))\(before.stderr)")
@@ -111,7 +111,7 @@ struct ScreenWaylandTests {
         #expect(v["width"] == 640 && v["height"] == 360)
         #expect(ImageChecks.near(try ImageChecks.image(v).pixel(x: 10, y: 10), 0xffffff, tolerance: 0))
         // The daemon's output reaches the test's copy of its log a moment later.
-        #expect(waitUntil(timeout: 5) { node.log.contains("can serve now (probed again): screen") }, "\(node.log.suffix(1500))")
+        #expect(waitUntil(timeout: 5) { node.log.contains("can serve now (probed again): screen") }, "before: \(before.stderr)\nafter: \(after.stderr)\n\(node.log.suffix(1500))")
         #expect(node.stop() == 0)
     }
 

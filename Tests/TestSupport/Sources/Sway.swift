@@ -35,7 +35,9 @@ final class Sway: @unchecked Sendable {
         process = try BackgroundProcess("/usr/bin/tini", ["-s", "-g", "--", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                                                           "--pdeathsig=SIGTERM", "/usr/bin/sway", "-c", dir + "/sway.conf"],
                                         env: ["XDG_RUNTIME_DIR": runtimeDir, "WLR_BACKENDS": "headless", "HOME": dir, "PATH": "/usr/bin:/bin"])
-        guard waitUntil(timeout: 15, { self.findSocket() != nil && self.ipcSocket != nil }) else {
+        // The IPC socket's file is there from its bind(), a moment before it listens: sway is up
+        // once it answers on it (its Wayland socket listens before its IPC does).
+        guard waitUntil(timeout: 30, { self.findSocket() != nil && self.ipcSocket != nil && (try? self.msg(["-t", "get_version"])) != nil }) else {
             let log = process?.log ?? ""
             stop()
             throw TestFailure("sway did not start:\n\(log.suffix(2000))")
@@ -47,8 +49,42 @@ final class Sway: @unchecked Sendable {
             try msg(["output", "HEADLESS-\(i + 1)", "resolution", "\(o.width)x\(o.height)", "position", "\(x)", "0", "bg", o.rgb, "solid_color"])
             x += o.width
         }
-        // swaybg paints a moment after the output appears.
-        Thread.sleep(forTimeInterval: 0.5)
+        // swaybg paints a moment after the output appears: each output is used once it shows its colour.
+        for (i, o) in outputs.enumerated() where !shows(output: i + 1, o.rgb) {
+            let log = process?.log ?? ""
+            stop()
+            throw TestFailure("sway's output HEADLESS-\(i + 1) did not show \(o.rgb) within 20 s:\n\(log.suffix(2000))")
+        }
+    }
+
+    /// Waits until output `index` (1-based) shows `rgb` (`#rrggbb`) at its centre, read back with
+    /// grim (wlr-screencopy): swaybg paints a moment after it is told, on a busy machine later.
+    func shows(output index: Int, _ rgb: String, timeout: TimeInterval = 20) -> Bool {
+        guard let want = UInt32(rgb.dropFirst(), radix: 16) else { return false }
+        let file = dir + "/shows-\(index).ppm"
+        let env = ["WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtimeDir, "PATH": "/usr/bin:/bin"]
+        return waitUntil(timeout: timeout) {
+            guard (try? runProcess("/usr/bin/grim", ["-o", "HEADLESS-\(index)", "-t", "ppm", file], env: env))?.code == 0,
+                  let ppm = FileManager.default.contents(atPath: file) else { return false }
+            return Self.centre(ofPPM: [UInt8](ppm)) == want
+        }
+    }
+
+    /// The pixel at the centre of a binary PPM (P6, maxval 255) as 0xRRGGBB.
+    static func centre(ofPPM b: [UInt8]) -> UInt32? {
+        // The header: "P6", width, height, maxval, separated by whitespace, one whitespace byte after.
+        var fields: [Int] = [], i = 2, current = ""
+        guard b.count > 2, b[0] == UInt8(ascii: "P"), b[1] == UInt8(ascii: "6") else { return nil }
+        while i < b.count && fields.count < 3 {
+            let c = Character(UnicodeScalar(b[i]))
+            if c.isWhitespace { if !current.isEmpty { fields.append(Int(current) ?? 0); current = "" } } else { current.append(c) }
+            i += 1
+        }
+        guard fields.count == 3, fields[2] == 255 else { return nil }
+        let (w, h) = (fields[0], fields[1])
+        let at = i + ((h / 2) * w + w / 2) * 3
+        guard at + 2 < b.count else { return nil }
+        return UInt32(b[at]) << 16 | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2])
     }
 
     private func findSocket() -> String? {
@@ -66,9 +102,10 @@ final class Sway: @unchecked Sendable {
         guard r.code == 0 else { throw TestFailure("swaymsg \(args.joined(separator: " ")) failed: \(r.stdout)\(r.stderr)") }
     }
 
-    /// Paints output `index` (1-based, as sway names them) a new colour.
+    /// Paints output `index` (1-based, as sway names them) a new colour, and waits until it shows.
     func paint(output index: Int, _ rgb: String) throws {
         try msg(["output", "HEADLESS-\(index)", "bg", rgb, "solid_color"])
+        guard shows(output: index, rgb) else { throw TestFailure("output HEADLESS-\(index) did not show \(rgb) within 20 s") }
     }
 
     func stop() {

@@ -1,4 +1,5 @@
 @testable import Config
+import ControlLink
 import Foundation
 @testable import HostPresence
 @testable import Kit
@@ -138,8 +139,20 @@ final class NodeUnderTest: @unchecked Sendable {
             .merging(extraEnv) { _, new in new }
     }
 
+    /// Starts the daemon and returns once its control socket accepts a connection, or once it
+    /// has exited (a test of a start that fails reads why from its log). `openclaw-node invoke`
+    /// runs the command in-process when no daemon answers, as a user's would: a test that invokes
+    /// right after start must reach the daemon, not race its start-up on a busy machine.
     func start() throws {
-        process = try BackgroundProcess(program, ["run", "--config", configPath], env: env)
+        let p = try BackgroundProcess(program, ["run", "--config", configPath], env: env)
+        process = p
+        let socket = dir + "/state/control.sock"
+        _ = waitUntil(timeout: 60) {
+            guard p.isRunning else { return true }
+            guard let s = try? UnixSocket.connect(socket) else { return false }
+            s.close()
+            return true
+        }
     }
 
     @discardableResult
