@@ -167,10 +167,10 @@ func params(_ s: String) -> Data { Data(s.utf8) }
         let (d, _) = await makeDispatcher(maxInFlight: 8)
         await withTaskGroup(of: Void.self) { group in
             for i in 0..<8 {
-                group.addTask { _ = await d.invoke(id: "s\(i)", command: "gate.sleep", params: params(#"{"ms":3000}"#), timeoutMs: nil) }
+                group.addTask { _ = await d.invoke(id: "s\(i)", command: "gate.sleep", params: params(#"{"ms":30000}"#), timeoutMs: nil) }  // cancelled below
             }
             // Wait until all eight are running.
-            for _ in 0..<200 where await d.inFlightCount < 8 { try? await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<2000 where await d.inFlightCount < 8 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
             #expect(await d.inFlightCount == 8)
             let r = await d.invoke(id: "extra", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
             guard case .failure(let e) = r else { Issue.record("expected busy"); return }
@@ -185,8 +185,8 @@ func params(_ s: String) -> Data { Data(s.utf8) }
 
     @Test func duplicateActiveIdRejected() async {
         let (d, _) = await makeDispatcher()
-        async let first = d.invoke(id: "same", command: "gate.sleep", params: params(#"{"ms":2000}"#), timeoutMs: nil)
-        for _ in 0..<200 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(5)) }
+        async let first = d.invoke(id: "same", command: "gate.sleep", params: params(#"{"ms":30000}"#), timeoutMs: nil)  // cancelled below
+        for _ in 0..<2000 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
         let second = await d.invoke(id: "same", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
         guard case .failure(let e) = second else { Issue.record("expected duplicate refusal"); return }
         #expect(e.message.contains("duplicate"))
@@ -200,7 +200,7 @@ func params(_ s: String) -> Data { Data(s.utf8) }
     @Test func cancellingTheCallerCancelsTheInvoke() async {
         let (d, _) = await makeDispatcher()
         let caller = Task { await d.invoke(id: "gone", command: "gate.sleep", params: params(#"{"ms":60000}"#), timeoutMs: nil) }
-        for _ in 0..<200 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<2000 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
         let asked = ContinuousClock.now
         caller.cancel()
         guard case .failure(let e) = await caller.value else { Issue.record("expected a cancel"); return }
@@ -215,7 +215,7 @@ func params(_ s: String) -> Data { Data(s.utf8) }
         let running = (0..<3).map { i in
             Task { await d.invoke(id: "r\(i)", command: "gate.sleep", params: params(#"{"ms":60000}"#), timeoutMs: nil) }
         }
-        for _ in 0..<200 where await d.inFlightCount < 3 { try? await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<2000 where await d.inFlightCount < 3 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
         #expect(await d.inFlightCount == 3)
         await d.cancelAll("the node is stopping")
         for t in running {
