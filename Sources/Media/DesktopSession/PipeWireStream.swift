@@ -49,21 +49,23 @@ public final class PipeWireStream: @unchecked Sendable {  // the PipeWire object
         guard let l = pw_thread_loop_new("ocn-pipewire", nil) else { throw Failure("cannot start a PipeWire loop") }
         loop = l
         events.pointee.version = ocpw_stream_events_version()
+        // The callbacks borrow the stream without a reference of their own: one that held the last
+        // reference would run deinit on the loop's thread, inside the loop's own dispatch.
         events.pointee.state_changed = { data, _, state, error in
             guard let data else { return }
-            Unmanaged<PipeWireStream>.fromOpaque(data).takeUnretainedValue().stateChanged(state, error)
+            Unmanaged<PipeWireStream>.fromOpaque(data)._withUnsafeGuaranteedRef { $0.stateChanged(state, error) }
         }
         events.pointee.param_changed = { data, id, param in
             guard let data else { return }
-            Unmanaged<PipeWireStream>.fromOpaque(data).takeUnretainedValue().paramChanged(id, param)
+            Unmanaged<PipeWireStream>.fromOpaque(data)._withUnsafeGuaranteedRef { $0.paramChanged(id, param) }
         }
         events.pointee.remove_buffer = { data, buffer in
             guard let data else { return }
-            Unmanaged<PipeWireStream>.fromOpaque(data).takeUnretainedValue().removed(buffer)
+            Unmanaged<PipeWireStream>.fromOpaque(data)._withUnsafeGuaranteedRef { $0.removed(buffer) }
         }
         events.pointee.process = { data in
             guard let data else { return }
-            Unmanaged<PipeWireStream>.fromOpaque(data).takeUnretainedValue().process()
+            Unmanaged<PipeWireStream>.fromOpaque(data)._withUnsafeGuaranteedRef { $0.process() }
         }
         // Past this point deinit runs even when init throws: it closes whatever was made.
         guard pw_thread_loop_start(loop) == 0 else { throw Failure("cannot start a PipeWire loop thread") }
@@ -95,14 +97,23 @@ public final class PipeWireStream: @unchecked Sendable {  // the PipeWire object
         return r < 0 ? "cannot connect to PipeWire node \(nodeId): \(String(cString: strerror(-r)))" : nil
     }
 
+    /// Disconnects, lets the loop run out, then destroys. libpipewire 0.3 hands each frame to the
+    /// loop thread as a queued call that carries the stream's own pointer, and does not take queued
+    /// calls back when the stream is destroyed (upstream fixed that in 1.6): destroyed under the
+    /// lock, a frame that came just before could run on the freed stream once the lock was let go
+    /// (a crash seen once, in libpipewire on this loop's thread, while the session's PipeWire went
+    /// away). Disconnected first, no new call is queued; stopping the loop runs what is queued
+    /// while the stream is still alive; after that no thread runs the loop and this one may free.
     private func close() {
+        assert(pw_thread_loop_in_thread(loop) == false, "a PipeWireStream must not be dropped on its own loop thread")
         pw_thread_loop_lock(loop)
-        if let stream { pw_stream_disconnect(stream); pw_stream_destroy(stream) }
+        if let stream { pw_stream_disconnect(stream) }
+        pw_thread_loop_unlock(loop)
+        pw_thread_loop_stop(loop)
+        if let stream { pw_stream_destroy(stream) }
         stream = nil
         if let core { pw_core_disconnect(core) }
         core = nil
-        pw_thread_loop_unlock(loop)
-        pw_thread_loop_stop(loop)
         if let context { pw_context_destroy(context) }
         context = nil
         pw_thread_loop_destroy(loop)
