@@ -14,8 +14,7 @@ import Testing
 @Suite(.serialized) struct CameraDaemonTests {
     static func daemon(_ cam: FakeCamera) throws -> BackgroundProcess {
         let d = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", cam.config], env: cam.env)
-        let sock = cam.dir + "/state/control.sock"
-        guard waitUntil(timeout: 20, { FileManager.default.fileExists(atPath: sock) }) else {
+        guard waitForDaemon(stateDir: cam.dir + "/state", d) else {
             throw TestFailure("daemon did not start: \(d.log)")
         }
         return d

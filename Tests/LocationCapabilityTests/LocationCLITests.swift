@@ -57,8 +57,7 @@ struct LocationCLITests {
         defer { e.cleanup() }
         let daemon = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", e.config], env: e.vars)
         defer { daemon.stop() }
-        let sock = e.dir + "/state/control.sock"
-        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: sock) }, "\(daemon.log)")
+        #expect(waitForDaemon(stateDir: e.dir + "/state", daemon), "\(daemon.log)")
         #expect(waitUntil(timeout: 10) { daemon.log.contains("connected to gpsd at 127.0.0.1:\(h.port)") }, "\(daemon.log)")
         // The background watch has cached a fix: a maxAgeMs request answers from it.
         #expect(waitUntil(timeout: 5) {

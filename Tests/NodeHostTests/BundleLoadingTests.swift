@@ -178,7 +178,7 @@ import Testing
         chmod(t.lib + "/libopenclaw-canvas.so", 0o755)
         // Stopped by its PID: explicitly below, or by its deinit if a #require ends the test early.
         let daemon = try BackgroundProcess(t.binary, ["run", "--config", t.config], env: t.env)
-        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: t.root + "/state/control.sock") }, "\(daemon.log)")
+        #expect(waitForDaemon(stateDir: t.root + "/state", daemon), "\(daemon.log)")
         let info = try t.run(["invoke", "device.info"])
         #expect(info.code == 0, "\(info.stdout)\(info.stderr)\(daemon.log)")
         let canvas = try t.run(["invoke", "canvas.snapshot"])

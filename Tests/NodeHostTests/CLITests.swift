@@ -195,7 +195,7 @@ import Testing
         let daemon = try BackgroundProcess(TestPaths.nodeBinary, ["run", "--config", e.config], env: e.vars)
         defer { daemon.stop() }
         let sock = e.dir + "/state/control.sock"
-        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: sock) }, "\(daemon.log)")
+        #expect(waitForDaemon(stateDir: e.dir + "/state", daemon), "\(daemon.log)")
         let attrs = try FileManager.default.attributesOfItem(atPath: sock)
         #expect((attrs[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 

@@ -100,6 +100,20 @@ final class TestGateway: @unchecked Sendable {
     func stop() { server.stop() }
 }
 
+/// Waits until the daemon `p` serves its control socket in `stateDir` (a connection is accepted:
+/// the socket's file is there from its bind(), a moment before it listens), or has exited; true
+/// when it serves. A test that then runs `openclaw-node invoke` reaches the daemon, instead of the
+/// CLI running the command in its own process as it does when no daemon answers.
+@discardableResult
+func waitForDaemon(stateDir: String, _ p: BackgroundProcess, timeout: TimeInterval = 60) -> Bool {
+    var serving = false
+    _ = waitUntil(timeout: timeout) {
+        if let s = try? UnixSocket.connect(stateDir + "/control.sock") { s.close(); serving = true; return true }
+        return !p.isRunning
+    }
+    return serving
+}
+
 /// A running `openclaw-node run` against some gateway, with its own stateDir and config.
 final class NodeUnderTest: @unchecked Sendable {
     let dir: String
@@ -146,13 +160,7 @@ final class NodeUnderTest: @unchecked Sendable {
     func start() throws {
         let p = try BackgroundProcess(program, ["run", "--config", configPath], env: env)
         process = p
-        let socket = dir + "/state/control.sock"
-        _ = waitUntil(timeout: 60) {
-            guard p.isRunning else { return true }
-            guard let s = try? UnixSocket.connect(socket) else { return false }
-            s.close()
-            return true
-        }
+        _ = waitForDaemon(stateDir: dir + "/state", p)
     }
 
     @discardableResult
