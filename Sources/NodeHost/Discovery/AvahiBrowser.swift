@@ -192,7 +192,11 @@ public final class AvahiBrowser: @unchecked Sendable {  // the avahi C objects b
             table.announced(key)
             let me = Unmanaged.passUnretained(self).toOpaque()
             // Kept open until the service goes away: avahi then reports TXT/address changes too.
-            let r = avahi.serviceResolverNew(c, iface, proto, name, type, domain, cavahi_proto_unspec(), AvahiLookupFlags(0), {
+            // The address is asked for in the protocol the service was seen on (an A record for
+            // an IPv4 sighting): with "either", avahi may answer an IPv4 sighting with the host's
+            // IPv6 address, and a gateway that listens on IPv4 only (the usual) is then refused
+            // at an address its IPv4 row should have given (seen on a busy test machine).
+            let r = avahi.serviceResolverNew(c, iface, proto, name, type, domain, proto, AvahiLookupFlags(0), {
                 _, iface, proto, event, name, _, domain, host, address, port, txt, _, me in
                 guard let me else { return }
                 Unmanaged<AvahiBrowser>.fromOpaque(me).takeUnretainedValue()

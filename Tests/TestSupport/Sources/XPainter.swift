@@ -39,9 +39,16 @@ final class XPainter {
             guard let img = XCreateImage(display, XDefaultVisual(display, screen), UInt32(XDefaultDepth(display, screen)), ZPixmap, 0,
                                          raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(image.width), UInt32(image.height),
                                          32, Int32(image.width * 4)) else { return }
+            // Put off screen first, then one CopyArea: Xlib sends a large image in strips, which a
+            // capture between them would see half drawn (one change would be several frames); the
+            // server does one request whole, between other clients' requests.
+            let depth = UInt32(XDefaultDepth(display, screen))
+            let pixmap = XCreatePixmap(display, root(), UInt32(image.width), UInt32(image.height), depth)
             let gc = XCreateGC(display, root(), 0, nil)
-            XPutImage(display, root(), gc, img, 0, 0, Int32(x), Int32(y), UInt32(image.width), UInt32(image.height))
+            XPutImage(display, pixmap, gc, img, 0, 0, 0, 0, UInt32(image.width), UInt32(image.height))
+            XCopyArea(display, pixmap, root(), gc, 0, 0, UInt32(image.width), UInt32(image.height), Int32(x), Int32(y))
             XFreeGC(display, gc)
+            XFreePixmap(display, pixmap)
             XSync(display, 0)
             img.pointee.data = nil  // the pixels are this array's, not Xlib's to free
             XFree(img)
