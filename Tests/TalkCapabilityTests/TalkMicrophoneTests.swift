@@ -71,8 +71,10 @@ import Testing
         // Start/stop: the same. And while it is gone, start says so.
         try FileManager.default.removeItem(atPath: mic.unplug)
         _ = try #require(try r.call("talk.ptt.start")["payload"]?["captureId"])
+        try? FileManager.default.removeItem(atPath: mic.unplug + ".seen")  // the first unplug's
         _ = FileManager.default.createFile(atPath: mic.unplug, contents: nil)
-        usleep(500_000)
+        // Once the node's reader has been told the device is gone (the fake says so with a file).
+        #expect(waitUntil(timeout: 20) { FileManager.default.fileExists(atPath: mic.unplug + ".seen") })
         let stopped = try r.call("talk.ptt.stop")
         #expect(stopped["error"]?["code"] == "UNAVAILABLE", "\(stopped)")
         let gone = try r.call("talk.ptt.start")

@@ -9,12 +9,14 @@
 //   pcm.busymic { type exclusive infile "speech.raw" lock "/tmp/x.lock" unplug "/tmp/x.gone" }
 //
 // It delivers `infile` (16 kHz mono S16_LE; silence after its end) at the real-time rate. The hold
-// is an flock on `lock`; while the file `unplug` exists, reads fail with ENODEV (device gone).
+// is an flock on `lock`; while the file `unplug` exists, reads fail with ENODEV (device gone),
+// and `unplug`.seen is made the first time a reader is told so.
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -48,10 +50,20 @@ static int ex_start(snd_pcm_ioplug_t *io) {
     return 0;
 }
 
+// Whether the device is gone (the file `unplug` exists). The first time a reader is told so,
+// `unplug`.seen is created: a test waits for that instead of guessing when the reader looks.
+static int gone(exclusive_t *x) {
+    if (!x->unplug || access(x->unplug, F_OK) != 0) return 0;
+    char seen[4096];
+    snprintf(seen, sizeof seen, "%s.seen", x->unplug);
+    int fd = open(seen, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) close(fd);
+    return 1;
+}
+
 // A recovering reader prepares the device again: a device that is gone cannot be.
 static int ex_prepare(snd_pcm_ioplug_t *io) {
-    exclusive_t *x = io->private_data;
-    return x->unplug && access(x->unplug, F_OK) == 0 ? -ENODEV : 0;
+    return gone(io->private_data) ? -ENODEV : 0;
 }
 
 static int ex_stop(snd_pcm_ioplug_t *io) {
@@ -62,7 +74,7 @@ static int ex_stop(snd_pcm_ioplug_t *io) {
 // The hardware position: how much real time has passed, as a hardware clock would count it.
 static snd_pcm_sframes_t ex_pointer(snd_pcm_ioplug_t *io) {
     exclusive_t *x = io->private_data;
-    if (x->unplug && access(x->unplug, F_OK) == 0) return -ENODEV;
+    if (gone(x)) return -ENODEV;
     if (!x->running) return 0;
     snd_pcm_uframes_t hw = elapsed_frames(x);
     // Never more than a buffer ahead of the reader: a late reader sees a full buffer, not a wrap.
