@@ -28,7 +28,7 @@ struct CanvasWindowTests {
     }
 
     static func waitForScreen(_ c: CanvasNode, _ ok: (DecodedImage) -> Bool) async throws -> Bool {
-        let deadline = Date() + 10
+        let deadline = Date() + 30  // a busy machine's Chromium can take a while to show a page
         while Date() < deadline {
             if ok(try screen(c)) { return true }
             try await Task.sleep(for: .milliseconds(200))

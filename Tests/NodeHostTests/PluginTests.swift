@@ -103,7 +103,7 @@ import Testing
         chmod(dir + "/plugin.json5", 0o644)
         // The restart after the crash meets the change.
         var status = ""
-        for _ in 0..<100 {
+        for _ in 0..<300 {  // up to 30 s: the restart's backoff, then the plugin's start
             status = await cap.process.status
             if status.contains("is not restarted") { break }
             try await Task.sleep(for: .milliseconds(100))
