@@ -154,6 +154,13 @@ struct ScreenPortalTests {
                         let r = try runProcess("/usr/bin/python3", [TestPaths.repoRoot + "/Tests/gnome/person_answers_share.py", answer.rawValue,
                                                                    connector, String(width), String(height)], env: environment)
                         if r.code != 0 { throw TestFailure("the person could not answer: \(r.stdout)\(r.stderr)") }
+                        // A person who clicked watches the dialog go (GNOME takes its time on a busy
+                        // machine) and clicks again only if it is still there 5 s later.
+                        let clicked = ContinuousClock.now
+                        while !done.isCancelled, ContinuousClock.now - clicked < .seconds(5),
+                              Self.showsDialog(cast.stream, width: width, height: height) {
+                            if let next = try? cast.stream.waitForFrame(after: frame, timeout: .seconds(1), cancel: done) { frame = next }
+                        }
                     } catch {
                         failure = error
                         return
