@@ -22,6 +22,8 @@ struct GateTestCapability: Capability {
 
     var name = "gate"
     var avail: Availability = .available
+    /// gate.sleep invokes whose handler has started: what a test waits for before it acts on them.
+    let sleeping = EventCount()
     var manifest: BundleManifest {
         BundleManifest(name: name, summary: "dispatcher gates", enabledByDefault: true, library: nil, commands: [
             .init(name: "gate.echo", summary: "echo", params: [Self.required(ConfigField("text", .string, "echoed")),
@@ -39,7 +41,8 @@ struct GateTestCapability: Capability {
          CommandHandler("gate.fg", params: NoParams.self) { _, _ -> JSONValue in
              ["ran": true]
          },
-         CommandHandler("gate.sleep", params: SleepParams.self) { p, _ throws(NodeError) -> JSONValue in
+         CommandHandler("gate.sleep", params: SleepParams.self) { [sleeping] p, _ throws(NodeError) -> JSONValue in
+             sleeping.add()
              if p.ignoreCancel == true {
                  // Waits without looking at cancellation (and without blocking a pool thread).
                  await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
@@ -58,9 +61,9 @@ struct GateTestCapability: Capability {
 }
 
 func makeDispatcher(enabled: Bool = true, avail: Availability = .available, presence: Presence = .foreground,
-                    maxInFlight: Int = 8) async -> (Dispatcher, PresenceMonitor) {
+                    maxInFlight: Int = 8, gate: GateTestCapability? = nil) async -> (Dispatcher, PresenceMonitor) {
     let monitor = PresenceMonitor(mode: .manual, source: FixedPresenceSource(presence, reason: "test"))
-    let registry = await CommandRegistry.load([GateTestCapability(avail: avail)], enabled: { _ in enabled })
+    let registry = await CommandRegistry.load([gate ?? GateTestCapability(avail: avail)], enabled: { _ in enabled })
     return (Dispatcher(registry: registry, presence: monitor, maxInFlight: maxInFlight), monitor)
 }
 
@@ -164,13 +167,14 @@ func params(_ s: String) -> Data { Data(s.utf8) }
     }
 
     @Test func inFlightLimitGivesRetryableBusy() async {
-        let (d, _) = await makeDispatcher(maxInFlight: 8)
+        let gate = GateTestCapability()
+        let (d, _) = await makeDispatcher(maxInFlight: 8, gate: gate)
         await withTaskGroup(of: Void.self) { group in
             for i in 0..<8 {
                 group.addTask { _ = await d.invoke(id: "s\(i)", command: "gate.sleep", params: params(#"{"ms":30000}"#), timeoutMs: nil) }  // cancelled below
             }
             // Wait until all eight are running.
-            for _ in 0..<2000 where await d.inFlightCount < 8 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
+            #expect(await gate.sleeping.reach(8), "the handlers started")
             #expect(await d.inFlightCount == 8)
             let r = await d.invoke(id: "extra", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
             guard case .failure(let e) = r else { Issue.record("expected busy"); return }
@@ -184,9 +188,10 @@ func params(_ s: String) -> Data { Data(s.utf8) }
     }
 
     @Test func duplicateActiveIdRejected() async {
-        let (d, _) = await makeDispatcher()
+        let gate = GateTestCapability()
+        let (d, _) = await makeDispatcher(gate: gate)
         async let first = d.invoke(id: "same", command: "gate.sleep", params: params(#"{"ms":30000}"#), timeoutMs: nil)  // cancelled below
-        for _ in 0..<2000 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
+        #expect(await gate.sleeping.reach(1), "the handlers started")
         let second = await d.invoke(id: "same", command: "gate.echo", params: params(#"{"text":"x"}"#), timeoutMs: nil)
         guard case .failure(let e) = second else { Issue.record("expected duplicate refusal"); return }
         #expect(e.message.contains("duplicate"))
@@ -198,9 +203,10 @@ func params(_ s: String) -> Data { Data(s.utf8) }
     /// The caller stops waiting (its gateway connection ended and cancelled its task): the invoke
     /// answers CANCELLED at once and its work is cancelled, not left to run out its deadline.
     @Test func cancellingTheCallerCancelsTheInvoke() async {
-        let (d, _) = await makeDispatcher()
+        let gate = GateTestCapability()
+        let (d, _) = await makeDispatcher(gate: gate)
         let caller = Task { await d.invoke(id: "gone", command: "gate.sleep", params: params(#"{"ms":60000}"#), timeoutMs: nil) }
-        for _ in 0..<2000 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
+        #expect(await gate.sleeping.reach(1), "the handlers started")
         let asked = ContinuousClock.now
         caller.cancel()
         guard case .failure(let e) = await caller.value else { Issue.record("expected a cancel"); return }
@@ -211,11 +217,12 @@ func params(_ s: String) -> Data { Data(s.utf8) }
 
     /// SIGTERM's first step: every running invoke answers CANCELLED with the reason.
     @Test func cancelAllEndsEveryRunningInvoke() async {
-        let (d, _) = await makeDispatcher()
+        let gate = GateTestCapability()
+        let (d, _) = await makeDispatcher(gate: gate)
         let running = (0..<3).map { i in
             Task { await d.invoke(id: "r\(i)", command: "gate.sleep", params: params(#"{"ms":60000}"#), timeoutMs: nil) }
         }
-        for _ in 0..<2000 where await d.inFlightCount < 3 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
+        #expect(await gate.sleeping.reach(3), "the handlers started")
         #expect(await d.inFlightCount == 3)
         await d.cancelAll("the node is stopping")
         for t in running {

@@ -16,35 +16,27 @@ import Testing
         let gw: TestGateway
         let client: GatewayClient
         let task: Task<Void, Never>
-        let dispatcher: Dispatcher
+        let gate = GateTestCapability()
         let dir: String
 
         init(gatewayArgs: [String] = ["--auto-approve"]) async throws {
             dir = TestPaths.tempDir("sess")
             gw = try TestGateway(stateFile: dir + "/gw.json", args: gatewayArgs)
             let store = try StateStore(stateDir: dir + "/state")
-            let registry = await CommandRegistry.load([GateTestCapability()], enabled: { _ in true })
+            let registry = await CommandRegistry.load([gate], enabled: { _ in true })
             let presence = PresenceMonitor(mode: .always, source: FixedPresenceSource(.foreground, reason: "test"))
             var config = NodeConfig(environment: ["HOME": dir])
             config.gateway.url = gw.url
             config.stateDir = dir + "/state"
-            dispatcher = Dispatcher(registry: registry, presence: presence)
             let c = try GatewayClient(config: config, store: store, identity: try store.identity(),
-                                      dispatcher: dispatcher, deviceInfo: [:])
+                                      dispatcher: Dispatcher(registry: registry, presence: presence), deviceInfo: [:])
             client = c
             task = Task { await c.run() }
         }
 
-        /// Waits until `n` invokes are running in the node (they came through the gateway, which
-        /// takes its own time on a busy machine); false after 30 s.
-        func running(_ n: Int) async -> Bool {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while await dispatcher.inFlightCount < n {
-                guard ContinuousClock.now < deadline else { return false }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return true
-        }
+        /// Waits until `n` gate.sleep invokes run in the node (they came through the gateway,
+        /// which takes its own time on a busy machine); false after 30 s.
+        func running(_ n: Int) async -> Bool { await gate.sleeping.reach(n) }
 
         func stop() async {
             await client.stop()

@@ -10,9 +10,10 @@ import Testing
 /// already runs (that one answers CANCELLED).
 @Suite struct NodeNotReadyTests {
     @Test func onlyInvokesArrivingAfterTheStopAreNotReady() async {
-        let (d, _) = await makeDispatcher()
+        let gate = GateTestCapability()
+        let (d, _) = await makeDispatcher(gate: gate)
         let running = Task { await d.invoke(id: "old", command: "gate.sleep", params: params(#"{"ms":60000}"#), timeoutMs: nil) }
-        for _ in 0..<2000 where await d.inFlightCount < 1 { try? await Task.sleep(for: .milliseconds(10)) }  // up to 20 s on a busy machine
+        #expect(await gate.sleeping.reach(1), "the handler started")
         await d.cancelAll("the node is stopping")
         guard case .failure(let old) = await running.value else { Issue.record("expected a cancel"); return }
         #expect(old.code == .cancelled, "\(old.message)")
