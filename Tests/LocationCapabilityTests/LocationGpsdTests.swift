@@ -246,15 +246,21 @@ struct LocationGpsdTests {
     }
 
     /// Asks until a payload satisfies `ok` (the feeder's new state reaches gpsd within a cycle).
-    /// Waits until the capability's gpsd client holds a fix that `ok` accepts: gpsd sends what was
-    /// fed at its next cycle (up to a second later, more on a busy machine).
-    private func waitForFix(_ cap: LocationCapability, _ ok: (GpsFix) -> Bool) async throws {
+    /// Waits until the capability's gpsd client has a fix that `ok` accepts: gpsd sends what was
+    /// fed at its next cycle (up to a second later, more on a busy machine). Woken by the client's
+    /// own stream of fixes, with a 30 s deadline.
+    private func waitForFix(_ cap: LocationCapability, _ ok: @escaping @Sendable (GpsFix) -> Bool) async throws {
         let client = try #require(cap.client)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !((await client.latestFix).map(ok) ?? false) {
-            guard ContinuousClock.now < deadline else { throw TestFailure("gpsd's fix did not come within 30 s") }
-            try await Task.sleep(for: .milliseconds(20))
+        let fixes = await client.fixes()  // subscribed first: a fix that comes now is not missed
+        if let f = await client.latestFix, ok(f) { return }
+        let came = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await f in fixes where ok(f) { return true }; return false }
+            group.addTask { try? await Task.sleep(for: .seconds(30)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
+        guard came else { throw TestFailure("gpsd's fix did not come within 30 s") }
     }
 
     private func waitForPayload(_ cap: LocationCapability, _ ok: (JSONValue) -> Bool) async throws -> JSONValue {
